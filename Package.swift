@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Reorder: a self-hosted, real-time collaborative reorder service.
+///
+/// Layering (enforced by `scripts/check-imports.sh`):
+/// - `ReorderCRDT` imports nothing (not even Foundation): the pure replicated board.
+/// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
+/// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
+/// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
+/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store on the lws service thread.
+/// - `ReorderLoad` is the load tool (lws client from Transport).
+let package = Package(
+  name: "Reorder",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "reorder", targets: ["reorder"]),
+    .executable(name: "reorder-bench", targets: ["reorder-bench"]),
+    .library(name: "ReorderCRDT", targets: ["ReorderCRDT"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibWebSockets",
+      pkgConfig: "libwebsockets",
+      providers: [.apt(["libwebsockets-dev", "libssl-dev", "pkg-config"])]
+    ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    .target(name: "ReorderCRDT"),
+    .target(name: "ReorderTransport", dependencies: ["CLibWebSockets"]),
+    .target(name: "ReorderStore", dependencies: ["CSQLite"]),
+    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderStore"]),
+    .target(
+      name: "ReorderServer",
+      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT"]
+    ),
+    .target(name: "ReorderLoad", dependencies: ["ReorderTransport"]),
+    .executableTarget(
+      name: "reorder",
+      dependencies: ["ReorderServer", "ReorderLoad"]
+    ),
+    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT"]),
+    .target(
+      name: "TestSupport",
+      dependencies: ["ReorderTransport"],
+      path: "Tests/TestSupport"
+    ),
+    .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT"]),
+    .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "TestSupport"]),
+    .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
+    .testTarget(name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore"]),
+    .testTarget(
+      name: "ReorderServerTests",
+      dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,49 @@
+/// Everything `reorder serve` can be told, with the embedded defaults.
+///
+/// Every field has a `--flag` and a `REORDER_*` environment variable (see README "Configuration").
+public struct ServerConfiguration: Sendable {
+  /// Interface to bind (`--host`, `REORDER_HOST`).
+  public var host = "127.0.0.1"
+  /// TCP port; 0 picks a free one (`--port`, `REORDER_PORT`).
+  public var port = 8080
+  /// Directory of the static web client (`--web`, `REORDER_WEB`).
+  public var webRoot = "web"
+  /// Data directory, or `:memory:` for a throwaway server (`--data`, `REORDER_DATA`).
+  public var dataPath = "./data"
+  /// Largest accepted websocket message (`--max-message-bytes`).
+  public var maxMessageBytes = 65_536
+  /// Largest outgoing queue per connection before it is closed (`--max-queue-bytes`).
+  public var maxQueueBytes = 4 << 20
+  /// TLS certificate and key (PEM); both or neither (`--tls-cert`, `--tls-key`).
+  public var tlsCertificatePath: String?
+  public var tlsPrivateKeyPath: String?
+  /// Keepalive: ping after this many idle seconds (`--ping-interval`).
+  public var pingIntervalSeconds = 30
+  /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
+  public var idleTimeoutSeconds = 60
+  /// Presence tick rate (`--presence-hz`).
+  public var presenceHz = 30
+  /// Create the demo boards if absent (`--demo`).
+  public var demo = false
+  /// Ops per second per connection, token bucket rate (`--max-ops-per-second`); burst is twice this.
+  public var maxOpsPerSecond = 200
+  /// Live + deleted items per room (`--max-items-per-room`).
+  public var maxItemsPerRoom = 10_000
+  /// Lists per room (`--max-lists-per-room`).
+  public var maxListsPerRoom = 100
+  /// Rooms loaded at once (`--max-rooms`).
+  public var maxRooms = 1_000
+  /// Connections per room (`--max-connections-per-room`).
+  public var maxConnectionsPerRoom = 2_000
+  /// Seconds a room stays loaded after its last connection left (`--room-idle-seconds`).
+  public var roomIdleSeconds = 30
+  /// Write a snapshot every this many ops (`--snapshot-every`).
+  public var snapshotEvery = 1_000
+  /// `error`, `warn`, `info`, `debug` (`--log-level`).
+  public var logLevel = "info"
+  /// `text` or `json` (`--log-format`).
+  public var logFormat = "text"
+
+  /// The embedded defaults.
+  public init() {}
+}
