@@ -140,7 +140,30 @@ struct StoreLifecycleTests {
     let store = try Store(path: directory.path)
     defer { store.close() }
     store.readLock.lock()
-    defer { store.readLock.unlock() }
     #expect(try store.reader.scalarText("PRAGMA journal_mode") == "wal")
+    store.readLock.unlock()
+    let synchronous = Collector<Int64>()
+    let writer = store.writer
+    _ = writer.enqueue(.barrier({ synchronous.add((try? writer.connection.scalarInt("PRAGMA synchronous")) ?? -1) }))
+    store.flush()
+    #expect(synchronous.values == [2])  // 2 = FULL
+  }
+
+  @Test("Reads do not wait for an open write transaction and see committed data only")
+  func readsDoNotWaitForWriters() throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try Store(path: directory.path)
+    defer { store.close() }
+    store.append(room: "r", ops: sampleOps(1...2), onDurable: { _ in })
+    store.flush()
+    let file = directory.path + "/reorder.sqlite3"
+    let other = try SQLiteConnection(location: file, displayPath: file, create: false, uri: false)
+    defer { other.close() }
+    try other.execute("BEGIN IMMEDIATE; INSERT INTO ops(room, seq, payload) VALUES ('r', 3, x'00')")
+    #expect(try store.ops(room: "r", after: 0, limit: 10).map(\.seq) == [1, 2])
+    #expect(try store.lastSeq(room: "r") == 2)
+    try other.execute("COMMIT")
+    #expect(try store.lastSeq(room: "r") == 3)
   }
 }
