@@ -91,7 +91,9 @@ final class StoreWriter: @unchecked Sendable {
   var statistics: StoreStatistics {
     condition.lock()
     defer { condition.unlock() }
-    return stats
+    var copy = stats
+    copy.queued = queue.count
+    return copy
   }
 
   /// Updates the counters under the lock.

@@ -28,6 +28,8 @@ public struct StoreStatistics: Sendable, Equatable {
   public var largestBatch: Int = 0
   /// Total wall time spent from BEGIN to the end of COMMIT, in nanoseconds.
   public var commitNanoseconds: UInt64 = 0
+  /// Jobs (appends, snapshots) queued and not yet taken by the writer when the counters were read.
+  public var queued: Int = 0
 
   /// Creates zeroed statistics.
   public init() {}
