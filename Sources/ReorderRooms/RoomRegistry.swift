@@ -106,3 +106,22 @@ public final class RoomRegistry {
     return actions
   }
 }
+
+extension RoomRegistry {
+  /// Storage failed for `room`: its in-memory state is ahead of the disk, so close its connections
+  /// (1011) and drop it; the next join reloads what is durable.
+  public func fail(room name: String, reason: String) -> [RoomAction] {
+    guard let room = rooms.removeValue(forKey: name) else { return [] }
+    var actions: [RoomAction] = []
+    for connection in room.members.keys.sorted() {
+      connections[connection]?.closing = true
+      actions.append(.close(connection, code: CloseCode.internalError, reason: reason))
+    }
+    for (connection, state) in connections where state.room == name && room.members[connection] == nil {
+      connections[connection]?.closing = true
+      actions.append(.close(connection, code: CloseCode.internalError, reason: reason))
+    }
+    actions.append(.log(.error, "room dropped", [("room", name), ("reason", reason)]))
+    return actions
+  }
+}
