@@ -1,7 +1,6 @@
 import ReorderRooms
 
-/// Which board model the server's rooms use.
+/// Which board model the server's rooms use: the replicated CRDT board.
 enum ServerBoards {
-  /// The array reference model until the CRDT board adapter lands.
-  static let factory = RoomBoardFactory.plain
+  static let factory = CRDTRoomBoard.factory
 }

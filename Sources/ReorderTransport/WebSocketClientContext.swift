@@ -33,7 +33,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
     protocols[0].name = arena.string("reorder-client")
     protocols[0].callback = clientCallback
     info.protocols = UnsafePointer(protocols)
-    try loop.createContext(&info)
+    try loop.createContext(&info, failure: "could not create the websocket client context")
     loop.start()
   }
 

@@ -19,7 +19,7 @@ extension WebSocketServer {
       lws_callback_on_writable(wsi)
       return 0
     }
-    switch RoomName.parse(path: header(wsi, WSI_TOKEN_GET_URI) ?? "") {
+    switch RoomName.parse(decodedPath: header(wsi, WSI_TOKEN_GET_URI) ?? "") {
     case .failure(let refusal):
       TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": refusal.reason])
       conn.pendingClose = .init(code: 1008, reason: refusal.reason)

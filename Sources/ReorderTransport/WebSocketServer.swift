@@ -64,7 +64,11 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     var info = makeContextInfo()
     do {
-      try loop.createContext(&info)
+      let tls = configuration.tlsCertificatePath.map { " with TLS certificate \($0)" } ?? ""
+      try loop.createContext(
+        &info,
+        failure: "could not listen on \(configuration.host):\(configuration.port)\(tls) "
+          + "(port already in use, address not on this machine, or unreadable certificate/key?)")
     } catch {
       lifecycle.withLock { $0 = .stopped }
       throw error

@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Room state machine")
 struct RoomTests {
-  @Test("hello gets a welcome with a session, the seq and the full board")
-  func welcome() throws {
-    let h = RoomsHarness()
+  @Test("hello gets a welcome with a session, the seq and the full board", arguments: BoardKind.allCases)
+  func welcome(kind: BoardKind) throws {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1)
     let frames = h.take(a)
     #expect(frames.count == 1)
@@ -17,9 +17,10 @@ struct RoomTests {
     #expect(frames[0]["peers"] == .array([]))
   }
 
-  @Test("An op is applied for everyone, sender included, only once durable, in seq order")
-  func appliedAfterDurable() {
-    let h = RoomsHarness(autoDurable: false)
+  @Test(
+    "An op is applied for everyone, sender included, only once durable, in seq order", arguments: BoardKind.allCases)
+  func appliedAfterDurable(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory, autoDurable: false)
     let a = h.join(1)
     let b = h.join(2)
     _ = h.take(a)
@@ -38,9 +39,9 @@ struct RoomTests {
     }
   }
 
-  @Test("A move is resolved with its index, after and from")
-  func resolvedMove() {
-    let h = RoomsHarness()
+  @Test("A move is resolved with its index, after and from", arguments: BoardKind.allCases)
+  func resolvedMove(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p", "q", "r"])
     _ = h.take(a)
@@ -52,9 +53,9 @@ struct RoomTests {
     #expect(h.items("l") == ["q", "r", "p"])
   }
 
-  @Test("An op that cannot apply is rejected to the sender only and changes nothing")
-  func rejected() {
-    let h = RoomsHarness()
+  @Test("An op that cannot apply is rejected to the sender only and changes nothing", arguments: BoardKind.allCases)
+  func rejected(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1)
     let b = h.join(2)
     h.seed(a, ids: ["p"])
@@ -71,9 +72,11 @@ struct RoomTests {
     #expect(h.registry.room("r")!.seq == seq)
   }
 
-  @Test("A re-sent op id is acknowledged again with the same seq, to the sender only, never applied twice")
-  func idempotentResend() {
-    let h = RoomsHarness()
+  @Test(
+    "A re-sent op id is acknowledged again with the same seq, to the sender only, never applied twice",
+    arguments: BoardKind.allCases)
+  func idempotentResend(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1, client: "ca")
     let b = h.join(2)
     h.seed(a, ids: ["p", "q"])
@@ -89,9 +92,9 @@ struct RoomTests {
     #expect(h.registry.room("r")!.seq == seq)
   }
 
-  @Test("Re-sent op ids stay idempotent after a restart on the same storage")
-  func idempotentAcrossRestart() {
-    let h = RoomsHarness()
+  @Test("Re-sent op ids stay idempotent after a restart on the same storage", arguments: BoardKind.allCases)
+  func idempotentAcrossRestart(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1, client: "ca")
     h.seed(a, ids: ["p", "q"])
     h.send(a, #"{"type":"op","id":"ca:9","op":{"kind":"move","item":"p","list":"l"}}"#)
@@ -105,9 +108,9 @@ struct RoomTests {
     #expect(h.items("l") == ["q", "p"])
   }
 
-  @Test("hello with a recent since gets exactly the missed applied frames")
-  func sinceCatchUp() {
-    let h = RoomsHarness()
+  @Test("hello with a recent since gets exactly the missed applied frames", arguments: BoardKind.allCases)
+  func sinceCatchUp(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p", "q", "r"])  // seqs 1...4
     h.send(a, #"{"type":"op","id":"m1","op":{"kind":"move","item":"r","list":"l"}}"#)
@@ -123,11 +126,11 @@ struct RoomTests {
     #expect(ops.allSatisfy { $0["type"] == .string("applied") })
   }
 
-  @Test("since too old or ahead of the room gets the full board")
-  func sinceFallsBackToBoard() {
+  @Test("since too old or ahead of the room gets the full board", arguments: BoardKind.allCases)
+  func sinceFallsBackToBoard(kind: BoardKind) {
     var limits = RoomLimits()
     limits.maxCatchUpOps = 2
-    let h = RoomsHarness(limits: limits)
+    let h = RoomsHarness(limits: limits, boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p", "q", "r"])
     #expect(h.take(h.join(2, since: 0))[0]["board"] != nil)
@@ -135,9 +138,9 @@ struct RoomTests {
     #expect(h.take(h.join(4, since: 3))[0]["ops"] != nil)
   }
 
-  @Test("since catch-up reads from storage after a restart")
-  func sinceAfterRestart() {
-    let h = RoomsHarness()
+  @Test("since catch-up reads from storage after a restart", arguments: BoardKind.allCases)
+  func sinceAfterRestart(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p", "q"])
     h.restart()
@@ -149,9 +152,11 @@ struct RoomTests {
     #expect(ops.map { $0["id"] } == [.string("seed-p"), .string("seed-q")])
   }
 
-  @Test("A member joining while ops are pending gets its welcome once they are durable, then only later ops")
-  func welcomeWaitsForDurability() {
-    let h = RoomsHarness(autoDurable: false)
+  @Test(
+    "A member joining while ops are pending gets its welcome once they are durable, then only later ops",
+    arguments: BoardKind.allCases)
+  func welcomeWaitsForDurability(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory, autoDurable: false)
     let a = h.join(1)
     h.send(a, #"{"type":"op","id":"1","op":{"kind":"createList","list":"l","title":"L","layout":"list"}}"#)
     let b = h.join(2)
@@ -170,11 +175,11 @@ struct RoomTests {
     #expect(lists[0]["items"] == .array([]))
   }
 
-  @Test("A restart restores the board from snapshot plus the ops after it")
-  func restoreFromSnapshotAndLog() {
+  @Test("A restart restores the board from snapshot plus the ops after it", arguments: BoardKind.allCases)
+  func restoreFromSnapshotAndLog(kind: BoardKind) {
     var limits = RoomLimits()
     limits.snapshotEvery = 3
-    let h = RoomsHarness(limits: limits)
+    let h = RoomsHarness(limits: limits, boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p", "q", "r", "s"])
     h.send(a, #"{"type":"op","id":"m","op":{"kind":"move","item":"s","list":"l","before":"p"}}"#)
@@ -186,9 +191,9 @@ struct RoomTests {
     #expect(h.registry.room("r")!.seq == 6)
   }
 
-  @Test("peer join and leave are announced to the others")
-  func peers() {
-    let h = RoomsHarness()
+  @Test("peer join and leave are announced to the others", arguments: BoardKind.allCases)
+  func peers(kind: BoardKind) {
+    let h = RoomsHarness(boards: kind.factory)
     let a = h.join(1, name: "Ann")
     _ = h.take(a)
     let b = h.join(2, name: "Bob")
@@ -200,11 +205,11 @@ struct RoomTests {
     #expect(leave[0]["name"] == .string("Bob"))
   }
 
-  @Test("An idle room is unloaded after roomIdleSeconds with a final snapshot")
-  func idleUnload() {
+  @Test("An idle room is unloaded after roomIdleSeconds with a final snapshot", arguments: BoardKind.allCases)
+  func idleUnload(kind: BoardKind) {
     var limits = RoomLimits()
     limits.roomIdleSeconds = 30
-    let h = RoomsHarness(limits: limits)
+    let h = RoomsHarness(limits: limits, boards: kind.factory)
     let a = h.join(1)
     h.seed(a, ids: ["p"])
     h.close(a)
@@ -217,9 +222,9 @@ struct RoomTests {
     #expect(h.snapshots.last?.seq == 2)
   }
 
-  @Test("Demo rooms are created once with the seed contents")
-  func demoRooms() throws {
-    let h = RoomsHarness()
+  @Test("Demo rooms are created once with the seed contents", arguments: BoardKind.allCases)
+  func demoRooms(kind: BoardKind) throws {
+    let h = RoomsHarness(boards: kind.factory)
     h.perform(try h.registry.createDemoRooms(now: h.now))
     #expect(h.items("foods", room: "food") == ["pizza", "pasta", "burger", "sizzler"])
     #expect(h.items("people", room: "food") == ["john", "daizy", "tom"])

@@ -14,18 +14,22 @@ final class RoomsHarness {
   var autoDurable: Bool
   var limits: RoomLimits
 
+  let boards: RoomBoardFactory
+
   init(
-    limits: RoomLimits = RoomLimits(), storage: InMemoryRoomStorage = InMemoryRoomStorage(), autoDurable: Bool = true
+    limits: RoomLimits = RoomLimits(), boards: RoomBoardFactory = CRDTRoomBoard.factory,
+    storage: InMemoryRoomStorage = InMemoryRoomStorage(), autoDurable: Bool = true
   ) {
     self.limits = limits
+    self.boards = boards
     self.storage = storage
     self.autoDurable = autoDurable
-    registry = RoomRegistry(limits: limits, storage: storage, boards: .plain)
+    registry = RoomRegistry(limits: limits, storage: storage, boards: boards)
   }
 
   /// A fresh registry over the same storage (a server restart).
   func restart() {
-    registry = RoomRegistry(limits: limits, storage: storage, boards: .plain, sessionPrefix: "r")
+    registry = RoomRegistry(limits: limits, storage: storage, boards: boards, sessionPrefix: "r")
     inbox = [:]
     closed = [:]
   }
@@ -134,4 +138,12 @@ final class RoomsHarness {
       previous = id
     }
   }
+}
+
+/// The two board models the room tests run on.
+enum BoardKind: String, CaseIterable, Sendable, CustomStringConvertible {
+  case plain, crdt
+
+  var factory: RoomBoardFactory { self == .plain ? .plain : CRDTRoomBoard.factory }
+  var description: String { rawValue }
 }
