@@ -93,6 +93,7 @@ export class BoardSession {
         announce(`Could not ${what}. It was undone.`);
       }
       this.view.render();
+      document.body.dataset.pending = String(this.model.pending.length);
     });
 
     this.connection = new Connection({

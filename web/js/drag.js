@@ -11,8 +11,9 @@
  *   the others sliding out of its way (FLIP).
  * - Release commits one intent (a move, or an assign when dropped on a person); Escape or
  *   pointercancel puts everything back exactly.
- * - A fast sideways swipe on a list row (horizontal speed over 500 px/s that beats the vertical)
- *   deletes it; slower or vertical ones snap back.
+ * - A fast sideways touch swipe on a list row (horizontal speed over 500 px/s that beats the
+ *   vertical) deletes it; slower ones snap back, vertical ones scroll. (Touch only: with a mouse a
+ *   quick sideways drag is a drag.)
  */
 import { measureSlots, toContent, slotAt, insertionIndex } from "./geometry.js";
 import { measure, play, reducedMotion } from "./motion.js";
@@ -144,10 +145,10 @@ export class DragController {
           if (!p.grid && Math.abs(dx) > Math.abs(dy)) this.startSwipe(p);
         }
       } else if (dist >= MOUSE_SLOP) {
+        // Mouse and pen: no swipe (a quick sideways drag into the next column must stay a drag);
+        // they delete with × in edit mode or the Delete key.
         this.pending = null;
-        const v = velocity(p.samples);
-        if (!p.grid && Math.abs(v.x) > SWIPE_SPEED && Math.abs(v.x) > Math.abs(v.y)) this.startSwipe(p);
-        else this.lift(p, e.clientX, e.clientY);
+        this.lift(p, e.clientX, e.clientY);
       }
       return;
     }

@@ -57,7 +57,7 @@ function detach(s, item) {
 
 /**
  * Inserts `item` in `list` after `after` (null = start) or, failing that, at `index`.
- * @param {List} list @param {string} item @param {string | null | undefined} after @param {number} index
+ * @param {List} list @param {string} item @param {string | null | undefined} after @param {number | undefined} index
  */
 function placeAfter(list, item, after, index) {
   if (after) {
@@ -66,11 +66,9 @@ function placeAfter(list, item, after, index) {
       list.items.splice(i + 1, 0, item);
       return;
     }
-  } else if (after === null) {
-    list.items.splice(0, 0, item);
-    return;
   }
-  list.items.splice(Math.max(0, Math.min(index, list.items.length)), 0, item);
+  const at = typeof index === "number" ? index : after === null ? 0 : list.items.length;
+  list.items.splice(Math.max(0, Math.min(at, list.items.length)), 0, item);
 }
 
 /** @param {State} s @param {string} target @param {number} dCount @param {number} dSum */
@@ -98,14 +96,14 @@ export function applyResolved(s, op) {
       s.graveyard.delete(op.item);
       detach(s, op.item);
       const list = s.lists.find((l) => l.id === op.list);
-      if (list) placeAfter(list, op.item, op.after, op.index ?? list.items.length);
+      if (list) placeAfter(list, op.item, op.after, op.index);
       break;
     }
     case "move": {
       const list = s.lists.find((l) => l.id === op.list);
       if (!list) break;
       detach(s, op.item);
-      placeAfter(list, op.item, op.after, op.index ?? list.items.length);
+      placeAfter(list, op.item, op.after, op.index);
       break;
     }
     case "delete": {
@@ -165,10 +163,9 @@ function insertList(s, list, after, index) {
   if (after) {
     const i = s.lists.findIndex((l) => l.id === after);
     if (i >= 0) return void s.lists.splice(i + 1, 0, list);
-  } else if (after === null) {
-    return void s.lists.splice(0, 0, list);
   }
-  s.lists.splice(Math.max(0, Math.min(index ?? s.lists.length, s.lists.length)), 0, list);
+  const at = typeof index === "number" ? index : after === null ? 0 : s.lists.length;
+  s.lists.splice(Math.max(0, Math.min(at, s.lists.length)), 0, list);
 }
 
 /**
@@ -194,7 +191,9 @@ function applyIntent(s, p) {
       const list = s.lists.find((l) => l.id === op.list);
       if (!list || !op.item) return false;
       s.items.set(op.item, { id: op.item, fields: op.fields || {} });
-      placeAfter(list, op.item, op.after ?? (op.before ? undefined : null), list.items.length);
+      const before = op.before ? list.items.indexOf(op.before) : -1;
+      if (op.after) placeAfter(list, op.item, op.after, list.items.length);
+      else list.items.splice(before >= 0 ? before : op.before ? list.items.length : 0, 0, op.item);
       return true;
     }
     case "delete":
