@@ -42,7 +42,7 @@ let package = Package(
       name: "reorder",
       dependencies: ["ReorderServer", "ReorderLoad"]
     ),
-    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT"]),
+    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore"]),
     .target(
       name: "TestSupport",
       dependencies: ["ReorderTransport"],

@@ -1,0 +1,196 @@
+/// Intents: validate, make this replica's op, apply it locally, return it (to be sent to the other
+/// replicas). On error nothing changes.
+///
+/// Anchors are items (their current positions, even when deleted) in the destination list.
+/// Rule when `after` and `before` no longer adjoin: **`after` wins** — the new position goes
+/// directly after `after`'s position in the full order; `before` is used only when `after` is nil
+/// (directly before `before`'s position); with neither, the item goes to the end of the list.
+///
+/// Generated ids (items, lists, assignments) are the op id as `"<counter>@<replica>"`.
+extension Board {
+  /// Makes the id of this replica's next op.
+  mutating func nextOpID() -> OpID {
+    lamport += 1
+    return OpID(replica: replica, counter: lamport)
+  }
+
+  /// Applies an op made here (its dependencies are present by validation).
+  mutating func applyLocal(_ op: Op) -> Op {
+    let ok = integrate(op)
+    precondition(ok, "a validated local op must integrate")
+    releasePending(after: op)
+    return op
+  }
+
+  /// The node after which a new position goes in list `l` (see the anchor rule above).
+  func anchorNode(in l: Int32, after: ItemID?, before: ItemID?) throws(BoardError) -> Int32 {
+    if let after {
+      guard let i = itemIndex[after] else { throw .unknownItem(after) }
+      guard itemTable[Int(i)].list == l else { throw .invalidAnchor("'after' item is in another list") }
+      return itemTable[Int(i)].place
+    }
+    if let before {
+      guard let i = itemIndex[before] else { throw .unknownItem(before) }
+      guard itemTable[Int(i)].list == l else { throw .invalidAnchor("'before' item is in another list") }
+      return positions.predecessor(itemTable[Int(i)].place)!
+    }
+    return positions.last(listTable[Int(l)].sequence)
+  }
+
+  func liveList(_ list: ListID) throws(BoardError) -> Int32 {
+    guard let l = listIndex[list], listTable[Int(l)].alive else { throw .unknownList(list) }
+    return l
+  }
+
+  func knownItem(_ item: ItemID) throws(BoardError) -> Int32 {
+    guard let i = itemIndex[item] else { throw .unknownItem(item) }
+    return i
+  }
+
+  static func validateID(_ text: String) throws(BoardError) {
+    guard !text.isEmpty, text.utf8.count <= BoardLimits.maxIDBytes else {
+      throw .invalidID("ids must be 1 to \(BoardLimits.maxIDBytes) bytes")
+    }
+  }
+
+  static func validateField(_ name: String, _ value: FieldValue) throws(BoardError) {
+    guard !name.isEmpty, name.utf8.count <= BoardLimits.maxFieldNameBytes else {
+      throw .invalidField("names must be 1 to \(BoardLimits.maxFieldNameBytes) bytes")
+    }
+    switch value {
+    case .number(let d) where !d.isFinite: throw .invalidField("'\(name)' must be a finite number")
+    case .string(let s) where s.utf8.count > BoardLimits.maxStringBytes:
+      throw .invalidField("'\(name)' is longer than \(BoardLimits.maxStringBytes) bytes")
+    default: break
+    }
+  }
+
+  /// Inserts a new item into `list` (see the anchor rule), alive, with `fields`.
+  /// `item` nil generates `"<counter>@<replica>"`.
+  /// - Complexity: O(log n + f log f) for n positions in the list and f fields.
+  public mutating func insert(
+    list: ListID, after: ItemID?, before: ItemID?, fields: [String: FieldValue], item: ItemID? = nil
+  ) throws(BoardError) -> Op {
+    let l = try liveList(list)
+    guard fields.count <= BoardLimits.maxFields else { throw .invalidField("at most \(BoardLimits.maxFields) fields") }
+    for (name, value) in fields { try Board.validateField(name, value) }
+    if let item {
+      try Board.validateID(item.rawValue)
+      guard itemIndex[item] == nil else { throw .duplicateItem(item) }
+    }
+    let anchor = positions.anchor(after: try anchorNode(in: l, after: after, before: before))
+    var id = nextOpID()
+    var itemID = item ?? ItemID(GeneratedID.text(id))
+    while item == nil && itemIndex[itemID] != nil {
+      id = nextOpID()
+      itemID = ItemID(GeneratedID.text(id))
+    }
+    return applyLocal(Op(id: id, action: .insert(item: itemID, list: list, anchor: anchor, fields: fields)))
+  }
+
+  /// Moves an item (alive or deleted) into `list` (see the anchor rule). A deleted item stays
+  /// deleted; a later restore shows it at this place.
+  /// - Complexity: O(log n).
+  public mutating func move(_ item: ItemID, to list: ListID, after: ItemID?, before: ItemID?) throws(BoardError) -> Op {
+    _ = try knownItem(item)
+    let l = try liveList(list)
+    let anchor = positions.anchor(after: try anchorNode(in: l, after: after, before: before))
+    return applyLocal(Op(id: nextOpID(), action: .move(item: item, list: list, anchor: anchor)))
+  }
+
+  /// Deletes an item (its place is kept for a later restore).
+  /// - Complexity: O(log n).
+  public mutating func delete(_ item: ItemID) throws(BoardError) -> Op {
+    _ = try knownItem(item)
+    return applyLocal(Op(id: nextOpID(), action: .delete(item: item)))
+  }
+
+  /// Restores a deleted item at its latest place.
+  /// - Complexity: O(log n).
+  public mutating func restore(_ item: ItemID) throws(BoardError) -> Op {
+    _ = try knownItem(item)
+    return applyLocal(Op(id: nextOpID(), action: .restore(item: item)))
+  }
+
+  /// Sets one field of an item.
+  /// - Complexity: O(f) for f fields of the item.
+  public mutating func set(_ item: ItemID, field: String, value: FieldValue) throws(BoardError) -> Op {
+    _ = try knownItem(item)
+    try Board.validateField(field, value)
+    return applyLocal(Op(id: nextOpID(), action: .set(item: item, field: field, value: value)))
+  }
+
+  /// Assigns `item` onto `target` (e.g. a food onto a person). Each call is a new assignment, so
+  /// the same pair may be assigned more than once. `assignment` nil generates an id.
+  /// - Complexity: O(1) amortized.
+  public mutating func assign(_ item: ItemID, to target: ItemID, assignment: AssignmentID? = nil) throws(BoardError)
+    -> Op
+  {
+    _ = try knownItem(item)
+    _ = try knownItem(target)
+    if let assignment {
+      try Board.validateID(assignment.rawValue)
+      guard assignmentIndex[assignment] == nil else { throw .duplicateAssignment(assignment) }
+    }
+    var id = nextOpID()
+    var assignmentID = assignment ?? AssignmentID(GeneratedID.text(id))
+    while assignment == nil && assignmentIndex[assignmentID] != nil {
+      id = nextOpID()
+      assignmentID = AssignmentID(GeneratedID.text(id))
+    }
+    return applyLocal(Op(id: id, action: .assign(assignment: assignmentID, item: item, target: target)))
+  }
+
+  /// Removes one assignment. Add-wins: a concurrent assign of the same pair is another assignment
+  /// and survives.
+  /// - Complexity: O(1).
+  public mutating func unassign(_ assignment: AssignmentID) throws(BoardError) -> Op {
+    guard let a = assignmentIndex[assignment], !assignmentTable[Int(a)].removed else {
+      throw .unknownAssignment(assignment)
+    }
+    return applyLocal(Op(id: nextOpID(), action: .unassign(assignment: assignment)))
+  }
+
+  /// Creates a list directly after the list `after` (nil: first). `list` nil generates an id.
+  /// - Complexity: O(log L) for L list positions.
+  public mutating func createList(_ list: ListID?, title: String, layout: Layout, after: ListID?) throws(BoardError)
+    -> Op
+  {
+    if let list {
+      try Board.validateID(list.rawValue)
+      guard listIndex[list] == nil else { throw .duplicateList(list) }
+    }
+    guard title.utf8.count <= BoardLimits.maxStringBytes else {
+      throw .invalidField("titles are at most \(BoardLimits.maxStringBytes) bytes")
+    }
+    let anchor = positions.anchor(after: try listAnchorNode(after: after))
+    var id = nextOpID()
+    var listID = list ?? ListID(GeneratedID.text(id))
+    while list == nil && listIndex[listID] != nil {
+      id = nextOpID()
+      listID = ListID(GeneratedID.text(id))
+    }
+    return applyLocal(Op(id: id, action: .createList(list: listID, title: title, layout: layout, anchor: anchor)))
+  }
+
+  /// Moves a list directly after the list `after` (nil: first).
+  /// - Complexity: O(log L).
+  public mutating func moveList(_ list: ListID, after: ListID?) throws(BoardError) -> Op {
+    _ = try liveList(list)
+    let anchor = positions.anchor(after: try listAnchorNode(after: after))
+    return applyLocal(Op(id: nextOpID(), action: .moveList(list: list, anchor: anchor)))
+  }
+
+  /// Deletes a list (its items stay, hidden with it).
+  /// - Complexity: O(log L).
+  public mutating func deleteList(_ list: ListID) throws(BoardError) -> Op {
+    _ = try liveList(list)
+    return applyLocal(Op(id: nextOpID(), action: .deleteList(list: list)))
+  }
+
+  func listAnchorNode(after: ListID?) throws(BoardError) -> Int32 {
+    guard let after else { return positions.sentinels[0] }
+    guard let l = listIndex[after] else { throw .unknownList(after) }
+    return listTable[Int(l)].place
+  }
+}

@@ -1,0 +1,112 @@
+/// Checking the invariants listed on ``Board`` (tests call this after every step).
+extension Board {
+  /// Verifies every invariant of the state; stops the program with a message naming the broken
+  /// one. Meant for tests and debugging.
+  /// - Complexity: O(n log n) over all positions, items, lists and assignments.
+  public func checkInvariants() {
+    let nodes = positions.nodes
+    precondition(positions.roots.count == listTable.count + 1, "one item sequence per list, plus the list sequence")
+    // 1. Treaps.
+    var seen = 0
+    for s in 0..<Int32(positions.sequenceCount) {
+      let root = positions.roots[Int(s)]
+      precondition(nodes[Int(root)].up < 0, "treap root has no parent")
+      var stack: [Int32] = [root]
+      while let x = stack.popLast() {
+        let node = nodes[Int(x)]
+        seen += 1
+        precondition(node.sequence == s, "node in the treap of its own sequence")
+        var expected: Int32 = node.visible ? 1 : 0
+        for c in [node.left, node.right] where c >= 0 {
+          precondition(nodes[Int(c)].up == x, "treap parent links agree")
+          precondition(nodes[Int(c)].priority <= node.priority, "treap is heap-ordered")
+          expected += nodes[Int(c)].count
+          stack.append(c)
+        }
+        precondition(node.count == expected, "treap counts are visible nodes in the subtree")
+      }
+      // 2. In-order = Fugue order, starting with the sentinel.
+      let order = positions.fullOrder(s)
+      precondition(order.first == positions.sentinels[Int(s)], "the sentinel is first")
+      precondition(order == fugueOrder(from: positions.sentinels[Int(s)]), "treap order equals Fugue order")
+    }
+    precondition(seen == nodes.count, "every node is in a treap")
+    // Fugue links and index.
+    precondition(positions.index.count == nodes.count - positions.sequenceCount, "index covers every position")
+    for (id, n) in positions.index { precondition(nodes[Int(n)].id == id && nodes[Int(n)].parent >= 0, "index agrees") }
+    for (k, node) in nodes.enumerated() {
+      for first in [node.firstLeft, node.firstRight] {
+        var c = first
+        var previous: PositionID? = nil
+        while c >= 0 {
+          precondition(nodes[Int(c)].parent == Int32(k), "Fugue child points to its parent")
+          precondition(nodes[Int(c)].side == (first == node.firstLeft ? .left : .right), "Fugue side agrees")
+          if let previous { precondition(previous < nodes[Int(c)].id, "Fugue siblings ascend by id") }
+          previous = nodes[Int(c)].id
+          c = nodes[Int(c)].next
+        }
+      }
+    }
+    // 3 + 4. Visibility is exactly the places of live items and lists.
+    var visibleExpected = Set<Int32>()
+    for (l, list) in listTable.enumerated() {
+      precondition(listIndex[list.id] == Int32(l), "list index agrees")
+      precondition(nodes[Int(list.place)].sequence == 0 && nodes[Int(list.place)].id == list.placeStamp, "list place")
+      precondition(list.sequence == Int32(l + 1), "list sequence")
+      if list.alive {
+        precondition(nodes[Int(list.place)].owner == Int32(l), "visible list node owner")
+        visibleExpected.insert(list.place)
+      }
+    }
+    for (i, item) in itemTable.enumerated() {
+      precondition(itemIndex[item.id] == Int32(i), "item index agrees")
+      let place = nodes[Int(item.place)]
+      precondition(place.sequence == listTable[Int(item.list)].sequence, "item place is in its list")
+      precondition(place.id == item.placeStamp, "item place has the stamp's id")
+      precondition(item.fields.map(\.name) == item.fields.map(\.name).sorted(), "fields sorted")
+      precondition(Set(item.fields.map(\.name)).count == item.fields.count, "fields unique")
+      if item.alive {
+        precondition(place.owner == Int32(i), "visible item node owner")
+        precondition(visibleExpected.insert(item.place).inserted, "a live item appears exactly once")
+      }
+    }
+    for (k, node) in nodes.enumerated() {
+      precondition(node.visible == visibleExpected.contains(Int32(k)), "visible iff the place of a live item or list")
+    }
+    // Assignments.
+    for (k, a) in assignmentTable.enumerated() {
+      precondition(assignmentIndex[a.id] == Int32(k), "assignment index agrees")
+      precondition(assignmentsByTarget[a.target]?.filter { $0 == Int32(k) }.count == 1, "assignment by target")
+    }
+    precondition(assignmentsByTarget.values.reduce(0) { $0 + $1.count } == assignmentTable.count, "by-target total")
+    // 5 + 6. Buffer and clock.
+    let buffered = pending.values.flatMap { $0 }
+    precondition(buffered.count == pendingIDs.count && Set(buffered.map(\.id)) == pendingIDs, "buffer ids agree")
+    for (dependency, ops) in pending {
+      for op in ops {
+        precondition(!isApplied(op), "a buffered op is not applied")
+        precondition(missingDependency(op) == dependency, "a buffered op waits for its first missing dependency")
+      }
+    }
+    for node in nodes where node.parent >= 0 { precondition(node.id.counter <= lamport, "clock covers positions") }
+    for id in seenOps { precondition(id.counter <= lamport, "clock covers ops") }
+  }
+
+  /// The Fugue traversal from a node: left children (ascending), node, right children (ascending).
+  func fugueOrder(from root: Int32) -> [Int32] {
+    var out: [Int32] = []
+    var stack: [(Int32, Bool)] = [(root, false)]
+    while let (x, leftDone) = stack.popLast() {
+      let node = positions.nodes[Int(x)]
+      var children: [Int32] = []
+      var c = leftDone ? node.firstRight : node.firstLeft
+      while c >= 0 {
+        children.append(c)
+        c = positions.nodes[Int(c)].next
+      }
+      if leftDone { out.append(x) } else { stack.append((x, true)) }
+      for c in children.reversed() { stack.append((c, false)) }
+    }
+    return out
+  }
+}

@@ -1,0 +1,185 @@
+/// A visible list.
+public struct ListInfo: Hashable, Sendable {
+  /// The list id.
+  public var id: ListID
+  /// Its title.
+  public var title: String
+  /// How it is shown.
+  public var layout: Layout
+  /// Makes a list description.
+  public init(id: ListID, title: String, layout: Layout) {
+    self.id = id
+    self.title = title
+    self.layout = layout
+  }
+}
+
+/// What is known of an item.
+public struct ItemInfo: Hashable, Sendable {
+  /// The item id.
+  public var id: ItemID
+  /// The list of its place (its latest place when deleted).
+  public var list: ListID
+  /// False when deleted.
+  public var alive: Bool
+  /// Its fields.
+  public var fields: [String: FieldValue]
+  /// Makes an item description.
+  public init(id: ItemID, list: ListID, alive: Bool, fields: [String: FieldValue]) {
+    self.id = id
+    self.list = list
+    self.alive = alive
+    self.fields = fields
+  }
+}
+
+/// One live assignment of an item onto a target item.
+public struct Assignment: Hashable, Sendable {
+  /// The assignment id.
+  public var id: AssignmentID
+  /// The assigned item (e.g. a food).
+  public var item: ItemID
+  /// The target item (e.g. a person).
+  public var target: ItemID
+  /// Makes an assignment description.
+  public init(id: AssignmentID, item: ItemID, target: ItemID) {
+    self.id = id
+    self.item = item
+    self.target = target
+  }
+}
+
+/// Derived totals of a target: how many live assignments, and the sum of a numeric field of their
+/// items.
+public struct Totals: Hashable, Sendable {
+  /// Number of live assignments onto the target.
+  public var count: Int
+  /// Sum of the numeric field over the assigned items (non-numeric or missing count as 0).
+  public var sum: Double
+  /// Makes totals.
+  public init(count: Int, sum: Double) {
+    self.count = count
+    self.sum = sum
+  }
+}
+
+/// Queries. "Visible" = alive, and (for lists) not deleted. Items of a deleted list stay in it but
+/// the list is not in ``lists``.
+extension Board {
+  /// The visible lists in order.
+  /// - Complexity: O(L log L).
+  public var lists: [ListInfo] {
+    var out: [ListInfo] = []
+    positions.forEachVisible(0) { n in
+      let l = listTable[Int(positions.nodes[Int(n)].owner)]
+      out.append(ListInfo(id: l.id, title: l.title, layout: l.layout))
+    }
+    return out
+  }
+
+  /// A list by id (deleted lists too), or nil.
+  public func list(_ id: ListID) -> ListInfo? {
+    guard let l = listIndex[id] else { return nil }
+    let state = listTable[Int(l)]
+    return ListInfo(id: state.id, title: state.title, layout: state.layout)
+  }
+
+  /// True when the list exists and is not deleted.
+  public func isLive(_ list: ListID) -> Bool {
+    guard let l = listIndex[list] else { return false }
+    return listTable[Int(l)].alive
+  }
+
+  /// The visible index of a live list among ``lists``, or nil.
+  /// - Complexity: O(log L).
+  public func index(ofList list: ListID) -> Int? {
+    guard let l = listIndex[list], listTable[Int(l)].alive else { return nil }
+    return positions.rank(listTable[Int(l)].place)
+  }
+
+  /// The visible items of a list in order (empty for an unknown list).
+  /// - Complexity: O(v log n) for v visible items.
+  public func items(in list: ListID) -> [ItemID] {
+    guard let l = listIndex[list] else { return [] }
+    var out: [ItemID] = []
+    out.reserveCapacity(positions.visibleCount(listTable[Int(l)].sequence))
+    positions.forEachVisible(listTable[Int(l)].sequence) { n in
+      out.append(itemTable[Int(positions.nodes[Int(n)].owner)].id)
+    }
+    return out
+  }
+
+  /// Number of visible items in a list.
+  /// - Complexity: O(1).
+  public func count(in list: ListID) -> Int {
+    guard let l = listIndex[list] else { return 0 }
+    return positions.visibleCount(listTable[Int(l)].sequence)
+  }
+
+  /// The visible item at `index` of a list, or nil when out of range.
+  /// - Complexity: O(log n).
+  public func item(at index: Int, in list: ListID) -> ItemID? {
+    guard let l = listIndex[list], let n = positions.select(listTable[Int(l)].sequence, index) else { return nil }
+    return itemTable[Int(positions.nodes[Int(n)].owner)].id
+  }
+
+  /// Everything known of an item (deleted ones too), or nil when unknown.
+  /// - Complexity: O(f) for f fields.
+  public func item(_ id: ItemID) -> ItemInfo? {
+    guard let i = itemIndex[id] else { return nil }
+    let item = itemTable[Int(i)]
+    var fields: [String: FieldValue] = [:]
+    for f in item.fields { fields[f.name] = f.value }
+    return ItemInfo(id: item.id, list: listTable[Int(item.list)].id, alive: item.alive, fields: fields)
+  }
+
+  /// One field of an item, or nil.
+  public func field(_ name: String, of id: ItemID) -> FieldValue? {
+    guard let i = itemIndex[id] else { return nil }
+    return itemTable[Int(i)].fields.first { $0.name == name }?.value
+  }
+
+  /// The list and visible index of a live item; nil when deleted or unknown.
+  /// - Complexity: O(log n).
+  public func index(of item: ItemID) -> (list: ListID, index: Int)? {
+    guard let i = itemIndex[item] else { return nil }
+    let state = itemTable[Int(i)]
+    guard state.alive else { return nil }
+    return (listTable[Int(state.list)].id, positions.rank(state.place))
+  }
+
+  /// All item ids known here (deleted too), sorted.
+  public var allItems: [ItemID] { itemTable.map(\.id).sorted() }
+
+  func isLiveAssignment(_ a: AssignmentState) -> Bool {
+    !a.removed && itemTable[Int(a.item)].alive && itemTable[Int(a.target)].alive
+  }
+
+  /// The live assignments (not unassigned, item and target both alive), sorted by id.
+  /// - Complexity: O(A log A).
+  public var assignments: [Assignment] {
+    assignmentTable.filter(isLiveAssignment).sorted { $0.id < $1.id }.map {
+      Assignment(id: $0.id, item: itemTable[Int($0.item)].id, target: itemTable[Int($0.target)].id)
+    }
+  }
+
+  /// A live assignment by id, or nil.
+  public func assignment(_ id: AssignmentID) -> Assignment? {
+    guard let a = assignmentIndex[id], isLiveAssignment(assignmentTable[Int(a)]) else { return nil }
+    let s = assignmentTable[Int(a)]
+    return Assignment(id: s.id, item: itemTable[Int(s.item)].id, target: itemTable[Int(s.target)].id)
+  }
+
+  /// Totals of a target over its live assignments: count, and the sum of `sumField` (numbers only).
+  /// - Complexity: O(assignments ever made onto the target).
+  public func totals(of target: ItemID, sumField: String = "price") -> Totals {
+    guard let t = itemIndex[target], let list = assignmentsByTarget[t] else { return Totals(count: 0, sum: 0) }
+    var totals = Totals(count: 0, sum: 0)
+    for a in list where isLiveAssignment(assignmentTable[Int(a)]) {
+      totals.count += 1
+      let item = itemTable[Int(assignmentTable[Int(a)].item)]
+      if case .number(let d)? = item.fields.first(where: { $0.name == sumField })?.value { totals.sum += d }
+    }
+    return totals
+  }
+}

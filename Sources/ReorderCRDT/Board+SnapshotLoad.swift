@@ -1,0 +1,273 @@
+extension Board {
+  /// Loads a snapshot made by ``encodedSnapshot()`` as replica `replica` (which may differ from the
+  /// replica that wrote it). Throws ``BoardError/malformed(_:)`` for anything inconsistent.
+  /// - Complexity: O(n) for n positions, items, assignments and remembered ops.
+  public init(snapshot bytes: [UInt8], replica: ReplicaID) throws(BoardError) {
+    guard bytes.count >= 5, Array(bytes[0..<4]) == Board.snapshotMagic else {
+      throw .malformed("not a board snapshot (bad magic)")
+    }
+    guard bytes[4] == Board.snapshotVersion else {
+      throw .malformed("unsupported snapshot version \(bytes[4]) (expected \(Board.snapshotVersion))")
+    }
+    var r = ByteReader(bytes, offset: 5)
+    self.init(replica: replica)
+    positions = PositionStore()
+    lamport = try r.varint()
+
+    var replicas: [ReplicaID] = []
+    for _ in 0..<(try r.count(max: 1 << 20)) { replicas.append(ReplicaID(try r.varint())) }
+    func replicaAt(_ k: Int) throws(BoardError) -> ReplicaID {
+      guard k < replicas.count else { throw .malformed("replica index out of range") }
+      return replicas[k]
+    }
+    var fieldNames: [String] = []
+    for _ in 0..<(try r.count(max: 1 << 20)) {
+      fieldNames.append(try r.string(maxBytes: BoardLimits.maxFieldNameBytes))
+    }
+
+    let sequenceCount = try r.count(max: 1 << 24)
+    guard sequenceCount >= 1 else { throw .malformed("a snapshot has at least the list sequence") }
+    for _ in 0..<sequenceCount { try readSequence(&r, replicaAt: replicaAt) }
+
+    func readStamp(own: OpID?) throws(BoardError) -> OpID {
+      let k = try r.count(max: replicas.count)
+      if k == 0 {
+        guard let own else { throw .malformed("stamp refers to a missing id") }
+        return own
+      }
+      return OpID(replica: replicas[k - 1], counter: try r.varint())
+    }
+    func readID() throws(BoardError) -> (String, OpID?) {
+      switch try r.byte() {
+      case 0:
+        let id = OpID(replica: try replicaAt(try r.count(max: 1 << 20)), counter: try r.varint())
+        return (GeneratedID.text(id), id)
+      case 1:
+        let s = try r.string(maxBytes: BoardLimits.maxIDBytes)
+        guard !s.isEmpty else { throw .malformed("empty id") }
+        return (s, nil)
+      default: throw .malformed("unknown id form")
+      }
+    }
+    func placeNode(_ stamp: OpID, sequence: Int32) throws(BoardError) -> Int32 {
+      guard let n = positions.node(stamp, in: sequence) else {
+        throw .malformed("place \(stamp) is not in its sequence")
+      }
+      return n
+    }
+
+    let listCount = try r.count(max: 1 << 24)
+    listTable.reserveCapacity(listCount)
+    for l in 0..<listCount {
+      let (text, own) = try readID()
+      let sequence = try r.count(max: sequenceCount - 1)
+      guard sequence == l + 1 else { throw .malformed("list sequences out of order") }
+      let title = try r.string(maxBytes: BoardLimits.maxStringBytes)
+      let layoutByte = try r.byte()
+      guard layoutByte <= 1 else { throw .malformed("unknown layout") }
+      let infoStamp = try readStamp(own: own)
+      let placeStamp = try readStamp(own: own)
+      let alive = try r.byte() != 0
+      let aliveStamp = try readStamp(own: own)
+      let place = try placeNode(placeStamp, sequence: 0)
+      let id = ListID(text)
+      guard listIndex[id] == nil else { throw .malformed("duplicate list") }
+      listIndex[id] = Int32(l)
+      listTable.append(
+        ListState(
+          id: id, sequence: Int32(sequence), title: title, layout: layoutByte == 0 ? .list : .grid,
+          infoStamp: infoStamp, place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
+      positions.nodes[Int(place)].owner = Int32(l)
+      if alive { positions.setVisible(place, true) }
+    }
+    guard listCount == sequenceCount - 1 else { throw .malformed("lists and sequences disagree") }
+
+    let itemCount = try r.count(max: 1 << 28)
+    itemTable.reserveCapacity(itemCount)
+    itemIndex.reserveCapacity(itemCount)
+    for i in 0..<itemCount {
+      let (text, own) = try readID()
+      let l = try r.count(max: max(listCount - 1, 0))
+      guard listCount > 0 else { throw .malformed("item without lists") }
+      let placeStamp = try readStamp(own: own)
+      let alive = try r.byte() != 0
+      let aliveStamp = try readStamp(own: own)
+      var fields: [FieldRegister] = []
+      let fieldCount = try r.count(max: BoardLimits.maxFields)
+      fields.reserveCapacity(fieldCount)
+      for _ in 0..<fieldCount {
+        let k = try r.count(max: fieldNames.count - 1)
+        let value = try Op.readValue(&r)
+        fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
+      }
+      let place = try placeNode(placeStamp, sequence: listTable[l].sequence)
+      let id = ItemID(text)
+      guard itemIndex.updateValue(Int32(i), forKey: id) == nil else { throw .malformed("duplicate item") }
+      itemTable.append(
+        ItemState(
+          id: id, list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp,
+          fields: fields))
+      positions.nodes[Int(place)].owner = Int32(i)
+      if alive {
+        guard !positions.nodes[Int(place)].visible else { throw .malformed("two items share a place") }
+        positions.setVisible(place, true)
+      }
+    }
+
+    let assignmentCount = try r.count(max: 1 << 28)
+    for k in 0..<assignmentCount {
+      let (text, own) = try readID()
+      let item = try r.count(max: max(itemCount - 1, 0))
+      let target = try r.count(max: max(itemCount - 1, 0))
+      guard itemCount > 0 else { throw .malformed("assignment without items") }
+      let stamp = try readStamp(own: own)
+      let removed = try r.byte() != 0
+      let id = AssignmentID(text)
+      guard assignmentIndex.updateValue(Int32(k), forKey: id) == nil else { throw .malformed("duplicate assignment") }
+      assignmentTable.append(
+        AssignmentState(id: id, item: Int32(item), target: Int32(target), stamp: stamp, removed: removed))
+      assignmentsByTarget[Int32(target), default: []].append(Int32(k))
+    }
+
+    for _ in 0..<(try r.count(max: replicas.count)) {
+      let replica = try replicaAt(try r.count(max: replicas.count))
+      var counter: UInt64 = 0
+      for _ in 0..<(try r.count(max: 1 << 32)) {
+        let (sum, overflow) = counter.addingReportingOverflow(try r.varint())
+        guard !overflow else { throw .malformed("op counter overflow") }
+        counter = sum
+        seenOps.insert(OpID(replica: replica, counter: counter))
+      }
+    }
+
+    for _ in 0..<(try r.count(max: 1 << 28)) {
+      let length = try r.count(max: bytes.count)
+      guard bytes.count - r.offset >= length else { throw .malformed("buffered op runs past the end") }
+      let op = try Op(encoded: Array(bytes[r.offset..<(r.offset + length)]))
+      r.offset += length
+      guard let dependency = missingDependency(op), !isApplied(op) else {
+        throw .malformed("a buffered op is not waiting for anything")
+      }
+      pending[dependency, default: []].append(op)
+      pendingIDs.insert(op.id)
+    }
+    guard r.isAtEnd else { throw .malformed("trailing bytes after the snapshot") }
+  }
+
+  /// Reads one sequence: nodes in full order, then rebuilds the Fugue links and the treap.
+  private mutating func readSequence(
+    _ r: inout ByteReader, replicaAt: (Int) throws(BoardError) -> ReplicaID
+  ) throws(BoardError) {
+    let s = positions.addSequence()
+    let base = Int(positions.sentinels[Int(s)])
+    let m = try r.count(max: 1 << 28)
+    positions.nodes.reserveCapacity(positions.nodes.count + m)
+    positions.index.reserveCapacity(positions.index.count + m)
+    var lastReplica = -1
+    var replica = ReplicaID(0)
+    for k in 1..<(m + 1) {
+      let header = try r.varint()
+      let rk = Int(header >> 3)
+      if rk != lastReplica {
+        replica = try replicaAt(rk)
+        lastReplica = rk
+      }
+      let id = OpID(replica: replica, counter: try r.varint())
+      let delta: Int
+      switch header & 3 {
+      case 0: delta = -1
+      case 1: delta = 1
+      case 2:
+        let d = try r.signed()
+        guard d != 0, d >= Int64(-k), d <= Int64(m - k) else { throw .malformed("position parent out of range") }
+        delta = Int(d)
+      default: throw .malformed("unknown position form")
+      }
+      guard k + delta >= 0, k + delta <= m else { throw .malformed("position parent out of range") }
+      let side: Side = header & 4 == 0 ? .left : .right
+      guard (side == .left) == (delta > 0) else { throw .malformed("position on the wrong side of its parent") }
+      let n = positions.newNode(id: id, sequence: s, parent: Int32(base + k + delta), side: side, owner: -1)
+      guard positions.index.updateValue(n, forKey: id) == nil, id.counter > 0 else {
+        throw .malformed("duplicate position \(id)")
+      }
+    }
+    try positions.rebuildSequence(s, count: m)
+  }
+}
+
+extension PositionStore {
+  /// Rebuilds Fugue child lists and the treap of a sequence whose `m` nodes were appended in full
+  /// order right after its sentinel, and checks that the Fugue traversal gives that order.
+  mutating func rebuildSequence(_ s: Int32, count m: Int) throws(BoardError) {
+    let base = Int(sentinels[Int(s)])
+    var lastLeft = [Int32](repeating: -1, count: m + 1)
+    var lastRight = [Int32](repeating: -1, count: m + 1)
+    for k in 1..<(m + 1) {
+      let n = Int32(base + k)
+      let p = Int(nodes[Int(n)].parent)
+      let pk = p - base
+      if nodes[Int(n)].side == .left {
+        if lastLeft[pk] >= 0 {
+          guard nodes[Int(lastLeft[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
+          nodes[Int(lastLeft[pk])].next = n
+        } else {
+          nodes[p].firstLeft = n
+        }
+        lastLeft[pk] = n
+      } else {
+        if lastRight[pk] >= 0 {
+          guard nodes[Int(lastRight[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
+          nodes[Int(lastRight[pk])].next = n
+        } else {
+          nodes[p].firstRight = n
+        }
+        lastRight[pk] = n
+      }
+    }
+    // The Fugue traversal must visit nodes base, base+1, … base+m in that order.
+    var expected = Int32(base)
+    var stack: [(node: Int32, leftDone: Bool)] = [(Int32(base), false)]
+    while let (x, leftDone) = stack.popLast() {
+      if !leftDone {
+        stack.append((x, true))
+        var children: [Int32] = []
+        var c = nodes[Int(x)].firstLeft
+        while c >= 0 {
+          children.append(c)
+          c = nodes[Int(c)].next
+        }
+        for c in children.reversed() { stack.append((c, false)) }
+      } else {
+        guard x == expected else { throw .malformed("positions are not in Fugue order") }
+        expected += 1
+        var children: [Int32] = []
+        var c = nodes[Int(x)].firstRight
+        while c >= 0 {
+          children.append(c)
+          c = nodes[Int(c)].next
+        }
+        for c in children.reversed() { stack.append((c, false)) }
+      }
+    }
+    guard expected == Int32(base + m + 1) else { throw .malformed("positions unreachable from the root") }
+    // Treap as a Cartesian tree of the order by priority (the sentinel has the maximum).
+    var spine: [Int32] = []
+    for k in 0..<(m + 1) {
+      let n = Int32(base + k)
+      var lastPopped: Int32 = -1
+      while let top = spine.last, nodes[Int(top)].priority < nodes[Int(n)].priority {
+        lastPopped = spine.removeLast()
+      }
+      if lastPopped >= 0 {
+        nodes[Int(n)].left = lastPopped
+        nodes[Int(lastPopped)].up = n
+      }
+      if let top = spine.last {
+        nodes[Int(top)].right = n
+        nodes[Int(n)].up = top
+      }
+      spine.append(n)
+    }
+    roots[Int(s)] = spine[0]
+  }
+}

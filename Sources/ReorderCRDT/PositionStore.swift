@@ -1,0 +1,153 @@
+/// All positions of a board: one Fugue tree per sequence, and over each tree's total order a treap
+/// that counts visible positions.
+///
+/// Two index spaces, as in loro: the *full order* (every position ever created in the sequence,
+/// tombstones included, plus a virtual sentinel root that is always first) and the *visible index*
+/// (only positions that are the current place of a live item or list). The Fugue tree decides the
+/// full order; the treap stores that order explicitly (in-order = full order) with per-subtree
+/// counts of visible positions, so rank, select and visibility changes cost O(log n).
+///
+/// Nodes of every sequence share one array; a node is addressed by its `Int32` index.
+struct PositionStore: Sendable {
+  /// One position.
+  struct Node: Sendable {
+    /// The id of the op that created it (unused for sentinels).
+    var id: PositionID
+    /// The item (or list, in sequence 0) whose op created it; -1 when unknown (after a snapshot
+    /// load, for tombstones).
+    var owner: Int32
+    /// The sequence it belongs to.
+    var sequence: Int32
+    /// Fugue parent (-1 for a sentinel).
+    var parent: Int32
+    /// First Fugue child on the left / right (siblings are sorted by ascending id).
+    var firstLeft: Int32
+    var firstRight: Int32
+    /// Next Fugue sibling on the same side of the same parent.
+    var next: Int32
+    /// Treap links.
+    var left: Int32
+    var right: Int32
+    var up: Int32
+    /// Visible positions in this treap subtree.
+    var count: Int32
+    /// Treap heap priority (a hash of the id: deterministic, no randomness of our own).
+    var priority: UInt32
+    /// Side of the Fugue parent.
+    var side: Side
+    /// True when this position is the current place of a live item (or list).
+    var visible: Bool
+  }
+
+  var nodes: [Node] = []
+  /// Treap root per sequence.
+  var roots: [Int32] = []
+  /// Sentinel (Fugue root, first in full order) per sequence.
+  var sentinels: [Int32] = []
+  /// Position id → node.
+  var index: [PositionID: Int32] = [:]
+
+  /// Number of sequences.
+  var sequenceCount: Int { roots.count }
+
+  static func priority(_ id: PositionID) -> UInt32 {
+    var z = id.counter &* 0x9E37_79B9_7F4A_7C15 ^ id.replica.rawValue &* 0xC2B2_AE3D_27D4_EB4F
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return UInt32(truncatingIfNeeded: z >> 32)
+  }
+
+  mutating func newNode(id: PositionID, sequence: Int32, parent: Int32, side: Side, owner: Int32) -> Int32 {
+    let n = Int32(nodes.count)
+    nodes.append(
+      Node(
+        id: id, owner: owner, sequence: sequence, parent: parent, firstLeft: -1, firstRight: -1, next: -1,
+        left: -1, right: -1, up: -1, count: 0, priority: PositionStore.priority(id), side: side, visible: false))
+    return n
+  }
+
+  /// Adds an empty sequence (just its sentinel) and returns its index.
+  /// - Complexity: O(1).
+  mutating func addSequence() -> Int32 {
+    let s = Int32(roots.count)
+    let n = newNode(id: PositionID(replica: ReplicaID(0), counter: 0), sequence: s, parent: -1, side: .right, owner: -1)
+    nodes[Int(n)].priority = UInt32.max
+    roots.append(n)
+    sentinels.append(n)
+    return s
+  }
+
+  /// The node of a position id in a sequence (nil id = the sequence's sentinel); nil when the
+  /// position is unknown or belongs to another sequence.
+  func node(_ id: PositionID?, in sequence: Int32) -> Int32? {
+    guard let id else { return sentinels[Int(sequence)] }
+    guard let n = index[id], nodes[Int(n)].sequence == sequence else { return nil }
+    return n
+  }
+
+  func isSentinel(_ n: Int32) -> Bool { nodes[Int(n)].parent < 0 }
+
+  /// The Fugue anchor of a new position placed directly after node `a` in the full order: the
+  /// right child of `a` when `a` has none, else the (only) left child of `a`'s successor.
+  /// - Complexity: O(log n).
+  func anchor(after a: Int32) -> Anchor {
+    if nodes[Int(a)].firstRight < 0 {
+      return Anchor(parent: isSentinel(a) ? nil : nodes[Int(a)].id, side: .right)
+    }
+    let s = successor(a)!
+    assert(nodes[Int(s)].firstLeft < 0, "the successor of a node with right children has no left child")
+    return Anchor(parent: nodes[Int(s)].id, side: .left)
+  }
+
+  /// Creates the position `id` as a Fugue child of `parent` and places it in the full order
+  /// (invisible). Siblings are ordered by ascending id; a node's subtree is
+  /// `left children's subtrees, node, right children's subtrees`.
+  /// - Complexity: O(log n) plus the number of same-side siblings and, on concurrent inserts at
+  ///   one spot, the depth of the neighbouring sibling's subtree.
+  mutating func integrate(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> Int32 {
+    let sequence = nodes[Int(p)].sequence
+    let n = newNode(id: id, sequence: sequence, parent: p, side: side, owner: owner)
+    index[id] = n
+    var prev: Int32 = -1
+    var cur = side == .left ? nodes[Int(p)].firstLeft : nodes[Int(p)].firstRight
+    while cur >= 0 && nodes[Int(cur)].id < id {
+      prev = cur
+      cur = nodes[Int(cur)].next
+    }
+    nodes[Int(n)].next = cur
+    if prev >= 0 {
+      nodes[Int(prev)].next = n
+    } else if side == .left {
+      nodes[Int(p)].firstLeft = n
+    } else {
+      nodes[Int(p)].firstRight = n
+    }
+    if cur >= 0 {
+      treapInsert(n, before: leftmostDescendant(cur))
+    } else if side == .right {
+      treapInsert(n, after: prev >= 0 ? rightmostDescendant(prev) : p)
+    } else {
+      treapInsert(n, before: p)
+    }
+    return n
+  }
+
+  /// First node of `x`'s Fugue subtree in the full order.
+  func leftmostDescendant(_ x: Int32) -> Int32 {
+    var x = x
+    while nodes[Int(x)].firstLeft >= 0 { x = nodes[Int(x)].firstLeft }
+    return x
+  }
+
+  /// Last node of `x`'s Fugue subtree in the full order.
+  func rightmostDescendant(_ x: Int32) -> Int32 {
+    var x = x
+    while true {
+      var c = nodes[Int(x)].firstRight
+      if c < 0 { return x }
+      while nodes[Int(c)].next >= 0 { c = nodes[Int(c)].next }
+      x = c
+    }
+  }
+}

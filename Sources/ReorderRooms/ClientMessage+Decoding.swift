@@ -1,0 +1,120 @@
+/// Size bounds on strings and collections inside client messages.
+public enum WireLimits {
+  /// Ids (item, list, assignment, op, client, room): 1…128 UTF-8 bytes, no control characters.
+  public static let maxIDBytes = 128
+  /// `hello.name`: 1…64 UTF-8 bytes.
+  public static let maxNameBytes = 64
+  /// `hello.color`: 1…32 UTF-8 bytes.
+  public static let maxColorBytes = 32
+  /// Field names: 1…64 UTF-8 bytes.
+  public static let maxFieldNameBytes = 64
+  /// String field values and list titles: up to 1,024 UTF-8 bytes.
+  public static let maxFieldValueBytes = 1_024
+  /// Fields per `insert`.
+  public static let maxFields = 32
+  /// Opaque `drag.t` strings: up to 64 UTF-8 bytes.
+  public static let maxOpaqueBytes = 64
+  /// Largest `drag.index` and `hello.since`.
+  public static let maxIndex = 1 << 31
+}
+
+extension ClientMessage {
+  /// Decodes a client frame. Unknown members are ignored (forward compatibility).
+  ///
+  /// Throws a `ProtocolError` whose code says what is wrong; for an `op` frame whose `id` could be read,
+  /// the error carries that id in `OpDecodingError` so the reply can be a `rejected`.
+  public static func decode(_ bytes: [UInt8]) throws(MessageDecodingError) -> ClientMessage {
+    let value: JSONValue
+    do {
+      value = try JSONValue.parse(bytes)
+    } catch {
+      throw MessageDecodingError(ProtocolError(.badJSON, "the frame is not valid JSON: \(error.message)"))
+    }
+    return try decode(value)
+  }
+
+  /// Decodes a parsed client frame.
+  public static func decode(_ value: JSONValue) throws(MessageDecodingError) -> ClientMessage {
+    guard case .object = value else {
+      throw MessageDecodingError(ProtocolError(.badMessage, "a message must be a JSON object"))
+    }
+    guard let typeValue = value["type"] else {
+      throw MessageDecodingError(ProtocolError(.badMessage, "a message must have a string 'type'"))
+    }
+    guard case .string(let type) = typeValue else {
+      throw MessageDecodingError(ProtocolError(.badMessage, "a message must have a string 'type'"))
+    }
+    do {
+      switch type {
+      case "hello": return .hello(try decodeHello(value))
+      case "drag": return .drag(try decodeDrag(value))
+      case "op":
+        let id = try Field.id(value, "id")
+        do {
+          return .op(OpRequest(id: id, intent: try Intent.decode(try Field.object(value, "op"))))
+        } catch {
+          throw MessageDecodingError(error, opID: id)
+        }
+      default:
+        throw ProtocolError(.unknownType, "unknown message type; expected hello, op or drag")
+      }
+    } catch let error as MessageDecodingError {
+      throw error
+    } catch let error as ProtocolError {
+      throw MessageDecodingError(error)
+    } catch {
+      throw MessageDecodingError(ProtocolError(.badMessage, "the message could not be decoded"))
+    }
+  }
+
+  static func decodeHello(_ v: JSONValue) throws(ProtocolError) -> Hello {
+    let room = try Field.id(v, "room")
+    let client = try Field.id(v, "client")
+    let name = try Field.text(v, "name", maxBytes: WireLimits.maxNameBytes)
+    let color = try Field.text(v, "color", maxBytes: WireLimits.maxColorBytes)
+    guard !name.isEmpty else { throw ProtocolError.invalid("name", "must not be empty") }
+    guard !color.isEmpty, color.unicodeScalars.allSatisfy(Field.isColorScalar) else {
+      throw ProtocolError.invalid("color", "must be a CSS colour such as #e91e63")
+    }
+    let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxIndex).map { UInt64($0) }
+    return Hello(room: room, client: client, name: name, color: color, since: since)
+  }
+
+  static func decodeDrag(_ v: JSONValue) throws(ProtocolError) -> DragMessage {
+    let phaseText = try Field.string(v, "phase")
+    guard let phase = DragPhase(rawValue: phaseText) else {
+      throw ProtocolError.invalid("phase", "must be one of start, move, end, cancel")
+    }
+    var drag = DragMessage(phase: phase, item: try Field.id(v, "item"))
+    drag.list = try Field.optionalID(v, "list")
+    drag.over = try Field.optionalID(v, "over")
+    drag.index = try Field.optionalInt(v, "index", range: 0...WireLimits.maxIndex)
+    drag.x = try Field.optionalCoordinate(v, "x")
+    drag.y = try Field.optionalCoordinate(v, "y")
+    switch v["t"] {
+    case nil, .null?: break
+    case .number(let n)?: drag.t = .number(n)
+    case .string(let s)?:
+      guard s.utf8.count <= WireLimits.maxOpaqueBytes else {
+        throw ProtocolError.invalid("t", "must be at most \(WireLimits.maxOpaqueBytes) bytes")
+      }
+      drag.t = .string(s)
+    case let other?: throw ProtocolError.wrongType("t", expected: "a number or a string", got: other)
+    }
+    return drag
+  }
+}
+
+/// A decoding failure, with the op id when the frame was an `op` whose id could be read.
+public struct MessageDecodingError: Error, Equatable, Sendable {
+  /// What is wrong.
+  public var error: ProtocolError
+  /// The op id, so that the reply is `rejected {id,…}` rather than `error`.
+  public var opID: String?
+
+  /// A decoding failure.
+  public init(_ error: ProtocolError, opID: String? = nil) {
+    self.error = error
+    self.opID = opID
+  }
+}

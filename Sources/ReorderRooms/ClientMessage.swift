@@ -1,0 +1,131 @@
+/// A message a client may send (see docs/PROTOCOL.md).
+public enum ClientMessage: Sendable, Equatable {
+  case hello(Hello)
+  case op(OpRequest)
+  case drag(DragMessage)
+}
+
+/// `hello`: the first message on a connection; joins the room.
+public struct Hello: Sendable, Equatable {
+  /// Must equal the room in the websocket path.
+  public var room: String
+  /// A stable client id kept across reconnects; op ids are unique per client.
+  public var client: String
+  /// Display name shown to the others.
+  public var name: String
+  /// Display colour (CSS colour text such as `#e91e63`).
+  public var color: String
+  /// The last `seq` this client has seen; asks for a catch-up instead of a full board.
+  public var since: UInt64?
+
+  /// A hello with every field.
+  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil) {
+    self.room = room
+    self.client = client
+    self.name = name
+    self.color = color
+    self.since = since
+  }
+}
+
+/// `op`: an intent with the client's op id.
+public struct OpRequest: Sendable, Equatable {
+  /// Unique per client; re-sending the same id never applies twice.
+  public var id: String
+  /// What to do.
+  public var intent: Intent
+
+  /// An op request.
+  public init(id: String, intent: Intent) {
+    self.id = id
+    self.intent = intent
+  }
+}
+
+/// A field value of an item (`title`, `price`, …).
+public enum WireFieldValue: Sendable, Equatable, Hashable {
+  case string(String)
+  case number(Double)
+  case bool(Bool)
+
+  /// The JSON form.
+  public var json: JSONValue {
+    switch self {
+    case .string(let s): return .string(s)
+    case .number(let n): return .number(n)
+    case .bool(let b): return .bool(b)
+    }
+  }
+}
+
+/// What a client wants done to the board. Ids are the wire strings; `after`/`before` absent mean the
+/// start / the end.
+public enum Intent: Sendable, Equatable {
+  case insert(list: String, after: String?, before: String?, fields: [String: WireFieldValue], item: String?)
+  case move(item: String, list: String, after: String?, before: String?)
+  case delete(item: String)
+  case restore(item: String)
+  case set(item: String, field: String, value: WireFieldValue)
+  case assign(item: String, target: String)
+  case unassign(assignment: String)
+  case createList(list: String?, title: String, layout: String, after: String?)
+  case moveList(list: String, after: String?)
+  case deleteList(list: String)
+
+  /// The `kind` on the wire.
+  public var kind: String {
+    switch self {
+    case .insert: return "insert"
+    case .move: return "move"
+    case .delete: return "delete"
+    case .restore: return "restore"
+    case .set: return "set"
+    case .assign: return "assign"
+    case .unassign: return "unassign"
+    case .createList: return "createList"
+    case .moveList: return "moveList"
+    case .deleteList: return "deleteList"
+    }
+  }
+}
+
+/// The phase of a drag.
+public enum DragPhase: String, Sendable, Equatable {
+  case start, move, end, cancel
+
+  /// `end` and `cancel` finish a drag.
+  public var isFinal: Bool { self == .end || self == .cancel }
+}
+
+/// `drag`: the sender's current drag (ephemeral presence; coalesced, never stored).
+public struct DragMessage: Sendable, Equatable {
+  public var phase: DragPhase
+  /// The dragged item.
+  public var item: String
+  /// The list under the pointer.
+  public var list: String?
+  /// The item under the pointer.
+  public var over: String?
+  /// The prospective index in `list`.
+  public var index: Int?
+  /// The pointer relative to the list's box (0…1 inside it).
+  public var x: Double?
+  public var y: Double?
+  /// Opaque, passed through (a number or a short string).
+  public var t: JSONValue?
+
+  /// A drag update.
+  public init(
+    phase: DragPhase, item: String, list: String? = nil, over: String? = nil, index: Int? = nil,
+    x: Double? = nil, y: Double? = nil, t: JSONValue? = nil
+  ) {
+    self.phase = phase
+    self.item = item
+    self.list = list
+    self.over = over
+    self.index = index
+    self.x = x
+    self.y = y
+    self.t = t
+  }
+}

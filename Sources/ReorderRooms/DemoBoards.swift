@@ -1,0 +1,108 @@
+/// The demo boards `reorder serve --demo` creates when absent, each as a list of intents.
+public enum DemoBoards {
+  /// Room name → the intents that build it, in order.
+  public static let all: [(room: String, intents: [Intent])] = [
+    ("food", food), ("home", home), ("numbers", numbers), ("cities", cities),
+  ]
+
+  private static func item(_ list: String, _ id: String, _ fields: [String: WireFieldValue]) -> Intent {
+    .insert(list: list, after: nil, before: nil, fields: fields, item: id)
+  }
+
+  /// Seed 004: foods with a price and an emoji, dropped onto people whose totals grow.
+  static let food: [Intent] = {
+    var intents: [Intent] = [
+      .createList(list: "people", title: "People", layout: "grid", after: nil),
+      .createList(list: "foods", title: "Food", layout: "grid", after: nil),
+    ]
+    let foods: [(String, String, Double, String)] = [
+      ("pizza", "Pizza", 20, "🍕"), ("pasta", "Pasta", 13, "🍝"), ("burger", "Burger", 10, "🍔"),
+      ("sizzler", "Sizzler", 50, "🥘"),
+    ]
+    for (id, title, price, emoji) in foods {
+      intents.append(
+        item(
+          "foods", id,
+          ["title": .string(title), "price": .number(price), "emoji": .string(emoji), "role": .string("food")]))
+    }
+    for (id, title, emoji) in [("john", "John", "👨"), ("daizy", "Daizy", "👩"), ("tom", "Tom", "🧑")] {
+      intents.append(item("people", id, ["title": .string(title), "emoji": .string(emoji), "role": .string("person")]))
+    }
+    return intents
+  }()
+
+  /// Seed 000: a home screen of 24 apps in a grid.
+  static let home: [Intent] = {
+    let apps: [(String, String)] = [
+      ("Phone", "📞"), ("Messages", "💬"), ("Mail", "✉️"), ("Safari", "🧭"), ("Music", "🎵"), ("Photos", "🌄"),
+      ("Camera", "📷"), ("Maps", "🗺️"), ("Weather", "⛅"), ("Clock", "⏰"), ("Calendar", "📅"), ("Notes", "📝"),
+      ("Reminders", "✅"), ("Calculator", "🧮"), ("Settings", "⚙️"), ("App Store", "🛍️"), ("Books", "📚"),
+      ("Podcasts", "🎙️"), ("TV", "📺"), ("Health", "❤️"), ("Wallet", "👛"), ("Files", "📁"), ("Contacts", "👥"),
+      ("Translate", "🌐"),
+    ]
+    var intents: [Intent] = [.createList(list: "apps", title: "Home", layout: "grid", after: nil)]
+    for (title, emoji) in apps {
+      let id = title.lowercased().replacingSpaces()
+      intents.append(item("apps", id, ["title": .string(title), "emoji": .string(emoji)]))
+    }
+    return intents
+  }()
+
+  /// Seed 003: 100 numbered tiles in a grid.
+  static let numbers: [Intent] = {
+    var intents: [Intent] = [.createList(list: "numbers", title: "Numbers", layout: "grid", after: nil)]
+    for n in 1...100 {
+      intents.append(item("numbers", "n\(n)", ["title": .string("\(n)"), "number": .number(Double(n))]))
+    }
+    return intents
+  }()
+
+  /// Seed 001: a list of cities, reordered like the weather app's.
+  static let cities: [Intent] = {
+    let cities: [(String, String)] = [
+      ("Tokyo", "🗼"), ("Paris", "🥐"), ("New York", "🗽"), ("London", "💂"), ("Sydney", "🦘"), ("Cairo", "🐪"),
+      ("Rio de Janeiro", "🏖️"), ("Reykjavik", "🌋"), ("Mumbai", "🛺"), ("Toronto", "🍁"), ("Istanbul", "🕌"),
+      ("Cape Town", "⛰️"),
+    ]
+    var intents: [Intent] = [.createList(list: "cities", title: "Cities", layout: "list", after: nil)]
+    for (title, emoji) in cities {
+      intents.append(
+        item("cities", title.lowercased().replacingSpaces(), ["title": .string(title), "emoji": .string(emoji)]))
+    }
+    return intents
+  }()
+}
+
+extension String {
+  fileprivate func replacingSpaces() -> String { String(map { $0 == " " ? "-" : $0 }) }
+}
+
+extension Room {
+  /// Applies an op made by the server itself (demo boards): client `server`, by `server`.
+  public mutating func performSystem(_ intent: Intent, id: String) throws(ProtocolError) -> [RoomAction] {
+    let (logged, resolved) = try board.perform(intent, ids: GeneratedIDs(seq: seq + 1))
+    seq += 1
+    let record = OpRecord(id: id, client: "server", by: "server", resolved: resolved, logged: logged)
+    pending.append((seq, record.applied(seq: seq)))
+    remember(key: OpRecord.key(client: "server", id: id), seq: seq)
+    opsSinceSnapshot += 1
+    return [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
+  }
+}
+
+extension RoomRegistry {
+  /// Creates the demo rooms that have no stored state yet (as ordinary logged ops).
+  public func createDemoRooms(now: Double) throws -> [RoomAction] {
+    let existing = Set(try storage.roomNames())
+    var actions: [RoomAction] = []
+    for (name, intents) in DemoBoards.all where !existing.contains(name) && rooms[name] == nil {
+      var room = Room(name: name, board: boards.empty(), limits: limits, storage: storage, now: now)
+      for (i, intent) in intents.enumerated() {
+        actions.append(contentsOf: try room.performSystem(intent, id: "demo:\(i + 1)"))
+      }
+      rooms[name] = room
+      actions.append(.log(.info, "demo room created", [("room", name), ("seq", "\(room.seq)")]))
+    }
+    return actions
+  }
+}

@@ -1,0 +1,59 @@
+/// What the room stores for each applied op: enough to rebuild the board, answer re-sent op ids
+/// and serve `since` catch-ups after a restart.
+///
+/// Layout: `0x01`, a 4-byte big-endian header length, a JSON header
+/// `{"id":…,"client":…,"by":…,"op":{resolved op}}`, then the board's logged bytes (for the CRDT board,
+/// the encoded CRDT op).
+public struct OpRecord: Sendable, Equatable {
+  /// The client's op id.
+  public var id: String
+  /// The client id from `hello`.
+  public var client: String
+  /// The session that sent it (`applied.by`).
+  public var by: String
+  /// The resolved op (`applied.op`).
+  public var resolved: JSONValue
+  /// The board's replayable bytes.
+  public var logged: [UInt8]
+
+  /// A record.
+  public init(id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8]) {
+    self.id = id
+    self.client = client
+    self.by = by
+    self.resolved = resolved
+    self.logged = logged
+  }
+
+  /// The stored payload.
+  public func encoded() -> [UInt8] {
+    let header = JSONValue.object([
+      ("id", .string(id)), ("client", .string(client)), ("by", .string(by)), ("op", resolved),
+    ]).encoded()
+    var out: [UInt8] = [1]
+    out.reserveCapacity(5 + header.count + logged.count)
+    let n = UInt32(header.count)
+    out.append(contentsOf: [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)])
+    out.append(contentsOf: header)
+    out.append(contentsOf: logged)
+    return out
+  }
+
+  /// Reads a stored payload.
+  public init(payload: [UInt8]) throws {
+    guard payload.count >= 5, payload[0] == 1 else { throw BoardDataError("op record: unknown format") }
+    let n = Int(payload[1]) << 24 | Int(payload[2]) << 16 | Int(payload[3]) << 8 | Int(payload[4])
+    guard 5 + n <= payload.count else { throw BoardDataError("op record: truncated header") }
+    let header = try JSONValue.parse(Array(payload[5..<(5 + n)]))
+    guard let id = header["id"]?.stringValue, let client = header["client"]?.stringValue,
+      let by = header["by"]?.stringValue, let op = header["op"]
+    else { throw BoardDataError("op record: incomplete header") }
+    self.init(id: id, client: client, by: by, resolved: op, logged: Array(payload[(5 + n)...]))
+  }
+
+  /// The `applied` frame for this record at `seq`.
+  public func applied(seq: UInt64) -> [UInt8] { ServerMessage.applied(seq: seq, id: id, by: by, op: resolved) }
+
+  /// The idempotency key: client id and op id.
+  public static func key(client: String, id: String) -> String { client + "\u{1F}" + id }
+}

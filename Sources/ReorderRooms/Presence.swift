@@ -1,0 +1,93 @@
+/// Who a session is, as the others see it.
+public struct PeerInfo: Sendable, Equatable {
+  public var session: String
+  public var name: String
+  public var color: String
+
+  /// A peer.
+  public init(session: String, name: String, color: String) {
+    self.session = session
+    self.name = name
+    self.color = color
+  }
+}
+
+/// Latest-wins drag presence of one room: coalesced per session, flushed once per tick.
+///
+/// Invariants: `current` holds only drags whose phase is `start`/`move` (a drag in progress);
+/// `pending` holds at most one update per session (the latest), in first-change order.
+/// Nothing here is ever stored, and its size is bounded by the number of sessions.
+public struct Presence: Sendable {
+  /// Drags in progress, by session.
+  public private(set) var current: [String: DragMessage] = [:]
+  private var pending: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
+  private var order: [String] = []
+
+  /// No drags.
+  public init() {}
+
+  /// Records the latest drag of `peer`, replacing any unflushed one.
+  /// - Complexity: O(1) amortized.
+  public mutating func update(_ peer: PeerInfo, _ drag: DragMessage) {
+    if drag.phase.isFinal {
+      current[peer.session] = nil
+    } else {
+      current[peer.session] = drag
+    }
+    if pending.updateValue((peer, drag), forKey: peer.session) == nil { order.append(peer.session) }
+  }
+
+  /// `peer` left: a drag in progress becomes a `cancel` for everyone. Returns whether there was one.
+  @discardableResult
+  public mutating func cancel(_ peer: PeerInfo) -> Bool {
+    guard let drag = current[peer.session] else {
+      // A start that was never flushed: drop it silently.
+      if let unflushed = pending[peer.session], !unflushed.drag.phase.isFinal {
+        pending[peer.session] = nil
+        order.removeAll { $0 == peer.session }
+      }
+      return false
+    }
+    var cancelled = drag
+    cancelled.phase = .cancel
+    update(peer, cancelled)
+    return true
+  }
+
+  /// Whether any update waits for the next tick.
+  public var hasPending: Bool { !order.isEmpty }
+
+  /// Takes the pending updates, oldest change first: (session, encoded update, whether final).
+  /// - Complexity: O(p) in the number of pending updates.
+  public mutating func flush() -> [(session: String, update: [UInt8], isFinal: Bool)] {
+    defer {
+      pending.removeAll(keepingCapacity: true)
+      order.removeAll(keepingCapacity: true)
+    }
+    return order.compactMap { session in
+      guard let entry = pending[session] else { return nil }
+      return (session, Presence.updateJSON(entry.peer, entry.drag).encoded(), entry.drag.phase.isFinal)
+    }
+  }
+
+  /// `{session,name,color,phase,item,list,over,index,x,y,t}` with `null` for absent members.
+  public static func updateJSON(_ peer: PeerInfo, _ drag: DragMessage) -> JSONValue {
+    var members: [(key: String, value: JSONValue)] = [
+      ("session", .string(peer.session)), ("name", .string(peer.name)), ("color", .string(peer.color)),
+    ]
+    members.append(contentsOf: dragMembers(drag))
+    return .object(members)
+  }
+
+  /// `{phase,item,list,over,index,x,y,t}` with `null` for absent members.
+  public static func dragJSON(_ drag: DragMessage) -> JSONValue { .object(dragMembers(drag)) }
+
+  static func dragMembers(_ drag: DragMessage) -> [(key: String, value: JSONValue)] {
+    [
+      ("phase", .string(drag.phase.rawValue)), ("item", .string(drag.item)), ("list", .stringOrNull(drag.list)),
+      ("over", .stringOrNull(drag.over)), ("index", drag.index.map { .int($0) } ?? .null),
+      ("x", drag.x.map { .number($0) } ?? .null), ("y", drag.y.map { .number($0) } ?? .null),
+      ("t", drag.t ?? .null),
+    ]
+  }
+}

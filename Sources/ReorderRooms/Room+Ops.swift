@@ -1,0 +1,90 @@
+extension Room {
+  /// An `op` from a joined member: apply it now (or recognise a re-send), persist it, and return the
+  /// actions. Its `applied` goes out from `durable(upTo:)`.
+  public mutating func perform(_ request: OpRequest, from connection: ConnectionHandle) -> [RoomAction] {
+    guard let member = members[connection] else { return [] }
+    let key = OpRecord.key(client: member.client, id: request.id)
+    if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
+    do {
+      try checkLimits(request.intent)
+      let ids = GeneratedIDs(seq: seq + 1)
+      let (logged, resolved) = try board.perform(request.intent, ids: ids)
+      seq += 1
+      let record = OpRecord(
+        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged)
+      pending.append((seq, record.applied(seq: seq)))
+      remember(key: key, seq: seq)
+      var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
+      opsSinceSnapshot += 1
+      if opsSinceSnapshot >= limits.snapshotEvery {
+        actions.append(.snapshot(room: name, seq: seq, bytes: board.snapshot()))
+        opsSinceSnapshot = 0
+      }
+      return actions
+    } catch {
+      return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
+    }
+  }
+
+  /// A re-sent op id: the same `applied` to the sender only (now if durable and welcomed; otherwise
+  /// it arrives with the broadcast or right after the welcome).
+  mutating func repeatAck(seq known: UInt64, to connection: ConnectionHandle) -> [RoomAction] {
+    guard let member = members[connection] else { return [] }
+    guard member.welcomedAt != nil else {
+      members[connection]?.acksAfterWelcome.append(known)
+      return []
+    }
+    // Still pending: its broadcast will reach this member (welcomed members have welcomedAt <= durableSeq).
+    if known > durableSeq { return [] }
+    guard let frame = appliedFrame(seq: known) else { return [] }
+    return [.send(connection, frame, .data)]
+  }
+
+  func checkLimits(_ intent: Intent) throws(ProtocolError) {
+    switch intent {
+    case .insert(_, _, _, _, let item):
+      if let item, item.hasPrefix("_") { throw ProtocolError.invalid("item", "must not start with '_' (server ids)") }
+      guard board.itemCount < limits.maxItemsPerRoom else {
+        throw ProtocolError(.itemLimit, "this room has the maximum of \(limits.maxItemsPerRoom) items")
+      }
+    case .createList(let list, _, _, _):
+      if let list, list.hasPrefix("_") { throw ProtocolError.invalid("list", "must not start with '_' (server ids)") }
+      guard board.listCount < limits.maxListsPerRoom else {
+        throw ProtocolError(.listLimit, "this room has the maximum of \(limits.maxListsPerRoom) lists")
+      }
+    default: break
+    }
+  }
+
+  /// The store made everything up to `durable` durable: send the `applied` frames in seq order, and
+  /// the welcomes that were waiting for them.
+  public mutating func durable(upTo durable: UInt64) -> [RoomAction] {
+    guard durable > durableSeq else { return [] }
+    var actions: [RoomAction] = []
+    var sent = 0
+    for (opSeq, frame) in pending {
+      guard opSeq <= durable else { break }
+      let recipients = members.values.compactMap { m -> ConnectionHandle? in
+        guard let w = m.welcomedAt, w < opSeq else { return nil }
+        return m.connection
+      }
+      if !recipients.isEmpty { actions.append(.broadcast(recipients, frame, .data)) }
+      addRecent(seq: opSeq, frame: frame)
+      durableSeq = opSeq
+      sent += 1
+      let waiting = members.values.filter { $0.welcomedAt == nil && $0.joinSeq <= opSeq }.map(\.connection)
+      for connection in waiting.sorted() { actions.append(contentsOf: sendWelcome(connection)) }
+    }
+    pending.removeFirst(sent)
+    return actions
+  }
+
+  /// Restores an applied op while loading (already durable).
+  mutating func restore(seq entrySeq: UInt64, record: OpRecord) throws {
+    try board.replay(record.logged)
+    seq = entrySeq
+    durableSeq = entrySeq
+    remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
+    addRecent(seq: entrySeq, frame: record.applied(seq: entrySeq))
+  }
+}

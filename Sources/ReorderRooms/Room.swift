@@ -1,0 +1,105 @@
+/// One board and the connections editing it: a state machine that returns actions.
+///
+/// Ops apply to the board in arrival order and get the next `seq` at once; their `applied` frames
+/// wait in `pending` until the store reports them durable, then go out in seq order. A member that
+/// joins while ops are pending gets its `welcome` when everything up to its join seq is durable,
+/// so every member sees a gap-free stream: welcome at seq W, then `applied` W+1, W+2, …
+///
+/// Invariants: `durableSeq <= seq`; `pending` holds exactly seqs `durableSeq+1 … seq` in order;
+/// `recent` holds the `applied` frames of seqs `recentStart ..< recentStart + recent.count`, all durable.
+public struct Room: Sendable {
+  /// A connection in the room.
+  struct Member: Sendable {
+    var connection: ConnectionHandle
+    var peer: PeerInfo
+    var client: String
+    var since: UInt64?
+    /// The seq of its welcome; `nil` until the welcome is sent.
+    var welcomedAt: UInt64?
+    /// The seq it joined at, while its welcome waits for durability.
+    var joinSeq: UInt64
+    /// A full board captured at join time, when the welcome had to wait.
+    var capturedBoard: JSONValue?
+    /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
+    var acksAfterWelcome: [UInt64] = []
+  }
+
+  /// The room name (from the websocket path).
+  public let name: String
+  var board: any RoomBoard
+  let limits: RoomLimits
+  let storage: (any RoomStorage)?
+  /// Last assigned seq.
+  public internal(set) var seq: UInt64 = 0
+  /// Last seq the store reported durable.
+  public internal(set) var durableSeq: UInt64 = 0
+  var pending: [(seq: UInt64, frame: [UInt8])] = []
+  var recent: [[UInt8]] = []
+  var recentStart: UInt64 = 1
+  var opIDs: [String: UInt64] = [:]
+  var opIDOrder: [String] = []
+  var opIDHead = 0
+  var members: [ConnectionHandle: Member] = [:]
+  var presence = Presence()
+  var opsSinceSnapshot = 0
+  /// When the last member left (or the room was loaded), for idle unloading.
+  var idleSince: Double
+
+  /// An empty room with the given board.
+  public init(name: String, board: any RoomBoard, limits: RoomLimits, storage: (any RoomStorage)?, now: Double) {
+    self.name = name
+    self.board = board
+    self.limits = limits
+    self.storage = storage
+    self.idleSince = now
+  }
+
+  /// Number of connections in the room.
+  public var memberCount: Int { members.count }
+
+  /// The full resolved board (as in `welcome.board`).
+  public func boardJSON() -> JSONValue { board.boardJSON() }
+
+  /// Whether the room can be unloaded: nobody in it, nothing waiting to be durable, idle long enough.
+  public func isIdle(now: Double) -> Bool {
+    members.isEmpty && pending.isEmpty && now - idleSince >= limits.roomIdleSeconds
+  }
+
+  /// Welcomed members, excluding `except`.
+  func welcomed(except: ConnectionHandle? = nil) -> [ConnectionHandle] {
+    members.values.compactMap { $0.welcomedAt != nil && $0.connection != except ? $0.connection : nil }
+  }
+
+  /// Remembers an op id → seq, forgetting the oldest beyond `rememberedOpIDs`.
+  mutating func remember(key: String, seq: UInt64) {
+    if opIDs.updateValue(seq, forKey: key) == nil { opIDOrder.append(key) }
+    if opIDOrder.count - opIDHead > limits.rememberedOpIDs {
+      opIDs[opIDOrder[opIDHead]] = nil
+      opIDHead += 1
+      if opIDHead > 4_096 && opIDHead * 2 > opIDOrder.count {
+        opIDOrder.removeFirst(opIDHead)
+        opIDHead = 0
+      }
+    }
+  }
+
+  /// Adds a durable `applied` frame to the catch-up window.
+  mutating func addRecent(seq: UInt64, frame: [UInt8]) {
+    if recent.isEmpty { recentStart = seq }
+    recent.append(frame)
+    if recent.count > limits.maxCatchUpOps + 1_024 {
+      let drop = recent.count - limits.maxCatchUpOps
+      recent.removeFirst(drop)
+      recentStart += UInt64(drop)
+    }
+  }
+
+  /// The `applied` frame of a durable seq, from memory or storage.
+  func appliedFrame(seq: UInt64) -> [UInt8]? {
+    if seq >= recentStart, seq < recentStart + UInt64(recent.count) { return recent[Int(seq - recentStart)] }
+    guard let storage, seq >= 1, let entries = try? storage.entries(room: name, after: seq - 1, limit: 1),
+      let entry = entries.first, entry.seq == seq, let record = try? OpRecord(payload: entry.payload)
+    else { return nil }
+    return record.applied(seq: seq)
+  }
+}

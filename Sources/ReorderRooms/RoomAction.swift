@@ -1,0 +1,75 @@
+/// A connection as the rooms see it: the transport's connection id, without the transport.
+public struct ConnectionHandle: Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The transport's `ConnectionID.rawValue`.
+  public var rawValue: UInt64
+  /// A handle for a transport connection id.
+  public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+  public var description: String { "c\(rawValue)" }
+  public static func < (a: ConnectionHandle, b: ConnectionHandle) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// How urgently a frame must reach the client.
+public enum FramePriority: Sendable, Equatable {
+  /// Ops, acks, errors: never dropped (the connection is closed instead when its queue overflows).
+  case data
+  /// Drags: may be dropped when the connection's outgoing queue is over half full.
+  case presence
+}
+
+/// Severity of a log event.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+  case debug, info, warn, error
+
+  /// The level named `name` (`debug`, `info`, `warn`, `error`), or `nil`.
+  public init?(name: String) {
+    switch name.lowercased() {
+    case "debug": self = .debug
+    case "info": self = .info
+    case "warn", "warning": self = .warn
+    case "error": self = .error
+    default: return nil
+    }
+  }
+
+  /// The lower-case name.
+  public var name: String {
+    switch self {
+    case .debug: return "debug"
+    case .info: return "info"
+    case .warn: return "warn"
+    case .error: return "error"
+    }
+  }
+
+  public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Something the driver of the rooms must do; the rooms themselves do no I/O.
+public enum RoomAction: Sendable {
+  /// Send one text frame to one connection.
+  case send(ConnectionHandle, [UInt8], FramePriority)
+  /// Send the same text frame to several connections.
+  case broadcast([ConnectionHandle], [UInt8], FramePriority)
+  /// Append these ops of `room` to the store; when durable, call `durable(room:upTo:)`.
+  case persist(room: String, ops: [LogEntry])
+  /// Save a snapshot of `room` at `seq` (asynchronously, after the ops before it).
+  case snapshot(room: String, seq: UInt64, bytes: [UInt8])
+  /// Close a connection (after its queued frames) with a websocket close code and reason.
+  case close(ConnectionHandle, code: UInt16, reason: String)
+  /// Write one log line: an event name and its fields.
+  case log(LogLevel, String, [(String, String)])
+}
+
+/// Websocket close codes the rooms use.
+public enum CloseCode {
+  /// The server is shutting down.
+  public static let goingAway: UInt16 = 1001
+  /// Abusive client: sustained flooding or too many bad frames.
+  public static let policyViolation: UInt16 = 1008
+  /// Frame larger than `--max-message-bytes` (sent by the transport).
+  public static let messageTooBig: UInt16 = 1009
+  /// The room could not be loaded.
+  public static let internalError: UInt16 = 1011
+  /// Room or server full: try again later.
+  public static let tryAgainLater: UInt16 = 1013
+}

@@ -1,0 +1,59 @@
+/// Ids the room hands to an intent that creates something without a client-chosen id.
+public struct GeneratedIDs: Sendable, Equatable {
+  /// For `insert` without `item`.
+  public var item: String
+  /// For `assign`.
+  public var assignment: String
+  /// For `createList` without `list`.
+  public var list: String
+
+  /// Server-made ids for the op that will get `seq` (prefixed with `_`, which clients may not use).
+  public init(seq: UInt64) {
+    item = "_i\(seq)"
+    assignment = "_a\(seq)"
+    list = "_l\(seq)"
+  }
+}
+
+/// The replicated board of one room, as the room state machine needs it.
+///
+/// `CRDTRoomBoard` adapts `ReorderCRDT.Board`; `PlainBoard` is a server-authoritative array model
+/// used as a reference in tests. Both produce the same resolved ops for the same intents.
+public protocol RoomBoard: Sendable {
+  /// Validates `intent`, applies it, and returns the bytes to log (replayable by `replay`) and the
+  /// resolved op for `applied.op`. Throws with nothing changed.
+  mutating func perform(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> (
+    logged: [UInt8], resolved: JSONValue
+  )
+  /// Re-applies logged bytes from `perform` (loading a room).
+  mutating func replay(_ logged: [UInt8]) throws
+  /// The full resolved state for `welcome.board`.
+  func boardJSON() -> JSONValue
+  /// Bytes for a snapshot; `init(snapshot:)` restores it.
+  func snapshot() -> [UInt8]
+  /// Whether an item with this id exists (alive).
+  func hasLiveItem(_ id: String) -> Bool
+  /// Items ever created in the room (live and deleted).
+  var itemCount: Int { get }
+  /// Lists in the room.
+  var listCount: Int { get }
+}
+
+/// Builds the boards of rooms: an empty one, or one restored from a snapshot.
+public struct RoomBoardFactory: Sendable {
+  /// A new empty board.
+  public var empty: @Sendable () -> any RoomBoard
+  /// A board restored from snapshot bytes.
+  public var restore: @Sendable ([UInt8]) throws -> any RoomBoard
+
+  /// A factory from two closures.
+  public init(
+    empty: @escaping @Sendable () -> any RoomBoard, restore: @escaping @Sendable ([UInt8]) throws -> any RoomBoard
+  ) {
+    self.empty = empty
+    self.restore = restore
+  }
+
+  /// The reference array model.
+  public static let plain = RoomBoardFactory(empty: { PlainBoard() }, restore: { try PlainBoard(snapshot: $0) })
+}

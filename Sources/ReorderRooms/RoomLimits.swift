@@ -1,0 +1,27 @@
+/// The limits and tunables of rooms (each maps to a `reorder serve` flag; see README).
+public struct RoomLimits: Sendable, Equatable {
+  /// Ops per second per connection (token bucket rate; burst is twice this).
+  public var maxOpsPerSecond = 200
+  /// Live + deleted items per room.
+  public var maxItemsPerRoom = 10_000
+  /// Lists per room.
+  public var maxListsPerRoom = 100
+  /// Rooms loaded at once.
+  public var maxRooms = 1_000
+  /// Connections per room.
+  public var maxConnectionsPerRoom = 2_000
+  /// Seconds a room stays loaded after its last connection left.
+  public var roomIdleSeconds = 30.0
+  /// Write a snapshot every this many ops.
+  public var snapshotEvery = 1_000
+  /// Largest `since` gap served as a list of ops; larger gaps get the full board.
+  public var maxCatchUpOps = 1_000
+  /// Op ids remembered per room for idempotent re-sends (also rebuilt from the log on load).
+  public var rememberedOpIDs = 10_000
+
+  /// The defaults.
+  public init() {}
+
+  /// Frames of any kind per second per connection: ops plus up to 120 drags.
+  var maxFramesPerSecond: Double { Double(maxOpsPerSecond * 2 + 120) }
+}

@@ -1,0 +1,97 @@
+extension RoomRegistry {
+  /// One whole frame from a connection.
+  public func received(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool, now: Double) -> [RoomAction] {
+    guard var state = connections[connection], !state.closing else { return [] }
+    defer { if connections[connection] != nil { connections[connection] = state } }
+    guard state.frames.take(now: now) else {
+      var actions = violation(connection, &state, now: now)
+      if !state.limitedNotified && !state.closing {
+        state.limitedNotified = true
+        actions.append(
+          .send(connection, ServerMessage.error(ProtocolError(.rateLimited, "too many frames; slow down")), .data))
+      }
+      return actions
+    }
+    state.limitedNotified = false
+    if isBinary {
+      return fail(
+        connection, &state, ProtocolError(.badMessage, "binary frames are not supported; send JSON text"), now: now)
+    }
+    let message_: ClientMessage
+    do {
+      message_ = try ClientMessage.decode(message)
+    } catch {
+      if let id = error.opID, state.session != nil {
+        return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]
+      }
+      return fail(connection, &state, error.error, now: now)
+    }
+    switch message_ {
+    case .hello(let hello):
+      guard state.session == nil else {
+        return fail(
+          connection, &state, ProtocolError(.alreadyJoined, "hello was already sent on this connection"), now: now)
+      }
+      guard hello.room == state.room else {
+        return fail(
+          connection, &state,
+          ProtocolError(.roomMismatch, "hello.room must be the room of the websocket path /ws/<room>"),
+          now: now)
+      }
+      guard rooms[state.room] != nil else { return [] }
+      let session = sessionPrefix + String(nextSession)
+      nextSession += 1
+      let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
+      if rooms[state.room]!.members[connection] != nil {
+        state.session = session
+      } else {
+        state.closing = true
+      }
+      return actions
+    case .op(let request):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      guard state.ops.take(now: now) else {
+        var actions: [RoomAction] = [
+          .send(
+            connection,
+            ServerMessage.rejected(
+              id: request.id,
+              error: ProtocolError(.rateLimited, "more than \(limits.maxOpsPerSecond) ops per second; re-send later")),
+            .data)
+        ]
+        actions.append(contentsOf: violation(connection, &state, now: now))
+        return actions
+      }
+      return rooms[state.room]?.perform(request, from: connection) ?? []
+    case .drag(let drag):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      return rooms[state.room]?.drag(drag, from: connection) ?? []
+    }
+  }
+
+  /// An `error` frame for a bad frame; counts as a violation.
+  func fail(_ connection: ConnectionHandle, _ state: inout Connection, _ error: ProtocolError, now: Double)
+    -> [RoomAction]
+  {
+    var actions: [RoomAction] = [
+      .send(connection, ServerMessage.error(error), .data),
+      .log(.debug, "bad frame", [("connection", "\(connection)"), ("code", error.code.rawValue)]),
+    ]
+    actions.append(contentsOf: violation(connection, &state, now: now))
+    return actions
+  }
+
+  /// Counts a violation; when they come faster than the op rate for long, the connection is closed.
+  func violation(_ connection: ConnectionHandle, _ state: inout Connection, now: Double) -> [RoomAction] {
+    guard !state.violations.take(now: now), !state.closing else { return [] }
+    state.closing = true
+    return [
+      .close(connection, code: CloseCode.policyViolation, reason: "too many bad or rate-limited messages"),
+      .log(.warn, "closed abusive connection", [("connection", "\(connection)"), ("room", state.room)]),
+    ]
+  }
+}

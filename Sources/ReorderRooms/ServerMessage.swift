@@ -1,0 +1,69 @@
+/// Encoders for the frames the server sends (see docs/PROTOCOL.md). Each returns UTF-8 JSON bytes.
+public enum ServerMessage {
+  /// `applied {seq, id, by, op}`.
+  public static func applied(seq: UInt64, id: String, by: String, op: JSONValue) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("applied")), ("seq", .number(Double(seq))), ("id", .string(id)), ("by", .string(by)),
+      ("op", op),
+    ]).encoded()
+  }
+
+  /// `rejected {id, code, message}`.
+  public static func rejected(id: String, error: ProtocolError) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("rejected")), ("id", .string(id)), ("code", .string(error.code.rawValue)),
+      ("message", .string(error.message)),
+    ]).encoded()
+  }
+
+  /// `error {code, message}`.
+  public static func error(_ error: ProtocolError) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("error")), ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
+    ]).encoded()
+  }
+
+  /// `peer {event, session, name, color}`.
+  public static func peer(event: String, session: String, name: String, color: String) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("peer")), ("event", .string(event)), ("session", .string(session)), ("name", .string(name)),
+      ("color", .string(color)),
+    ]).encoded()
+  }
+
+  /// `welcome {session, seq, board, peers}`.
+  public static func welcome(session: String, seq: UInt64, board: JSONValue, peers: [JSONValue]) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("welcome")), ("session", .string(session)), ("seq", .number(Double(seq))),
+      ("board", board), ("peers", .array(peers)),
+    ]).encoded()
+  }
+
+  /// `welcome {session, seq, ops, peers}`, where `ops` are already-encoded `applied` frames.
+  public static func welcome(session: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue]) -> [UInt8] {
+    var out = JSONValue.object([
+      ("type", .string("welcome")), ("session", .string(session)), ("seq", .number(Double(seq))),
+    ]).encoded()
+    out.removeLast()  // "}"
+    out.append(contentsOf: ",\"ops\":[".utf8)
+    for (i, op) in ops.enumerated() {
+      if i > 0 { out.append(UInt8(ascii: ",")) }
+      out.append(contentsOf: op)
+    }
+    out.append(contentsOf: "],\"peers\":".utf8)
+    JSONValue.array(peers).write(to: &out)
+    out.append(UInt8(ascii: "}"))
+    return out
+  }
+
+  /// `drags {updates}`, where `updates` are already-encoded update objects.
+  public static func drags(_ updates: [[UInt8]]) -> [UInt8] {
+    var out = Array("{\"type\":\"drags\",\"updates\":[".utf8)
+    for (i, update) in updates.enumerated() {
+      if i > 0 { out.append(UInt8(ascii: ",")) }
+      out.append(contentsOf: update)
+    }
+    out.append(contentsOf: "]}".utf8)
+    return out
+  }
+}

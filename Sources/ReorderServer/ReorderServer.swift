@@ -1,0 +1,101 @@
+import Dispatch
+import ReorderRooms
+import ReorderStore
+import ReorderTransport
+
+/// The Reorder service: websocket rooms over libwebsockets, durable in SQLite.
+///
+/// The rooms run on the lws service thread (as the transport's handler); the store's writer thread
+/// commits op groups and posts back so that `applied` goes out only once durable.
+///
+/// ```swift
+/// let server = try ReorderServer(configuration: configuration)
+/// let port = try server.start()
+/// // … on SIGTERM:
+/// server.shutdown()
+/// ```
+public final class ReorderServer: @unchecked Sendable {
+  /// What it was started with.
+  public let configuration: ServerConfiguration
+  let store: Store
+  let registry: RoomRegistry
+  let driver: RoomsDriver
+  let transport: WebSocketServer
+  private var boundPort = 0
+  private var stopped = false
+
+  /// Opens the store and prepares the transport; nothing is bound until `start()`.
+  /// - Throws: `StoreError` when the data directory cannot be used, `TransportError` for a bad
+  ///   transport configuration (e.g. a missing web root).
+  public init(configuration: ServerConfiguration) throws {
+    self.configuration = configuration
+    store = try Store(path: configuration.dataPath)
+    registry = RoomRegistry(
+      limits: configuration.roomLimits, storage: StoreRoomStorage(store: store), boards: ServerBoards.factory,
+      sessionPrefix: ReorderServer.sessionPrefix())
+    driver = RoomsDriver(registry: registry, store: store)
+    do {
+      transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
+    } catch {
+      store.close()
+      throw error
+    }
+    driver.transport = transport
+  }
+
+  /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
+  public func start() throws -> Int {
+    if configuration.demo { try createDemoRooms() }
+    boundPort = try transport.start()
+    ServerLog.log(
+      .info, "server started",
+      [("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)")])
+    return boundPort
+  }
+
+  /// The bound port (0 before `start()`).
+  public var port: Int { boundPort }
+
+  /// Graceful stop: snapshots of the loaded rooms, stop accepting, close every websocket with 1001,
+  /// then flush and close the store. Idempotent; call from any thread except the service thread.
+  public func shutdown() {
+    guard !stopped else { return }
+    stopped = true
+    if transport.isRunning {
+      let done = DispatchSemaphore(value: 0)
+      transport.post { [driver] in
+        driver.perform(driver.registry.shutdown())
+        done.signal()
+      }
+      _ = done.wait(timeout: .now() + 2)
+      transport.shutdown()
+    }
+    store.close()
+    ServerLog.log(.info, "server stopped", [])
+  }
+
+  /// Before the service thread runs: build the demo rooms and wait for them to be durable.
+  private func createDemoRooms() throws {
+    let actions = try registry.createDemoRooms(now: MonotonicClock.now())
+    var highest: [String: UInt64] = [:]
+    for action in actions {
+      switch action {
+      case .persist(let room, let ops):
+        store.append(room: room, ops: ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }, onDurable: { _ in })
+        highest[room] = max(highest[room] ?? 0, ops.last?.seq ?? 0)
+      case .log(let level, let event, let fields):
+        ServerLog.log(level, event, fields)
+      default:
+        break
+      }
+    }
+    store.flush()
+    for (room, seq) in highest { _ = registry.durable(room: room, upTo: seq) }
+  }
+
+  /// A prefix that keeps session ids distinct across restarts (`s<base36 time>-`).
+  static func sessionPrefix() -> String {
+    let seconds = UInt64(DispatchWallTime.now().rawValue & 0x7FFF_FFFF_FFFF_FFFF) / 1_000_000_000
+    return "s" + String(seconds % 1_679_616, radix: 36) + "-"
+  }
+}

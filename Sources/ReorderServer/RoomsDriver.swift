@@ -1,0 +1,108 @@
+import ReorderRooms
+import ReorderStore
+import ReorderTransport
+
+/// Runs the rooms on the lws service thread: turns transport callbacks into registry calls, and the
+/// registry's actions into sends, closes, store appends and log lines.
+///
+/// Threading: every method runs on the service thread, except `onDurable`/`onFailure` closures,
+/// which run on the store's writer thread and only `post` back.
+/// `@unchecked Sendable`: all state is confined to the service thread; the writer thread only reads
+/// `transport` (set once before `start()`) to `post`.
+final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
+  let registry: RoomRegistry
+  let store: Store
+  /// Set right after the transport is made; the transport owns this driver, hence `weak`.
+  weak var transport: WebSocketServer?
+
+  init(registry: RoomRegistry, store: Store) {
+    self.registry = registry
+    self.store = store
+  }
+
+  func connectionOpened(_ connection: ConnectionID, room: String) {
+    perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: MonotonicClock.now()))
+  }
+
+  func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
+    perform(
+      registry.received(
+        ConnectionHandle(connection.rawValue), message: message, isBinary: isBinary, now: MonotonicClock.now()))
+  }
+
+  func connectionClosed(_ connection: ConnectionID) {
+    perform(registry.closed(ConnectionHandle(connection.rawValue), now: MonotonicClock.now()))
+  }
+
+  func transportTick() {
+    perform(registry.tick(now: MonotonicClock.now()))
+  }
+
+  func healthFields() -> [String: Int] {
+    ["rooms": registry.roomCount]
+  }
+
+  /// Performs actions; persists of one batch are grouped into one store append per room.
+  func perform(_ actions: [RoomAction]) {
+    guard !actions.isEmpty else { return }
+    var persists: [(room: String, ops: [StoredOp])] = []
+    for action in actions {
+      switch action {
+      case .send(let connection, let bytes, let priority):
+        transport?.send(bytes, to: ConnectionID(rawValue: connection.rawValue), priority: Self.priority(priority))
+      case .broadcast(let connections, let bytes, let priority):
+        guard let transport else { continue }
+        let p = Self.priority(priority)
+        for connection in connections {
+          transport.send(bytes, to: ConnectionID(rawValue: connection.rawValue), priority: p)
+        }
+      case .persist(let room, let ops):
+        let stored = ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }
+        if let last = persists.indices.last, persists[last].room == room {
+          persists[last].ops.append(contentsOf: stored)
+        } else {
+          persists.append((room, stored))
+        }
+      case .snapshot(let room, let seq, let bytes):
+        flush(&persists)
+        store.saveSnapshot(room: room, seq: seq, bytes: bytes)
+      case .close(let connection, let code, let reason):
+        transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
+      case .log(let level, let event, let fields):
+        ServerLog.log(level, event, fields)
+      }
+    }
+    flush(&persists)
+  }
+
+  private func flush(_ persists: inout [(room: String, ops: [StoredOp])]) {
+    for (room, ops) in persists { append(room: room, ops: ops) }
+    persists.removeAll()
+  }
+
+  /// Appends to the store; the `applied` frames go out from the service thread once durable.
+  func append(room: String, ops: [StoredOp]) {
+    store.append(
+      room: room, ops: ops,
+      onDurable: { [weak self] seq in
+        self?.transport?.post { [weak self] in
+          guard let self else { return }
+          self.perform(self.registry.durable(room: room, upTo: seq))
+        }
+      },
+      onFailure: { [weak self] error in
+        self?.transport?.post { [weak self] in
+          guard let self else { return }
+          ServerLog.log(.error, "append failed", [("room", room), ("error", "\(error)")])
+          self.perform(self.registry.fail(room: room, reason: "storage failure"))
+        }
+      })
+  }
+
+  static func priority(_ p: FramePriority) -> SendPriority {
+    switch p {
+    case .data: return .data
+    case .presence: return .presence
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import ReorderRooms
+import ReorderTransport
+
+extension ServerConfiguration {
+  /// The transport part.
+  var transportConfiguration: TransportConfiguration {
+    var t = TransportConfiguration()
+    t.host = host
+    t.port = port
+    t.webRoot = webRoot.isEmpty ? nil : webRoot
+    t.maxMessageBytes = maxMessageBytes
+    t.maxQueueBytes = maxQueueBytes
+    t.tlsCertificatePath = tlsCertificatePath
+    t.tlsPrivateKeyPath = tlsPrivateKeyPath
+    t.pingIntervalSeconds = pingIntervalSeconds
+    t.idleTimeoutSeconds = idleTimeoutSeconds
+    t.tickIntervalMilliseconds = max(1, 1_000 / max(1, presenceHz))
+    return t
+  }
+
+  /// The rooms part.
+  var roomLimits: RoomLimits {
+    var l = RoomLimits()
+    l.maxOpsPerSecond = max(1, maxOpsPerSecond)
+    l.maxItemsPerRoom = maxItemsPerRoom
+    l.maxListsPerRoom = maxListsPerRoom
+    l.maxRooms = maxRooms
+    l.maxConnectionsPerRoom = maxConnectionsPerRoom
+    l.roomIdleSeconds = Double(roomIdleSeconds)
+    l.snapshotEvery = max(1, snapshotEvery)
+    return l
+  }
+}

@@ -1,0 +1,161 @@
+import CSQLite
+
+extension StoreWriter {
+  /// What became of one job of a batch.
+  private enum Outcome {
+    case appended(Result<UInt64, StoreError>)
+    case snapshot(Result<Void, StoreError>)
+    case barrier
+  }
+
+  /// Writes a whole batch in one transaction, commits, then runs the completions in queue order.
+  ///
+  /// An append that conflicts with stored ops fails alone (its savepoint is rolled back); any other
+  /// error (disk full, I/O) fails the whole batch, and nothing of it is acknowledged.
+  func process(_ batch: [Job]) {
+    var outcomes: [Outcome] = []
+    outcomes.reserveCapacity(batch.count)
+    let writes = batch.contains { if case .barrier = $0 { false } else { true } }
+    if writes {
+      let clock = ContinuousClock()
+      let start = clock.now
+      var updated: [String: UInt64] = [:]
+      var committed = false
+      do {
+        try connection.statement("BEGIN IMMEDIATE").run()
+        for job in batch {
+          switch job {
+          case .append(let room, let ops, _):
+            outcomes.append(.appended(try write(room: room, ops: ops, updated: &updated)))
+          case .snapshot(let room, let seq, let bytes, _):
+            outcomes.append(.snapshot(try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)))
+          case .barrier:
+            outcomes.append(.barrier)
+          }
+        }
+        try connection.statement("COMMIT").run()
+        committed = true
+        highWater.merge(updated) { _, new in new }
+      } catch {
+        if connection.inTransaction { try? connection.statement("ROLLBACK").run() }
+        outcomes = batch.map { job in
+          switch job {
+          case .append: .appended(.failure(error))
+          case .snapshot: .snapshot(.failure(error))
+          case .barrier: .barrier
+          }
+        }
+      }
+      let elapsed = start.duration(to: clock.now)
+      recordBatch(outcomes, batch: batch, committed: committed, nanoseconds: elapsed)
+    }
+    for (index, job) in batch.enumerated() {
+      switch (job, writes ? outcomes[index] : .barrier) {
+      case (.append(_, _, let completion), .appended(let result)): completion(result)
+      case (.snapshot(_, _, _, let completion), .snapshot(let result)): completion(result)
+      case (.barrier(let done), _): done()
+      default: preconditionFailure("outcome does not match its job")
+      }
+    }
+  }
+
+  private func recordBatch(_ outcomes: [Outcome], batch: [Job], committed: Bool, nanoseconds: Duration) {
+    var appends = 0
+    var failed = 0
+    var ops = 0
+    var snapshots = 0
+    for (outcome, job) in zip(outcomes, batch) {
+      switch (outcome, job) {
+      case (.appended(.success), .append(_, let jobOps, _)):
+        appends += 1
+        ops += jobOps.count
+      case (.appended(.failure), _): failed += 1
+      case (.snapshot(.success), _): snapshots += 1
+      default: break
+      }
+    }
+    let (seconds, attoseconds) = nanoseconds.components
+    let elapsed = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    record { stats in
+      if committed { stats.commits += 1 }
+      stats.appends += appends
+      stats.ops += ops
+      stats.snapshots += snapshots
+      stats.failedAppends += failed
+      stats.largestBatch = max(stats.largestBatch, appends + failed)
+      stats.commitNanoseconds += elapsed
+    }
+  }
+
+  /// The highest durable seq of `room` as seen inside the current transaction; registers new rooms.
+  private func highestSeq(of room: String, updated: inout [String: UInt64]) throws(StoreError) -> UInt64 {
+    if let high = updated[room] ?? highWater[room] { return high }
+    let insert = try connection.statement("INSERT INTO rooms(name) VALUES (?1) ON CONFLICT DO NOTHING")
+    try insert.bind(room, at: 1)
+    try insert.run()
+    let query = try connection.statement("SELECT max(seq) FROM ops WHERE room = ?1")
+    try query.bind(room, at: 1)
+    let high: UInt64 = try query.step() && !query.isNull(0) ? UInt64(query.int64(0)) : 0
+    query.reset()
+    updated[room] = high
+    return high
+  }
+
+  /// Inserts one append's ops. Throws only errors that doom the whole transaction.
+  private func write(
+    room: String, ops: [StoredOp], updated: inout [String: UInt64]
+  ) throws(StoreError) -> Result<UInt64, StoreError> {
+    if let bad = ops.first(where: { $0.seq > UInt64(Int64.max) }) { return .failure(.seqOutOfRange(bad.seq)) }
+    var high = try highestSeq(of: room, updated: &updated)
+    let guarded = ops.count > 1
+    if guarded { try connection.statement("SAVEPOINT append").run() }
+    let insert = try connection.statement(
+      "INSERT INTO ops(room, seq, payload) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")
+    for op in ops {
+      insert.reset()
+      try insert.bind(room, at: 1)
+      try insert.bind(Int64(op.seq), at: 2)
+      try insert.bind(op.payload, at: 3)
+      try insert.run()
+      if connection.changes == 0, try storedPayload(room: room, seq: op.seq) != op.payload {
+        // Same (room, seq) with other bytes: refuse this append only. Identical bytes are an idempotent retry.
+        if guarded { try connection.execute("ROLLBACK TO append; RELEASE append") }
+        return .failure(.conflictingSeq(room: room, seq: op.seq))
+      }
+      high = max(high, op.seq)
+    }
+    if guarded { try connection.statement("RELEASE append").run() }
+    updated[room] = high
+    return .success(high)
+  }
+
+  private func storedPayload(room: String, seq: UInt64) throws(StoreError) -> [UInt8]? {
+    let query = try connection.statement("SELECT payload FROM ops WHERE room = ?1 AND seq = ?2")
+    try query.bind(room, at: 1)
+    try query.bind(Int64(seq), at: 2)
+    defer { query.reset() }
+    return try query.step() ? query.bytes(0) : nil
+  }
+
+  /// Upserts a snapshot and deletes all but the latest two of the room.
+  private func writeSnapshot(
+    room: String, seq: UInt64, bytes: [UInt8], updated: inout [String: UInt64]
+  ) throws(StoreError) -> Result<Void, StoreError> {
+    guard seq <= UInt64(Int64.max) else { return .failure(.seqOutOfRange(seq)) }
+    _ = try highestSeq(of: room, updated: &updated)
+    let upsert = try connection.statement(
+      "INSERT INTO snapshots(room, seq, bytes) VALUES (?1, ?2, ?3) ON CONFLICT DO UPDATE SET bytes = excluded.bytes")
+    try upsert.bind(room, at: 1)
+    try upsert.bind(Int64(seq), at: 2)
+    try upsert.bind(bytes, at: 3)
+    try upsert.run()
+    let prune = try connection.statement(
+      """
+      DELETE FROM snapshots WHERE room = ?1 AND seq < (
+        SELECT seq FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1 OFFSET 1)
+      """)
+    try prune.bind(room, at: 1)
+    try prune.run()
+    return .success(())
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+/// The group-commit writer: one dedicated thread owning the write connection.
+///
+/// Producers call `enqueue` from any thread. The thread wakes, takes everything queued, writes it
+/// in ONE transaction, commits (one fsync with `synchronous=FULL`), then runs each job's completion
+/// in queue order. So the more ops arrive while a commit is in flight, the more the next one carries.
+///
+/// Threading: `queue`, `stopping`, `finished`, `stats` and `writerThread` are guarded by `condition`;
+/// `connection` and `highWater` are touched only by the writer thread (and by `init`'s caller
+/// before the thread starts).
+final class StoreWriter: @unchecked Sendable {
+  /// One unit of work for the writer.
+  enum Job {
+    /// Store ops of a room; the completion gets the room's highest durable seq, or the error.
+    case append(room: String, ops: [StoredOp], completion: @Sendable (Result<UInt64, StoreError>) -> Void)
+    /// Store a snapshot (keeping the latest two per room).
+    case snapshot(room: String, seq: UInt64, bytes: [UInt8], completion: @Sendable (Result<Void, StoreError>) -> Void)
+    /// Runs once everything queued before it is committed (or failed).
+    case barrier(@Sendable () -> Void)
+  }
+
+  private let condition = NSCondition()
+  private var queue: [Job] = []
+  private var stopping = false
+  private var finished = false
+  private var started = false
+  private var stats = StoreStatistics()
+  private var writerThread: pthread_t?
+
+  /// The write connection; writer thread only.
+  let connection: SQLiteConnection
+  /// Rooms known to exist in the database, with their highest durable seq; writer thread only.
+  var highWater: [String: UInt64] = [:]
+
+  init(connection: SQLiteConnection) {
+    self.connection = connection
+  }
+
+  /// Starts the writer thread. Call once, after the schema is ready.
+  func start() {
+    condition.lock()
+    precondition(!started, "StoreWriter.start() called twice")
+    started = true
+    condition.unlock()
+    let thread = Thread { [self] in run() }
+    thread.name = "reorder-store-writer"
+    thread.start()
+  }
+
+  /// Queues a job. Returns false (and does not queue) once the writer is stopping.
+  func enqueue(_ job: Job) -> Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    if stopping { return false }
+    queue.append(job)
+    if queue.count == 1 { condition.signal() }
+    return true
+  }
+
+  /// Whether the caller is running on the writer thread (inside a completion).
+  var isWriterThread: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    guard let writerThread else { return false }
+    return pthread_equal(writerThread, pthread_self()) != 0
+  }
+
+  /// Flushes everything queued, then stops the thread and closes the connection. Idempotent.
+  ///
+  /// Called from a completion (on the writer thread itself) it only asks the thread to stop after
+  /// the current batch, since waiting there would deadlock.
+  func stop() {
+    let onWriter = isWriterThread
+    condition.lock()
+    stopping = true
+    condition.broadcast()
+    if !started {
+      finished = true
+      condition.unlock()
+      connection.close()
+      return
+    }
+    if !onWriter {
+      while !finished { condition.wait() }
+    }
+    condition.unlock()
+  }
+
+  /// A copy of the counters.
+  var statistics: StoreStatistics {
+    condition.lock()
+    defer { condition.unlock() }
+    var copy = stats
+    copy.queued = queue.count
+    return copy
+  }
+
+  /// Updates the counters under the lock.
+  func record(_ update: (inout StoreStatistics) -> Void) {
+    condition.lock()
+    update(&stats)
+    condition.unlock()
+  }
+
+  private func run() {
+    condition.lock()
+    writerThread = pthread_self()
+    condition.unlock()
+    while true {
+      condition.lock()
+      while queue.isEmpty && !stopping { condition.wait() }
+      if queue.isEmpty {
+        condition.unlock()
+        break
+      }
+      let batch = queue
+      queue.removeAll(keepingCapacity: true)
+      condition.unlock()
+      process(batch)
+    }
+    connection.close()
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}

@@ -1,0 +1,28 @@
+import CLibWebSockets
+
+/// The server's state for one websocket. Service thread only.
+final class ServerConnection {
+  /// What happens once the queue is flushed.
+  struct PendingClose {
+    let code: UInt16
+    let reason: String
+  }
+
+  let id: ConnectionID
+  let wsi: OpaquePointer
+  /// Nil until the room name was validated (and for refused connections).
+  var room: String?
+  var incoming: MessageAssembler
+  var outgoing: OutgoingQueue
+  /// Set by `close(_:code:reason:)`, overflow, refusal or shutdown: no more sends are accepted.
+  var pendingClose: PendingClose?
+  /// True once `handler.connectionOpened` ran (so `connectionClosed` must run too).
+  var announced = false
+
+  init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int, maxQueueBytes: Int) {
+    self.id = id
+    self.wsi = wsi
+    incoming = MessageAssembler(maxBytes: maxMessageBytes)
+    outgoing = OutgoingQueue(limitBytes: maxQueueBytes, headroom: Int(reorder_lws_pre()))
+  }
+}

@@ -1,0 +1,46 @@
+/// Everything the websocket/HTTP server needs to know; the server glue fills it from the CLI.
+public struct TransportConfiguration: Sendable {
+  /// Interface address to bind (an IP address, e.g. `127.0.0.1` or `0.0.0.0`).
+  public var host: String = "127.0.0.1"
+  /// TCP port; 0 picks a free one (`start()` returns the real port).
+  public var port: Int = 8080
+  /// Directory of static files served at `/` (`index.html` for `/`); nil serves no files.
+  public var webRoot: String? = "web"
+  /// Largest accepted websocket message; a larger one closes the connection with 1009.
+  public var maxMessageBytes: Int = 65_536
+  /// Largest outgoing queue per connection, in bytes; overflow closes the connection with 1008.
+  public var maxQueueBytes: Int = 4 << 20
+  /// PEM certificate; with `tlsPrivateKeyPath` the server speaks https and wss only.
+  public var tlsCertificatePath: String? = nil
+  /// PEM private key of `tlsCertificatePath`.
+  public var tlsPrivateKeyPath: String? = nil
+  /// Keepalive (lws retry policy `secs_since_valid_ping`): ping a websocket idle this long.
+  public var pingIntervalSeconds: Int = 30
+  /// Keepalive (lws retry policy `secs_since_valid_hangup`): drop a websocket silent this long.
+  public var idleTimeoutSeconds: Int = 60
+  /// When > 0, `handler.transportTick()` is called at this period (milliseconds).
+  public var tickIntervalMilliseconds: Int = 0
+  /// When set, `SO_SNDBUF` of each accepted websocket (bytes). Tests shrink it to make a
+  /// non-reading client hit its queue limit quickly; nil keeps the kernel's autotuning.
+  public var socketSendBufferBytes: Int? = nil
+
+  /// The defaults above.
+  public init() {}
+
+  /// Checks the combination; throws `TransportError.invalidConfiguration` with what to fix.
+  func validate() throws {
+    if (tlsCertificatePath == nil) != (tlsPrivateKeyPath == nil) {
+      throw TransportError.invalidConfiguration("give both a TLS certificate and a private key, or neither")
+    }
+    guard (0...65_535).contains(port) else {
+      throw TransportError.invalidConfiguration("port \(port) is out of range 0…65535")
+    }
+    guard maxMessageBytes > 0, maxQueueBytes > 0 else {
+      throw TransportError.invalidConfiguration("maxMessageBytes and maxQueueBytes must be positive")
+    }
+    guard pingIntervalSeconds > 0, idleTimeoutSeconds > pingIntervalSeconds, idleTimeoutSeconds <= 65_535 else {
+      throw TransportError.invalidConfiguration(
+        "keepalive needs 0 < pingIntervalSeconds < idleTimeoutSeconds ≤ 65535")
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import CLibWebSockets
+import Foundation
+
+/// One lws client context + service thread, many connections (the load tool opens 1,000 on one).
+///
+/// `onEvent` callbacks run on the context's service thread: keep them short, and never call
+/// `shutdown()` from inside one.
+public final class WebSocketClientContext: @unchecked Sendable {
+  let loop = ServiceLoop(name: "lws-client")
+  let arena = CArena()
+  let maxMessageBytes: Int
+  let allowSelfSigned: Bool
+  private let nextID = Locked<UInt64>(0)
+  private let stopped = Locked(false)
+
+  /// Service thread only: connections not yet finished (they keep themselves alive through this).
+  var live: [UInt64: ClientConnection] = [:]
+
+  /// Creates the context and starts its service thread.
+  /// - Parameters:
+  ///   - maxMessageBytes: larger incoming messages close the connection with 1009.
+  ///   - allowSelfSigned: accept self-signed server certificates and skip the host name check
+  ///     (tests only).
+  public init(maxMessageBytes: Int = 16 << 20, allowSelfSigned: Bool = false) throws {
+    self.maxMessageBytes = maxMessageBytes
+    self.allowSelfSigned = allowSelfSigned
+    TransportLog.installLibWebSocketsEmitter()
+    var info = lws_context_creation_info()
+    info.port = CONTEXT_PORT_NO_LISTEN
+    info.user = Unmanaged.passUnretained(self).toOpaque()
+    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    let protocols = arena.allocate(lws_protocols.self, count: 2)
+    protocols[0].name = arena.string("reorder-client")
+    protocols[0].callback = clientCallback
+    info.protocols = UnsafePointer(protocols)
+    try loop.createContext(&info, failure: "could not create the websocket client context")
+    loop.start()
+  }
+
+  /// Any thread. Opens a websocket to `url` (`ws://host:port/path` or `wss://…`); `onEvent` is
+  /// called on the service thread: `.opened`, messages, then exactly one `.closed`.
+  public func connect(
+    url: String, onEvent: @escaping @Sendable (ClientConnection, WebSocketEvent) -> Void
+  ) -> ClientConnection {
+    let id = nextID.withLock {
+      $0 += 1
+      return $0
+    }
+    let connection = ClientConnection(id: id, context: self, maxMessageBytes: maxMessageBytes, onEvent: onEvent)
+    let target = WebSocketURL(url)
+    let posted = loop.post { [self] in
+      guard let target else {
+        connection.finish(code: nil, reason: TransportError.invalidURL(url).description)
+        return
+      }
+      open(connection, target)
+    }
+    if !posted {
+      onEvent(connection, .closed(code: nil, reason: "the client context was shut down"))
+    }
+    return connection
+  }
+
+  /// Any thread: runs `work` on the service thread soon.
+  public func post(_ work: @escaping @Sendable () -> Void) {
+    loop.post(work)
+  }
+
+  /// Any thread but the service thread: closes every connection (each gets `.closed`) and stops
+  /// the service thread. Idempotent.
+  public func shutdown() {
+    let first = stopped.withLock { stopped in
+      defer { stopped = true }
+      return !stopped
+    }
+    if first { loop.post { [self] in loop.requestStop() } }
+    loop.waitUntilFinished()
+  }
+
+  /// Service thread: starts the lws client connection.
+  private func open(_ connection: ClientConnection, _ target: WebSocketURL) {
+    live[connection.id] = connection
+    var info = lws_client_connect_info()
+    info.context = loop.context
+    info.port = Int32(target.port)
+    info.ssl_connection =
+      target.secure
+      ? Int32(LCCSCF_USE_SSL.rawValue)
+        | (allowSelfSigned
+          ? Int32(LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue) : 0)
+      : 0
+    info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
+    let hostHeader = target.port == (target.secure ? 443 : 80) ? target.host : "\(target.host):\(target.port)"
+    let wsi = target.host.withCString { address in
+      target.path.withCString { path in
+        hostHeader.withCString { host in
+          "reorder-client".withCString { protocolName in
+            info.address = address
+            info.path = path
+            info.host = host
+            info.origin = host
+            info.local_protocol_name = protocolName
+            return lws_client_connect_via_info(&info)
+          }
+        }
+      }
+    }
+    if wsi == nil {
+      finished(connection, code: nil, reason: "could not start connecting to \(target.host):\(target.port)")
+    }
+  }
+
+  /// Service thread: the connection is over; deliver `.closed` and drop it.
+  func finished(_ connection: ClientConnection, code: UInt16?, reason: String) {
+    live[connection.id] = nil
+    connection.finish(code: code, reason: reason)
+  }
+
+  /// Number of connections not yet closed (service thread).
+  var liveCount: Int { live.count }
+}

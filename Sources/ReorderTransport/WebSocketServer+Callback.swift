@@ -1,0 +1,47 @@
+import CLibWebSockets
+import Foundation
+
+extension WebSocketServer {
+  /// Dispatches one lws callback. Runs on the service thread (or, for context set-up callbacks,
+  /// on the thread creating the context, where it only defers to lws' defaults).
+  func handleCallback(
+    wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+    input: UnsafeMutableRawPointer?, length: Int
+  ) -> Int32 {
+    switch reason {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+      loop.drainInbox()
+      return 0
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+      return isShuttingDown ? 1 : 0  // stop accepting: refuse new sockets while shutting down
+    case LWS_CALLBACK_HTTP:
+      return handleHTTP(wsi)
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+      return writePendingHTTPBody(wsi)
+    case LWS_CALLBACK_CLOSED_HTTP:
+      pendingHTTPBodies[wsi] = nil
+      return 0
+    case LWS_CALLBACK_ESTABLISHED:
+      return websocketOpened(wsi)
+    case LWS_CALLBACK_RECEIVE:
+      return websocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+      return websocketWritable(wsi)
+    case LWS_CALLBACK_CLOSED:
+      websocketClosed(wsi)
+      return 0
+    default:
+      return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+  }
+
+  /// A request header as a string (nil when absent). Service thread.
+  func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+    let length = Int(lws_hdr_total_length(wsi, token))
+    guard length > 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: length + 1)
+    let copied = Int(lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token))
+    guard copied >= 0 else { return nil }
+    return String(decoding: buffer.prefix(copied).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

@@ -1,0 +1,54 @@
+import CLibWebSockets
+import Foundation
+
+extension WebSocketServer {
+  /// Any thread: stop accepting, flush queues (bounded by `timeoutSeconds`), close every websocket
+  /// with 1001 "server shutting down", stop the service thread. Returns when done. Idempotent.
+  ///
+  /// "Stop accepting" is done by refusing new sockets in `LWS_CALLBACK_FILTER_NETWORK_CONNECTION`
+  /// (lws 4.1 has no safe way to close only the listen socket; `lws_context_deprecate` would raise
+  /// SIGINT once the last connection closes).
+  public func shutdown(timeoutSeconds: Double = 1.5) {
+    guard isRunning else { return }
+    loop.post { [self] in beginShutdown(timeoutSeconds: timeoutSeconds) }
+    loop.waitUntilFinished()
+    TransportLog.info("stopped")
+  }
+
+  /// Service thread: starts the graceful close of every websocket.
+  func beginShutdown(timeoutSeconds: Double) {
+    guard !isShuttingDown else { return }
+    isShuttingDown = true
+    tickTimer?.cancel()
+    TransportLog.info("shutting down", ["connections": String(connections.count)])
+    for conn in connections.values where conn.pendingClose == nil {
+      conn.pendingClose = .init(code: 1001, reason: "server shutting down")
+      lws_callback_on_writable(conn.wsi)
+    }
+    if connections.isEmpty {
+      loop.requestStop()
+      return
+    }
+    let timer = LWSTimer { [unowned self] in
+      TransportLog.warn("shutdown flush timed out", ["connections": String(connections.count)])
+      loop.requestStop()  // lws_context_destroy closes whatever is left
+    }
+    shutdownTimer = timer
+    timer.schedule(on: loop.context!, afterMilliseconds: max(1, Int(timeoutSeconds * 1000)))
+  }
+
+  /// Service thread: arms the periodic tick.
+  func scheduleTick() {
+    let period = configuration.tickIntervalMilliseconds
+    guard period > 0, !isShuttingDown, let context = loop.context else { return }
+    let timer =
+      tickTimer
+      ?? LWSTimer { [unowned self] in
+        guard !isShuttingDown else { return }
+        handler.transportTick()
+        tickTimer?.schedule(on: loop.context!, afterMilliseconds: configuration.tickIntervalMilliseconds)
+      }
+    tickTimer = timer
+    timer.schedule(on: context, afterMilliseconds: period)
+  }
+}

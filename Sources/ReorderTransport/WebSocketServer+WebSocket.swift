@@ -1,0 +1,114 @@
+import CLibWebSockets
+import Foundation
+
+extension WebSocketServer {
+  /// `LWS_CALLBACK_ESTABLISHED`: register the connection, validate the room, tell the handler.
+  func websocketOpened(_ wsi: OpaquePointer) -> Int32 {
+    nextConnectionID += 1
+    let conn = ServerConnection(
+      id: ConnectionID(rawValue: nextConnectionID), wsi: wsi,
+      maxMessageBytes: configuration.maxMessageBytes, maxQueueBytes: configuration.maxQueueBytes)
+    connections[wsi] = conn
+    connectionsByID[conn.id] = conn
+    if let bytes = configuration.socketSendBufferBytes {
+      var size = Int32(clamping: bytes)
+      setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    if isShuttingDown {
+      conn.pendingClose = .init(code: 1001, reason: "server shutting down")
+      lws_callback_on_writable(wsi)
+      return 0
+    }
+    switch RoomName.parse(decodedPath: header(wsi, WSI_TOKEN_GET_URI) ?? "") {
+    case .failure(let refusal):
+      TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": refusal.reason])
+      conn.pendingClose = .init(code: 1008, reason: refusal.reason)
+      lws_callback_on_writable(wsi)
+    case .success(let room):
+      conn.room = room
+      conn.announced = true
+      adjustOpenCount(1)
+      TransportLog.debug("websocket opened", ["connection": conn.id.description, "room": room])
+      handler.connectionOpened(conn.id, room: room)
+    }
+    return 0
+  }
+
+  /// `LWS_CALLBACK_RECEIVE`: reassemble; deliver whole messages; close 1009 above the limit.
+  func websocketReceived(_ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Int32 {
+    guard let conn = connections[wsi] else { return -1 }
+    let outcome = conn.incoming.append(
+      chunk, isBinary: lws_frame_is_binary(wsi) != 0, isFinalFragment: lws_is_final_fragment(wsi) != 0,
+      remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+    switch outcome {
+    case .incomplete:
+      return 0
+    case .complete(let message, let isBinary):
+      // Input after a close was decided (refusal, overflow, shutdown) is ignored.
+      guard conn.pendingClose == nil, conn.announced else { return 0 }
+      handler.connectionReceived(conn.id, message: message, isBinary: isBinary)
+      return 0
+    case .tooLarge(let bytes):
+      let reason = "message too large: \(bytes) bytes (limit \(configuration.maxMessageBytes))"
+      TransportLog.info("websocket closed", ["connection": conn.id.description, "reason": reason])
+      setCloseReason(wsi, code: 1009, reason: reason)
+      return -1
+    }
+  }
+
+  /// `LWS_CALLBACK_SERVER_WRITEABLE`: one `lws_write` per callback; then the pending close, if any.
+  func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
+    guard let conn = connections[wsi] else { return -1 }
+    if var frame = conn.outgoing.dequeue() {
+      let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
+      let (headroom, count) = (frame.headroom, frame.payloadCount)
+      let written = frame.storage.withUnsafeMutableBufferPointer { buffer in
+        lws_write(wsi, buffer.baseAddress! + headroom, count, flags)
+      }
+      if written < 0 { return -1 }
+      if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
+      return 0
+    }
+    if let close = conn.pendingClose {
+      setCloseReason(wsi, code: close.code, reason: close.reason)
+      return -1
+    }
+    return 0
+  }
+
+  /// `LWS_CALLBACK_CLOSED`: forget the connection and tell the handler.
+  func websocketClosed(_ wsi: OpaquePointer) {
+    guard let conn = connections.removeValue(forKey: wsi) else { return }
+    connectionsByID[conn.id] = nil
+    conn.outgoing.removeAll()
+    if conn.announced {
+      adjustOpenCount(-1)
+      TransportLog.debug("websocket closed", ["connection": conn.id.description])
+      handler.connectionClosed(conn.id)
+    }
+    if isShuttingDown && connections.isEmpty { loop.requestStop() }
+  }
+
+  /// The queue of `conn` overflowed: drop it and cut the connection now (its socket is not being
+  /// drained, so a graceful close could wait forever).
+  func overflowed(_ conn: ServerConnection) {
+    let reason = "outgoing queue overflow: client is not reading (limit \(configuration.maxQueueBytes) bytes)"
+    TransportLog.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
+    conn.outgoing.removeAll()
+    conn.pendingClose = .init(code: 1008, reason: reason)
+    setCloseReason(conn.wsi, code: 1008, reason: reason)
+    lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+  }
+
+  /// Stashes the close code and reason (≤ 123 bytes) for the close frame lws sends.
+  func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+    var bytes = Array(reason.utf8.prefix(123))
+    lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &bytes, bytes.count)
+  }
+}
+
+/// The lws write flags for one frame of a (possibly fragmented) message.
+func writeFlags(_ kind: OutgoingQueue.Kind, isFirst: Bool, isFinal: Bool) -> lws_write_protocol {
+  let initial = kind == .binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
+  return reorder_lws_write_flags(Int32(initial.rawValue), isFirst ? 1 : 0, isFinal ? 1 : 0)
+}

@@ -1,0 +1,131 @@
+import CLibWebSockets
+import Foundation
+
+/// The websocket + HTTP server: one lws context, one service thread.
+///
+/// Serves websockets on `/ws/<room>`, static files from `webRoot`, and `GET /healthz`. Everything
+/// that touches a `struct lws *` runs on the service thread: the handler is called there, and
+/// `send` / `close` must be called there (they assert it). Other threads use `post(_:)`.
+///
+/// A bad room name is accepted at the HTTP level and then closed at once with 1008 and a reason
+/// such as `invalid room name: only A-Z a-z 0-9 - _ . are allowed`, so that every client (browsers
+/// included) can see why; the handler never hears of such a connection.
+public final class WebSocketServer: @unchecked Sendable {
+  let configuration: TransportConfiguration
+  /// Service thread only (after `start()`).
+  let handler: WebSocketServerHandler
+  let loop = ServiceLoop(name: "lws-server")
+  let arena = CArena()
+  let staticFiles: StaticFiles?
+  let startedAt = Date()
+  let protocolName = "reorder"
+
+  // Service thread only.
+  var connections: [OpaquePointer: ServerConnection] = [:]
+  var connectionsByID: [ConnectionID: ServerConnection] = [:]
+  var nextConnectionID: UInt64 = 0
+  var pendingHTTPBodies: [OpaquePointer: [UInt8]] = [:]
+  var isShuttingDown = false
+  var tickTimer: LWSTimer?
+  var shutdownTimer: LWSTimer?
+
+  private let openCount = Locked(0)
+  private let lifecycle = Locked(Lifecycle.created)
+
+  enum Lifecycle {
+    case created
+    case running
+    case stopped
+  }
+
+  /// Prepares a server; nothing is bound until `start()`.
+  /// - Throws: `TransportError.invalidConfiguration` when the configuration is inconsistent.
+  public init(configuration: TransportConfiguration, handler: WebSocketServerHandler) throws {
+    try configuration.validate()
+    self.configuration = configuration
+    self.handler = handler
+    if let webRoot = configuration.webRoot {
+      guard let files = StaticFiles(root: webRoot) else {
+        throw TransportError.invalidConfiguration("web root '\(webRoot)' is not a directory")
+      }
+      staticFiles = files
+    } else {
+      staticFiles = nil
+    }
+    TransportLog.installLibWebSocketsEmitter()
+  }
+
+  /// Binds, starts the service thread, returns the bound port (the real one when 0 was asked).
+  /// - Throws: `TransportError` when the port cannot be bound or the TLS files are unusable.
+  public func start() throws -> Int {
+    try lifecycle.withLock { state in
+      guard state == .created else { throw TransportError.alreadyStarted }
+      state = .running
+    }
+    var info = makeContextInfo()
+    do {
+      let tls = configuration.tlsCertificatePath.map { " with TLS certificate \($0)" } ?? ""
+      try loop.createContext(
+        &info,
+        failure: "could not listen on \(configuration.host):\(configuration.port)\(tls) "
+          + "(port already in use, address not on this machine, or unreadable certificate/key?)")
+    } catch {
+      lifecycle.withLock { $0 = .stopped }
+      throw error
+    }
+    let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(loop.context, "default")))
+    loop.start { [self] in
+      lifecycle.withLock { $0 = .stopped }
+      openCount.withLock { $0 = 0 }
+    }
+    if configuration.tickIntervalMilliseconds > 0 {
+      loop.post { [self] in scheduleTick() }
+    }
+    TransportLog.info(
+      "listening",
+      ["host": configuration.host, "port": String(port), "tls": String(configuration.tlsCertificatePath != nil)])
+    return port
+  }
+
+  /// Service thread only. Queues a text frame. Returns false when the connection is gone or was
+  /// closed (or is closing, e.g. because its queue overflowed). A presence frame dropped because the
+  /// queue is over half full still returns true.
+  @discardableResult
+  public func send(_ text: [UInt8], to connection: ConnectionID, priority: SendPriority = .data) -> Bool {
+    loop.assertServiceThread()
+    guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return false }
+    switch conn.outgoing.enqueue(text, priority: priority) {
+    case .queued:
+      lws_callback_on_writable(conn.wsi)
+      return true
+    case .dropped:
+      return true
+    case .overflow:
+      overflowed(conn)
+      return false
+    }
+  }
+
+  /// Service thread only. Queued data is flushed first, then the close frame with code and reason.
+  public func close(_ connection: ConnectionID, code: UInt16, reason: String) {
+    loop.assertServiceThread()
+    guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return }
+    conn.pendingClose = .init(code: code, reason: reason)
+    lws_callback_on_writable(conn.wsi)
+  }
+
+  /// Any thread: runs `work` on the service thread soon (dropped once the server has stopped).
+  public func post(_ work: @escaping @Sendable () -> Void) {
+    loop.post(work)
+  }
+
+  /// Number of open websocket connections on valid rooms (any thread).
+  public var connectionCount: Int { openCount.withLock { $0 } }
+
+  /// True while the service thread runs (any thread).
+  public var isRunning: Bool { lifecycle.withLock { $0 == .running } }
+
+  func adjustOpenCount(_ delta: Int) {
+    openCount.withLock { $0 += delta }
+  }
+}

@@ -1,0 +1,46 @@
+/// A parsed `ws://` or `wss://` URL; the path is kept exactly as written (no normalisation), so
+/// tests can send raw, encoded or hostile paths.
+struct WebSocketURL: Equatable {
+  let secure: Bool
+  let host: String
+  let port: Int
+  let path: String
+
+  init?(_ text: String) {
+    let rest: Substring
+    if text.hasPrefix("ws://") {
+      secure = false
+      rest = text.dropFirst(5)
+    } else if text.hasPrefix("wss://") {
+      secure = true
+      rest = text.dropFirst(6)
+    } else {
+      return nil
+    }
+    let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+    let authority = rest[..<slash]
+    path = slash == rest.endIndex ? "/" : String(rest[slash...])
+    if authority.hasPrefix("[") {  // [IPv6]:port
+      guard let close = authority.firstIndex(of: "]") else { return nil }
+      host = String(authority[authority.index(after: authority.startIndex)..<close])
+      let after = authority[authority.index(after: close)...]
+      guard let port = Self.port(after, secure: secure) else { return nil }
+      self.port = port
+    } else if let colon = authority.lastIndex(of: ":") {
+      host = String(authority[..<colon])
+      guard let port = Self.port(authority[colon...], secure: secure) else { return nil }
+      self.port = port
+    } else {
+      host = String(authority)
+      port = secure ? 443 : 80
+    }
+    if host.isEmpty { return nil }
+  }
+
+  /// `:1234` → 1234; empty → the scheme's default; anything else → nil.
+  private static func port(_ text: Substring, secure: Bool) -> Int? {
+    if text.isEmpty { return secure ? 443 : 80 }
+    guard text.first == ":", let port = Int(text.dropFirst()), (1...65_535).contains(port) else { return nil }
+    return port
+  }
+}

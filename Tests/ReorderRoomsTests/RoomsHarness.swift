@@ -1,0 +1,149 @@
+import ReorderRooms
+
+/// Drives a `RoomRegistry` with no sockets: performs its actions into per-connection inboxes and an
+/// in-memory storage. Durability is manual (`makeDurable()`) unless `autoDurable` is set.
+final class RoomsHarness {
+  let storage: InMemoryRoomStorage
+  var registry: RoomRegistry
+  var now = 1_000.0
+  var inbox: [ConnectionHandle: [JSONValue]] = [:]
+  var priorities: [ConnectionHandle: [FramePriority]] = [:]
+  var closed: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
+  var unpersisted: [(room: String, entries: [LogEntry])] = []
+  var snapshots: [(room: String, seq: UInt64)] = []
+  var autoDurable: Bool
+  var limits: RoomLimits
+
+  let boards: RoomBoardFactory
+
+  init(
+    limits: RoomLimits = RoomLimits(), boards: RoomBoardFactory = CRDTRoomBoard.factory,
+    storage: InMemoryRoomStorage = InMemoryRoomStorage(), autoDurable: Bool = true
+  ) {
+    self.limits = limits
+    self.boards = boards
+    self.storage = storage
+    self.autoDurable = autoDurable
+    registry = RoomRegistry(limits: limits, storage: storage, boards: boards)
+  }
+
+  /// A fresh registry over the same storage (a server restart).
+  func restart() {
+    registry = RoomRegistry(limits: limits, storage: storage, boards: boards, sessionPrefix: "r")
+    inbox = [:]
+    closed = [:]
+  }
+
+  func perform(_ actions: [RoomAction]) {
+    for action in actions {
+      switch action {
+      case .send(let c, let bytes, let p): deliver(c, bytes, p)
+      case .broadcast(let cs, let bytes, let p): for c in cs { deliver(c, bytes, p) }
+      case .persist(let room, let ops):
+        storage.append(room: room, entries: ops)
+        unpersisted.append((room, ops))
+      case .snapshot(let room, let seq, let bytes):
+        storage.saveSnapshot(room: room, seq: seq, bytes: bytes)
+        snapshots.append((room, seq))
+      case .close(let c, let code, let reason):
+        closed[c] = (code, reason)
+      case .log: break
+      }
+    }
+    if autoDurable { makeDurable() }
+  }
+
+  func deliver(_ c: ConnectionHandle, _ bytes: [UInt8], _ p: FramePriority) {
+    guard closed[c] == nil else { return }
+    inbox[c, default: []].append(try! JSONValue.parse(bytes))
+    priorities[c, default: []].append(p)
+  }
+
+  func makeDurable() {
+    let batch = unpersisted
+    unpersisted = []
+    var highest: [String: UInt64] = [:]
+    for (room, entries) in batch { highest[room] = max(highest[room] ?? 0, entries.map(\.seq).max() ?? 0) }
+    for (room, seq) in highest.sorted(by: { $0.key < $1.key }) { perform(registry.durable(room: room, upTo: seq)) }
+  }
+
+  func open(_ id: UInt64, room: String = "r") -> ConnectionHandle {
+    let c = ConnectionHandle(id)
+    perform(registry.opened(c, room: room, now: now))
+    return c
+  }
+
+  func send(_ c: ConnectionHandle, _ text: String) {
+    perform(registry.received(c, message: Array(text.utf8), isBinary: false, now: now))
+  }
+
+  func close(_ c: ConnectionHandle) {
+    perform(registry.closed(c, now: now))
+  }
+
+  func tick() { perform(registry.tick(now: now)) }
+
+  /// Opens a connection and says hello; returns it (its inbox holds the welcome).
+  @discardableResult
+  func join(_ id: UInt64, room: String = "r", client: String? = nil, name: String = "N", since: UInt64? = nil)
+    -> ConnectionHandle
+  {
+    let c = open(id, room: room)
+    let sinceText = since.map { ",\"since\":\($0)" } ?? ""
+    let clientID = client ?? "client\(id)"
+    send(
+      c,
+      ##"{"type":"hello","room":"\##(room)","client":"\##(clientID)","name":"\##(name)","color":"#123456"\##(sinceText)}"##
+    )
+    return c
+  }
+
+  /// Takes and returns the frames received by `c`.
+  func take(_ c: ConnectionHandle) -> [JSONValue] {
+    defer {
+      inbox[c] = []
+      priorities[c] = []
+    }
+    return inbox[c] ?? []
+  }
+
+  /// The frames of a type received by `c` (without taking them).
+  func frames(_ c: ConnectionHandle, type: String) -> [JSONValue] {
+    (inbox[c] ?? []).filter { $0["type"] == .string(type) }
+  }
+
+  /// Item ids of a list in the room's current board.
+  func items(_ list: String, room: String = "r") -> [String] {
+    guard case .array(let lists)? = registry.room(room)?.boardJSON()["lists"] else { return [] }
+    for l in lists where l["id"] == .string(list) {
+      guard case .array(let items)? = l["items"] else { return [] }
+      return items.compactMap { $0["id"]?.stringValue }
+    }
+    return []
+  }
+
+  /// Creates list `l` with items `ids` through connection `c`.
+  func seed(_ c: ConnectionHandle, list: String = "l", ids: [String], layout: String = "list") {
+    send(
+      c,
+      #"{"type":"op","id":"seed-\#(list)","op":{"kind":"createList","list":"\#(list)","title":"L","layout":"\#(layout)"}}"#
+    )
+    var previous: String?
+    for id in ids {
+      let after = previous.map { ",\"after\":\"\($0)\"" } ?? ""
+      send(
+        c,
+        #"{"type":"op","id":"seed-\#(id)","op":{"kind":"insert","list":"\#(list)","item":"\#(id)","fields":{"title":"\#(id)"}\#(after)}}"#
+      )
+      previous = id
+    }
+  }
+}
+
+/// The two board models the room tests run on.
+enum BoardKind: String, CaseIterable, Sendable, CustomStringConvertible {
+  case plain, crdt
+
+  var factory: RoomBoardFactory { self == .plain ? .plain : CRDTRoomBoard.factory }
+  var description: String { rawValue }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import ReorderRooms
+import ReorderServer
+import ReorderTransport
+import TestSupport
+
+/// A test client speaking the Reorder protocol over a real websocket.
+final class RoomClient: @unchecked Sendable {
+  let socket: WebSocket
+  /// Frames received but not yet consumed by `next`.
+  var buffer: [JSONValue] = []
+  /// The close event, once seen.
+  var closeEvent: (code: UInt16?, reason: String)?
+  var session = ""
+  var welcome: JSONValue = .null
+
+  init(socket: WebSocket) { self.socket = socket }
+
+  /// Connects to `/ws/<room>` on 127.0.0.1:`port`.
+  static func connect(port: Int, room: String, context: WebSocketClientContext? = nil) throws -> RoomClient {
+    let url = "ws://127.0.0.1:\(port)/ws/\(room)"
+    let socket = try context.map { try WebSocket.connect(url, on: $0) } ?? WebSocket.connect(url)
+    return RoomClient(socket: socket)
+  }
+
+  /// Connects, says hello and waits for the welcome.
+  static func join(
+    port: Int, room: String = "t", client: String, name: String = "Tester", since: UInt64? = nil,
+    context: WebSocketClientContext? = nil
+  ) throws -> RoomClient {
+    let c = try connect(port: port, room: room, context: context)
+    try c.hello(room: room, client: client, name: name, since: since)
+    return c
+  }
+
+  func hello(room: String, client: String, name: String = "Tester", since: UInt64? = nil) throws {
+    var members: [(key: String, value: JSONValue)] = [
+      ("type", .string("hello")), ("room", .string(room)), ("client", .string(client)), ("name", .string(name)),
+      ("color", .string("#336699")),
+    ]
+    if let since { members.append(("since", .number(Double(since)))) }
+    send(.object(members))
+    welcome = try next(type: "welcome")
+    session = welcome["session"]?.stringValue ?? ""
+  }
+
+  func send(_ text: String) { socket.send(text) }
+  func send(_ value: JSONValue) { socket.send(value.jsonText) }
+
+  /// Sends an op.
+  func op(_ id: String, _ op: JSONValue) { send(.object([("type", .string("op")), ("id", .string(id)), ("op", op)])) }
+
+  /// Receives one more frame into the buffer; false on timeout or close.
+  @discardableResult
+  func pump(timeout: Double) -> Bool {
+    guard closeEvent == nil, let event = try? socket.receive(timeout: timeout) else { return false }
+    switch event {
+    case .text(let text):
+      if let value = try? JSONValue.parse(text) { buffer.append(value) }
+    case .closed(let code, let reason):
+      closeEvent = (code, reason)
+      return false
+    default: break
+    }
+    return true
+  }
+
+  /// The first buffered-or-arriving frame matching `predicate` (removed from the buffer).
+  func next(timeout: Double = 10, where predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while true {
+      if let i = buffer.firstIndex(where: predicate) { return buffer.remove(at: i) }
+      let left = deadline.timeIntervalSinceNow
+      guard left > 0, pump(timeout: left) else {
+        if let i = buffer.firstIndex(where: predicate) { return buffer.remove(at: i) }
+        throw ClientTimeout(
+          description: "no matching frame; buffered types: \(buffer.map { $0["type"]?.stringValue ?? "?" }), "
+            + "closed: \(String(describing: closeEvent))")
+      }
+    }
+  }
+
+  func next(type: String, timeout: Double = 10) throws -> JSONValue {
+    try next(timeout: timeout) { $0["type"] == .string(type) }
+  }
+
+  /// The `applied` with this op id.
+  func applied(id: String, timeout: Double = 10) throws -> JSONValue {
+    try next(timeout: timeout) { $0["type"] == .string("applied") && $0["id"] == .string(id) }
+  }
+
+  /// Waits for the connection to be closed by the server; returns the close event.
+  func waitForClose(timeout: Double = 10) -> (code: UInt16?, reason: String)? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while closeEvent == nil, deadline.timeIntervalSinceNow > 0 { pump(timeout: deadline.timeIntervalSinceNow) }
+    return closeEvent
+  }
+
+  func close() { socket.close() }
+}
+
+struct ClientTimeout: Error, CustomStringConvertible {
+  var description: String
+}
+
+/// A ReorderServer in this process on an ephemeral port.
+final class TestServer {
+  let server: ReorderServer
+  let port: Int
+
+  init(data: String = ":memory:", configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.webRoot = ""
+    configuration.dataPath = data
+    configure(&configuration)
+    server = try ReorderServer(configuration: configuration)
+    port = try server.start()
+  }
+
+  deinit { server.shutdown() }
+}
+
+/// JSON shorthands for ops.
+enum Ops {
+  static func createList(_ id: String, layout: String = "list") -> JSONValue {
+    .object([
+      ("kind", .string("createList")), ("list", .string(id)), ("title", .string(id)), ("layout", .string(layout)),
+    ])
+  }
+
+  static func insert(_ item: String, list: String, after: String? = nil, title: String? = nil) -> JSONValue {
+    .members([
+      "kind": .string("insert"), "list": .string(list), "item": .string(item), "after": after.map { .string($0) },
+      "fields": .object([("title", .string(title ?? item))]),
+    ])
+  }
+
+  static func move(_ item: String, list: String, after: String? = nil, before: String? = nil) -> JSONValue {
+    .members([
+      "kind": .string("move"), "item": .string(item), "list": .string(list), "after": after.map { .string($0) },
+      "before": before.map { .string($0) },
+    ])
+  }
+
+  static func delete(_ item: String) -> JSONValue { .object([("kind", .string("delete")), ("item", .string(item))]) }
+}
+
+/// Item ids of `list` in a `welcome.board`.
+func boardItems(_ board: JSONValue?, list: String) -> [String] {
+  guard case .array(let lists)? = board?["lists"] else { return [] }
+  for l in lists where l["id"] == .string(list) {
+    guard case .array(let items)? = l["items"] else { return [] }
+    return items.compactMap { $0["id"]?.stringValue }
+  }
+  return []
+}

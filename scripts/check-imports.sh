@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Keeps the layering honest (see Package.swift):
+#  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
+#  - Sources/ReorderCRDT imports nothing at all (not even Foundation).
+# Exits 1 and lists the offending lines otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+status=0
+import_re='^[[:space:]]*(@[A-Za-z_]+([(][^)]*[)])?[[:space:]]+)*import[[:space:]]+([a-z]+[[:space:]]+)?'
+
+offenders=$(grep -rnE "${import_re}CLibWebSockets\b" Sources Tests --include='*.swift' \
+  | grep -v '^Sources/ReorderTransport/' || true)
+if [[ -n "$offenders" ]]; then
+  echo "check-imports: only Sources/ReorderTransport may import CLibWebSockets:" >&2
+  echo "$offenders" >&2
+  status=1
+fi
+
+crdt_imports=$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='*.swift' || true)
+if [[ -n "$crdt_imports" ]]; then
+  echo "check-imports: Sources/ReorderCRDT must import nothing:" >&2
+  echo "$crdt_imports" >&2
+  status=1
+fi
+
+if [[ $status -eq 0 ]]; then
+  echo "check-imports: ok"
+fi
+exit $status

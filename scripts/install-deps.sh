@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what Reorder needs on Debian 12, only where it is missing.
+#   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, pkg-config
+#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium
+#   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
+set -euo pipefail
+
+purpose="${1:-run}"
+packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev)
+case "$purpose" in
+  run) ;;
+  test) packages+=(openssl chromium chromium-driver) ;;
+  load) packages+=(libwebsockets-test-server) ;;
+  *) echo "usage: $0 run|test|load" >&2; exit 2 ;;
+esac
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  if [ "$(id -u)" != 0 ]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ "$purpose" = test ]; then
+  if ! python3 -c "import pytest, selenium" 2>/dev/null; then
+    echo "install-deps: installing pytest and selenium (PyPI)" >&2
+    python3 -m pip install --quiet pytest selenium \
+      || python3 -m pip install --quiet --break-system-packages pytest selenium
+  fi
+fi
