@@ -161,6 +161,11 @@ class Page:
         if wait_items:
             self.wait(lambda: self.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
 
+    def close_browser(self) -> None:
+        """Quits this page's whole browser (like closing the window)."""
+        self.driver.closed_by_test = True
+        self.driver.quit()
+
     def leave(self) -> None:
         try:
             self.driver.get("about:blank")
@@ -288,6 +293,8 @@ def fresh_page():
 
     yield make
     for d in drivers:
+        if getattr(d, "closed_by_test", False):
+            continue
         try:
             d.quit()
         except Exception:

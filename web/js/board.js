@@ -143,6 +143,12 @@ export class BoardSession {
         this.model.applied(msg);
         break;
       case "rejected":
+        if (msg.code === "rate_limited") {
+          // Not a refusal: the op is kept and re-sent a little later.
+          const p = this.model.pending.find((x) => x.id === msg.id);
+          if (p) window.setTimeout(() => this.connection.sendOp(p.id, p.op), 1000);
+          break;
+        }
         this.model.rejected(msg);
         break;
       case "drags":

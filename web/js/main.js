@@ -18,7 +18,7 @@ function $(id) {
   return /** @type {HTMLElement} */ (document.getElementById(id));
 }
 
-const ROOM_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const ROOM_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** @returns {string | null} the room in the URL, if any. */
 function currentRoom() {

@@ -193,7 +193,7 @@ function applyIntent(s, p) {
       s.items.set(op.item, { id: op.item, fields: op.fields || {} });
       const before = op.before ? list.items.indexOf(op.before) : -1;
       if (op.after) placeAfter(list, op.item, op.after, list.items.length);
-      else list.items.splice(before >= 0 ? before : op.before ? list.items.length : 0, 0, op.item);
+      else list.items.splice(before >= 0 ? before : list.items.length, 0, op.item);
       return true;
     }
     case "delete":

@@ -83,12 +83,16 @@ export class Presence {
     for (const u of msg.updates || []) {
       const session = String(u.session);
       if (session === this.me) continue;
+      if (u.phase === "end" || u.phase === "cancel") {
+        // A cancel can follow the `leave` of someone who disconnected mid-drag: no re-adding.
+        this.drop(session);
+        continue;
+      }
       if (!this.peers.has(session)) {
         this.peers.set(session, { name: u.name, color: u.color });
         this.renderPeers();
       }
-      if (u.phase === "end" || u.phase === "cancel") this.drop(session);
-      else this.update({ ...u, session });
+      this.update({ ...u, session });
     }
   }
 
@@ -104,8 +108,9 @@ export class Presence {
       el.style.setProperty("--peer", safeColor(state.color));
       const card = document.createElement("div");
       card.className = "ghost-card";
-      const src = state.item ? this.view.itemEl(state.item)?.querySelector(".item-visual") : null;
-      card.textContent = src ? src.textContent || "•" : "•";
+      const itemEl = state.item ? this.view.itemEl(state.item) : null;
+      const src = itemEl?.querySelector(".item-visual") ?? itemEl?.querySelector(".item-title");
+      card.textContent = src ? (src.textContent || "•").slice(0, 4) : "•";
       const img = src?.querySelector("img");
       if (img) card.replaceChildren(img.cloneNode(true));
       const name = document.createElement("div");

@@ -194,14 +194,16 @@ export class BoardView {
 
     const visual = document.createElement("span");
     visual.className = "item-visual";
+    const hasVisual = (typeof f.image === "string" && f.image !== "") || (typeof f.emoji === "string" && f.emoji !== "");
+    el.classList.toggle("no-visual", !hasVisual);
     if (typeof f.image === "string" && f.image) {
       const img = document.createElement("img");
       img.src = f.image;
       img.alt = "";
       img.draggable = false;
       visual.append(img);
-    } else {
-      visual.textContent = String(f.emoji ?? title.slice(0, 2));
+    } else if (hasVisual) {
+      visual.textContent = String(f.emoji);
     }
 
     const body = document.createElement("span");
@@ -265,7 +267,8 @@ export class BoardView {
     remove.dataset.removeItem = id;
     remove.setAttribute("aria-label", `Remove ${title}`);
     remove.textContent = "×";
-    el.append(visual, body, move, remove);
+    if (hasVisual) el.append(visual, body, move, remove);
+    else el.append(body, move, remove);
   }
 
   /**
