@@ -66,12 +66,9 @@ extension WebSocketClientContext {
   }
 
   private func writable(_ connection: ClientConnection, _ wsi: OpaquePointer) -> Int32 {
-    if var frame = connection.outgoing.dequeue() {
+    if let frame = connection.outgoing.dequeue() {
       let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-      let (headroom, count) = (frame.headroom, frame.payloadCount)
-      let written = frame.storage.withUnsafeMutableBufferPointer { buffer in
-        lws_write(wsi, buffer.baseAddress! + headroom, count, flags)
-      }
+      let written = lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags)
       if written < 0 { return -1 }
       if !connection.outgoing.isEmpty || connection.pendingClose != nil { lws_callback_on_writable(wsi) }
       return 0
