@@ -109,8 +109,7 @@ extension Board {
           fields: fields))
       positions.nodes[Int(place)].owner = Int32(i)
       if alive {
-        guard !positions.nodes[Int(place)].visible else { throw .malformed("two items share a place") }
-        positions.setVisible(place, true)
+        guard positions.setVisible(place, true) else { throw .malformed("two items share a place") }
       }
     }
 
@@ -154,7 +153,7 @@ extension Board {
     guard r.isAtEnd else { throw .malformed("trailing bytes after the snapshot") }
   }
 
-  /// Reads one sequence: nodes in full order, then rebuilds the Fugue links and the treap.
+  /// Reads one sequence: nodes in full order, then rebuilds the Fugue links and the order tree.
   private mutating func readSequence(
     _ r: inout ByteReader, replicaAt: (Int) throws(BoardError) -> ReplicaID
   ) throws(BoardError) {
@@ -162,7 +161,7 @@ extension Board {
     let base = Int(positions.sentinels[Int(s)])
     let m = try r.count(max: 1 << 28)
     positions.nodes.reserveCapacity(positions.nodes.count + m)
-    positions.index.reserveCapacity(positions.index.count + m)
+    positions.reserveIndex(positions.indexCount + m)
     var lastReplica = -1
     var replica = ReplicaID(0)
     for k in 1..<(m + 1) {
@@ -187,15 +186,14 @@ extension Board {
       let side: Side = header & 4 == 0 ? .left : .right
       guard (side == .left) == (delta > 0) else { throw .malformed("position on the wrong side of its parent") }
       let n = positions.newNode(id: id, sequence: s, parent: Int32(base + k + delta), side: side, owner: -1)
-      guard positions.index[id] == nil, id.counter > 0 else { throw .malformed("duplicate position \(id)") }
-      positions.index.insert(id, n)
+      guard positions.indexInsert(n), id.counter > 0 else { throw .malformed("duplicate position \(id)") }
     }
     try positions.rebuildSequence(s, count: m)
   }
 }
 
 extension PositionStore {
-  /// Rebuilds Fugue child lists and the treap of a sequence whose `m` nodes were appended in full
+  /// Rebuilds Fugue child lists and the order tree of a sequence whose `m` nodes were appended in full
   /// order right after its sentinel, and checks that the Fugue traversal gives that order.
   mutating func rebuildSequence(_ s: Int32, count m: Int) throws(BoardError) {
     let base = Int(sentinels[Int(s)])
@@ -232,24 +230,6 @@ extension PositionStore {
     }
     guard !failed else { throw .malformed("positions are not in Fugue order") }
     guard expected == Int32(base + m + 1) else { throw .malformed("positions unreachable from the root") }
-    // Treap as a Cartesian tree of the order by priority (the sentinel has the maximum).
-    var spine: [Int32] = []
-    for k in 0..<(m + 1) {
-      let n = Int32(base + k)
-      var lastPopped: Int32 = -1
-      while let top = spine.last, nodes[Int(top)].priority < nodes[Int(n)].priority {
-        lastPopped = spine.removeLast()
-      }
-      if lastPopped >= 0 {
-        nodes[Int(n)].left = lastPopped
-        nodes[Int(lastPopped)].up = n
-      }
-      if let top = spine.last {
-        nodes[Int(top)].right = n
-        nodes[Int(n)].up = top
-      }
-      spine.append(n)
-    }
-    roots[Int(s)] = spine[0]
+    bulkBuild(s, order: (0..<(m + 1)).map { Int32(base + $0) })
   }
 }
