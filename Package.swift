@@ -51,6 +51,7 @@ let package = Package(
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
+    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
     .testTarget(name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore"]),
     .testTarget(
       name: "ReorderServerTests",

@@ -1,4 +1,4 @@
-/// The room part of a websocket path `/ws/<room>`: parsed, percent-decoded once, validated.
+/// The room part of a websocket path `/ws/<room>`: validated after lws' one percent-decoding.
 enum RoomName {
   /// Longest accepted room name, in characters.
   static let maxLength = 64
@@ -6,7 +6,6 @@ enum RoomName {
   /// Why a path was refused; `reason` is the websocket close reason a client sees (≤ 123 bytes).
   enum Refusal: Error, Equatable {
     case notAWebSocketPath
-    case malformedEncoding
     case empty
     case tooLong(Int)
     case invalidCharacter
@@ -14,7 +13,6 @@ enum RoomName {
     var reason: String {
       switch self {
       case .notAWebSocketPath: "invalid room name: websocket path must be /ws/<room>"
-      case .malformedEncoding: "invalid room name: malformed percent-encoding"
       case .empty: "invalid room name: empty (use 1-64 of A-Z a-z 0-9 - _ .)"
       case .tooLong(let count): "invalid room name: \(count) characters (at most 64)"
       case .invalidCharacter: "invalid room name: only A-Z a-z 0-9 - _ . are allowed"
@@ -22,17 +20,15 @@ enum RoomName {
     }
   }
 
-  /// Extracts and validates the room of `path` (the request path, without the query string).
+  /// Extracts and validates the room of `path`, the request path as lws hands it over: already
+  /// percent-decoded once (and without the query string).
   ///
-  /// `path` is decoded exactly once here; a `%` left after decoding is refused like any other
-  /// character outside the allowed set, so double-encoded names never pass.
-  static func parse(path: String) -> Result<String, Refusal> {
+  /// It is NOT decoded again: a `%` left after lws' decoding (a double-encoded name such as
+  /// `%2541`) is refused like any other character outside the allowed set.
+  static func parse(decodedPath path: String) -> Result<String, Refusal> {
     let prefix = "/ws/"
     guard path.hasPrefix(prefix) else { return .failure(.notAWebSocketPath) }
-    guard let decoded = percentDecode(Array(path.utf8.dropFirst(prefix.utf8.count))) else {
-      return .failure(.malformedEncoding)
-    }
-    return validate(decoded)
+    return validate(Array(path.utf8.dropFirst(prefix.utf8.count)))
   }
 
   /// Checks an already decoded name: 1–64 characters of `[A-Za-z0-9._-]`.
@@ -50,36 +46,6 @@ enum RoomName {
       true
     default:
       false
-    }
-  }
-
-  /// Decodes `%XX` escapes once; nil when an escape is truncated or not hexadecimal.
-  static func percentDecode(_ bytes: [UInt8]) -> [UInt8]? {
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "%") {
-        guard index + 2 < bytes.count,
-          let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-        else { return nil }
-        out.append(high << 4 | low)
-        index += 3
-      } else {
-        out.append(byte)
-        index += 1
-      }
-    }
-    return out
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
     }
   }
 }

@@ -29,12 +29,12 @@ final class ServiceLoop: @unchecked Sendable {
     self.name = name
   }
 
-  /// Creates the context from `info` (on the calling thread). Throws when lws refuses.
-  func createContext(_ info: inout lws_context_creation_info) throws {
+  /// Creates the context from `info` (on the calling thread). Throws when lws refuses; `failure`
+  /// says what was being attempted and what to check (lws logs the exact cause just before).
+  func createContext(_ info: inout lws_context_creation_info, failure: String) throws {
     precondition(context == nil, "context created twice")
     guard let created = lws_create_context(&info) else {
-      throw TransportError.contextCreationFailed(
-        "lws_create_context failed (port in use, bad TLS certificate/key, or bad interface?)")
+      throw TransportError.contextCreationFailed(failure)
     }
     context = created
   }
@@ -96,9 +96,13 @@ final class ServiceLoop: @unchecked Sendable {
   }
 
   /// Service thread: leave the loop after this iteration (the context is destroyed on the way out).
+  ///
+  /// Also wakes the loop: lws runs timer callbacks *before* it waits in poll, so a stop asked from a
+  /// timer would otherwise wait for the next network event (up to lws' 30 s poll limit).
   func requestStop() {
     assertServiceThread()
     stopRequested = true
+    if let context { lws_cancel_service(context) }
   }
 
   /// Any thread (not the service thread): waits until the service thread has finished.

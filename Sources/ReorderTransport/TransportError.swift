@@ -16,7 +16,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .contextCreationFailed(let why):
-      "could not start the network layer: \(why)"
+      why
     case .invalidConfiguration(let why):
       "invalid transport configuration: \(why)"
     case .alreadyStarted:

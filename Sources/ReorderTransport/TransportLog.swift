@@ -95,7 +95,9 @@ public enum TransportLog {
     case .text:
       var line = "\(timestamp) \(level.name) \(message)"
       for key in fields.keys.sorted() {
-        line += " \(key)=\(fields[key]!)"
+        let value = fields[key]!
+        let plain = !value.isEmpty && !value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }
+        line += " \(key)=" + (plain ? value : jsonString(value))
       }
       return line
     case .json:

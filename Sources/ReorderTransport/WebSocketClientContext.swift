@@ -33,7 +33,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
     protocols[0].name = arena.string("reorder-client")
     protocols[0].callback = clientCallback
     info.protocols = UnsafePointer(protocols)
-    try loop.createContext(&info)
+    try loop.createContext(&info, failure: "could not create the websocket client context")
     loop.start()
   }
 
@@ -106,12 +106,16 @@ public final class WebSocketClientContext: @unchecked Sendable {
       }
     }
     if wsi == nil {
-      finished(connection, code: nil, reason: "could not start connecting to \(target.host):\(target.port)")
+      finished(connection, wsi: nil, code: nil, reason: "could not start connecting to \(target.host):\(target.port)")
     }
   }
 
   /// Service thread: the connection is over; deliver `.closed` and drop it.
-  func finished(_ connection: ClientConnection, code: UInt16?, reason: String) {
+  ///
+  /// The wsi's opaque pointer is cleared first: lws may still call back for it (e.g. while it is
+  /// destroyed), and the connection object may be freed once `live` lets go of it.
+  func finished(_ connection: ClientConnection, wsi: OpaquePointer?, code: UInt16?, reason: String) {
+    if let wsi { lws_set_opaque_user_data(wsi, nil) }
     live[connection.id] = nil
     connection.finish(code: code, reason: reason)
   }

@@ -5,13 +5,15 @@ extension WebSocketServer {
   func makeContextInfo() -> lws_context_creation_info {
     var info = lws_context_creation_info()
     info.port = Int32(configuration.port)
-    info.iface = arena.string(configuration.host)
+    // lws wants an interface name or a numeric address; "localhost" means the IPv4 loopback.
+    info.iface = arena.string(configuration.host == "localhost" ? "127.0.0.1" : configuration.host)
     info.vhost_name = arena.string("default")
     info.server_string = arena.string("reorder")
     info.user = Unmanaged.passUnretained(self).toOpaque()
-    info.options =
-      UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
-      | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    if !configuration.host.contains(":") {
+      info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)  // an IPv4 address: bind IPv4 only
+    }
 
     // One protocol for HTTP and websockets alike: protocols[0] is the default for upgrades that
     // name no subprotocol (browsers' `new WebSocket(url)`), and the "/" mount routes HTTP to it.

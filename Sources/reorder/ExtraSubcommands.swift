@@ -1,2 +1,2 @@
 /// Subcommands beyond `serve`; `load` adds itself here (see LoadCommand.swift).
-let extraSubcommands: [Subcommand] = []
+let extraSubcommands: [Subcommand] = [LoadCommand.subcommand]

@@ -37,3 +37,69 @@ final class StaticFilesHTTPTests: XCTestCase {
     socket.close()
   }
 }
+
+final class StaticFilesHTTPEdgeTests: XCTestCase {
+  func testMissingFileIs404WithTheSameSecurityHeaders() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let response = try httpGet(port: fixture.port, rawPath: "/missing.js")
+    XCTAssertEqual(response.status, 404)
+    XCTAssertEqual(response.headers["content-security-policy"], StaticFilesHTTPTests.csp)
+    XCTAssertEqual(response.headers["x-content-type-options"], "nosniff")
+  }
+
+  func testAssetsGetTheirMimeTypesAndCacheHeaders() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let expected = [
+      "/app.js": ("text/javascript; charset=utf-8", "no-cache"),
+      "/style.css": ("text/css; charset=utf-8", "no-cache"),
+      "/icon.svg": ("image/svg+xml", "public, max-age=86400"),
+      "/manifest.webmanifest": ("application/manifest+json", "no-cache"),
+      "/sub/": ("text/html; charset=utf-8", "no-cache"),
+    ]
+    for (path, (type, cache)) in expected {
+      let response = try httpGet(port: fixture.port, rawPath: path)
+      XCTAssertEqual(response.status, 200, path)
+      XCTAssertEqual(response.headers["content-type"], type, path)
+      XCTAssertEqual(response.headers["cache-control"], cache, path)
+      XCTAssertEqual(response.headers["content-security-policy"], StaticFilesHTTPTests.csp, path)
+    }
+  }
+
+  func testEveryTraversalVariantIsRefused() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    try FileManager.default.createSymbolicLink(
+      atPath: fixture.webRoot.path + "/web/link.txt", withDestinationPath: fixture.webRoot.path + "/secret.txt")
+    let variants = [
+      "/../secret.txt", "/../../../../etc/passwd", "/sub/../../secret.txt", "/%2e%2e/secret.txt",
+      "/%2E%2E/secret.txt", "/.%2e/secret.txt", "/%2e./secret.txt", "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt",
+      "/%252e%252e/secret.txt", "/%252e%252e%252fsecret.txt", "/..\\secret.txt", "/%5c..%5csecret.txt",
+      "/sub\\..\\..\\secret.txt", "/%c0%ae%c0%ae/secret.txt", "/..%00/secret.txt", "/%00../secret.txt",
+      "/....//secret.txt", "/..;/secret.txt", "/link.txt", "/%2fetc%2fpasswd", "/etc/passwd", "/./../secret.txt",
+    ]
+    for path in variants {
+      let response = try httpGet(port: fixture.port, rawPath: path)
+      XCTAssertNotEqual(response.status, 200, path)
+      XCTAssertFalse(response.text.contains("TOP-SECRET"), path)
+      XCTAssertFalse(response.text.contains("root:"), path)
+    }
+  }
+
+  func testOnlyGetIsServed() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let socket = try RawSocket(port: fixture.port)
+    try socket.write("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    let response = try parseHTTPResponse(try socket.readToEnd())
+    XCTAssertNotEqual(response.status, 200)
+  }
+
+  func testNoWebRootServesOnlyHealthz() throws {
+    let fixture = try ServerFixture { $0.webRoot = nil }
+    defer { fixture.stop() }
+    XCTAssertEqual(try httpGet(port: fixture.port, rawPath: "/").status, 404)
+    XCTAssertEqual(try httpGet(port: fixture.port, rawPath: "/healthz").status, 200)
+  }
+}

@@ -1,0 +1,42 @@
+/// One simulated client. Made by the driver, then handed to its shard (through `post`, which
+/// orders the hand-over) and only touched on that shard's service thread.
+final class LoadClient: @unchecked Sendable {
+  enum Phase { case idle, connecting, ready, closed }
+
+  /// Index in the run (0..<clients).
+  let index: Int
+  /// Room index.
+  let room: Int
+  var connection: (any LoadSocket)?
+  var phase = Phase.idle
+  var connectStarted: Int64 = 0
+  var receiver = ReceiverState()
+  /// Seeds the room when this is its first client.
+  var seeder: RoomSeeder?
+  /// The drag this client sends, once it drags.
+  var drag: Int?
+  var dragSeq: Int32 = 0
+  var dragItem = ""
+  var dragList = ""
+  /// Committed moves sent so far (numbers op ids).
+  var movesSent = 0
+
+  init(index: Int, room: Int) {
+    self.index = index
+    self.room = room
+  }
+}
+
+/// Snapshot a shard publishes for the driver thread (progress line, phase decisions).
+struct ShardProgress: Sendable {
+  var ready = 0
+  var failed = 0
+  var closedUnexpectedly = 0
+  var counters = LoadCounters()
+  /// Drag latency histogram of the last whole second.
+  var lastSecondDragLatency = LatencyHistogram()
+  var lastSecondAckLatency = LatencyHistogram()
+  /// Boards of rooms seeded by this shard's clients, by room index.
+  var boards: [Int: RoomBoard] = [:]
+  var seedingFailures: [String] = []
+}

@@ -1,0 +1,93 @@
+/// What one `reorder load` run does. Every run is bounded in time and in connection count.
+///
+/// The CLI (`Sources/reorder/LoadCommand.swift`) maps flags onto this; tests build it directly.
+public struct LoadConfiguration: Sendable {
+  /// What the clients speak.
+  public enum Mode: String, Sendable, Codable {
+    /// The Reorder rooms protocol (`/ws/<room>`, hello → welcome, `drag`, `op`).
+    case reorder
+    /// libwebsockets-test-server's `lws-mirror-protocol`: every message is relayed to every client.
+    case mirror
+  }
+
+  /// Server URL, `ws://HOST:PORT` (a path is ignored; rooms are `/ws/<room>`).
+  public var url = "ws://127.0.0.1:8080"
+  /// Allow a target that is not a loopback address (`--allow-remote`).
+  public var allowRemote = false
+  /// Protocol spoken by the clients (`--mirror`).
+  public var mode = Mode.reorder
+  /// A short name for this run in tables and reports (`--label`).
+  public var label = "load"
+  /// One line describing the scenario (`--title`).
+  public var title = ""
+  /// Total clients, spread evenly over the rooms (`--clients`).
+  public var clients = 100
+  /// Rooms (`--rooms`); room names are `<roomPrefix><index>`.
+  public var rooms = 1
+  /// Prefix of room names (`--room-prefix`).
+  public var roomPrefix = "load"
+  /// Clients that drag (`--draggers`), spread evenly over the rooms; -1 means every client.
+  public var draggers = 10
+  /// Drag updates per second per dragger (`--drag-rate`).
+  public var dragRate = 30.0
+  /// Committed moves per second, in total over all clients (`--move-rate`); 0 = none.
+  public var moveRate = 0.0
+  /// Seconds of traffic after every client is connected (`--duration`).
+  public var durationSeconds = 10.0
+  /// Seconds allowed for connecting every client (`--connect-timeout`).
+  public var connectTimeoutSeconds = 30.0
+  /// Seconds to wait after the traffic for in-flight deliveries (`--drain`).
+  public var drainSeconds = 2.0
+  /// Connection attempts in flight at once (`--connect-concurrency`).
+  public var connectConcurrency = 100
+  /// Client service threads (`--threads`): each is one lws client context.
+  public var threads = 1
+  /// Window within which an update must be covered (`--coverage-window-ms`).
+  public var coverageWindowMilliseconds = 100.0
+  /// How often staleness is sampled at every receiver (`--staleness-interval-ms`).
+  public var stalenessIntervalMilliseconds = 100.0
+  /// Ramp: add draggers until delivered updates/s stop rising (`--ramp`).
+  public var ramp = false
+  /// Ramp: draggers added per step (`--ramp-step`).
+  public var rampStep = 10
+  /// Ramp: seconds per step (`--ramp-step-seconds`).
+  public var rampStepSeconds = 2.0
+  /// Ramp (moves): multiply the move rate by this each step (`--ramp-factor`).
+  public var rampFactor = 1.5
+  /// Items the first client of a room makes sure exist, creating a list if needed (`--seed-items`).
+  public var seedItems = 20
+  /// Bytes of a mirror message (padding so it is about as large as a drag update) (`--mirror-bytes`).
+  public var mirrorMessageBytes = 160
+  /// Server process to sample CPU and RSS from, via /proc (`--server-pid`).
+  public var serverPID: Int32?
+  /// Write the result as JSON here (`--json`).
+  public var jsonPath: String?
+  /// Write a self-contained HTML report here (`--html`).
+  public var htmlPath: String?
+  /// Print a live progress line on stderr once a second (`--progress`).
+  public var progress = true
+
+  /// The defaults (a small run against a local server on 8080).
+  public init() {}
+
+  /// Draggers actually used: `draggers`, or every client when negative; never more than `clients`.
+  public var effectiveDraggers: Int {
+    draggers < 0 ? clients : min(draggers, clients)
+  }
+
+  /// Checks the values fit together; returns a message per problem (empty: valid).
+  public func problems() -> [String] {
+    var result: [String] = []
+    if clients < 1 { result.append("--clients must be at least 1") }
+    if rooms < 1 { result.append("--rooms must be at least 1") }
+    if rooms > clients { result.append("--rooms (\(rooms)) cannot exceed --clients (\(clients))") }
+    if dragRate <= 0 && effectiveDraggers > 0 { result.append("--drag-rate must be positive") }
+    if durationSeconds <= 0 { result.append("--duration must be positive") }
+    if threads < 1 { result.append("--threads must be at least 1") }
+    if mode == .mirror && moveRate > 0 { result.append("--mirror relays drag messages only; drop --move-rate") }
+    if ramp && effectiveDraggers == 0 && moveRate == 0 {
+      result.append("--ramp needs draggers or a move rate to ramp")
+    }
+    return result
+  }
+}

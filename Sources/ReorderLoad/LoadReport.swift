@@ -1,0 +1,147 @@
+import Foundation
+
+/// Several runs side by side: each Reorder run with its `lws-mirror-protocol` twin (label
+/// `<label>-mirror`), as ratios. What `--summarize` prints and writes.
+public struct LoadReport: Sendable, Codable, Equatable {
+  /// One scenario with its baseline.
+  public struct Comparison: Sendable, Codable, Equatable {
+    public var label: String
+    /// Drag updates covered per second (ours; the best ramp step when ramped).
+    public var coveredPerSecond: Double
+    public var deliveredPerSecond: Double
+    public var offeredPerSecond: Double
+    public var coverage: Double
+    public var dragP50: Double
+    public var dragP99: Double
+    public var stalenessP99: Double
+    public var lost: Int
+    /// The mirror's deliveries per second, p99 and undelivered share, when there is a twin.
+    public var mirrorDeliveredPerSecond: Double?
+    public var mirrorOfferedPerSecond: Double?
+    public var mirrorP99: Double?
+    public var mirrorUndelivered: Double?
+    /// ours covered/s ÷ mirror delivered/s (target ≥ 1).
+    public var throughputRatio: Double?
+    /// mirror p99 ÷ ours p99 (target ≥ 1: ours no higher).
+    public var latencyRatio: Double?
+  }
+
+  public var generatedAt: String
+  public var runs: [LoadResult]
+  public var comparisons: [Comparison]
+
+  /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.
+  public init(runs: [LoadResult]) {
+    generatedAt = ISO8601DateFormatter().string(from: Date())
+    self.runs = runs
+    let byLabel = Dictionary(runs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
+    comparisons = runs.filter { $0.mode == .reorder && $0.counters.dragUpdatesSent > 0 }.map { ours in
+      let mirror = byLabel[ours.label + "-mirror"]
+      let oursFigures = Self.figures(ours)
+      var comparison = Comparison(
+        label: ours.label, coveredPerSecond: oursFigures.covered, deliveredPerSecond: oursFigures.delivered,
+        offeredPerSecond: oursFigures.offered, coverage: ours.coverage, dragP50: ours.dragLatency.p50,
+        dragP99: oursFigures.p99, stalenessP99: ours.staleness.p99, lost: ours.counters.dragUpdatesLost)
+      if let mirror {
+        let theirs = Self.figures(mirror)
+        comparison.mirrorDeliveredPerSecond = theirs.delivered
+        comparison.mirrorOfferedPerSecond = theirs.offered
+        comparison.mirrorP99 = theirs.p99
+        let expected = Double(max(1, mirror.counters.dragUpdatesExpected))
+        comparison.mirrorUndelivered = max(0, 1 - Double(mirror.counters.dragUpdatesDelivered) / expected)
+        comparison.throughputRatio = theirs.delivered > 0 ? oursFigures.covered / theirs.delivered : nil
+        comparison.latencyRatio = oursFigures.p99 > 0 ? theirs.p99 / oursFigures.p99 : nil
+      }
+      return comparison
+    }
+  }
+
+  /// Headline figures of a run: the best step when ramped, the whole run otherwise.
+  static func figures(_ run: LoadResult) -> (offered: Double, delivered: Double, covered: Double, p99: Double) {
+    if let best = run.best {
+      return (best.offeredPerSecond, best.deliveredPerSecond, best.coveredPerSecond, best.dragP99)
+    }
+    return (run.offeredPerSecond, run.deliveredPerSecond, run.coveredPerSecond, run.dragLatency.p99)
+  }
+
+  /// Markdown tables: drags vs the mirror, committed moves, memory.
+  public var markdown: String {
+    var lines: [String] = []
+    let titles = Dictionary(runs.map { ($0.label, $0.title) }, uniquingKeysWith: { first, _ in first })
+    if !comparisons.isEmpty {
+      lines.append(
+        "| run | scenario | offered/s | delivered/s | covered/s | coverage | p50 ms | p99 ms | stale p99 ms "
+          + "| mirror delivered/s | mirror p99 ms | mirror undelivered | covered ÷ mirror | mirror p99 ÷ ours |")
+      lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+      for row in comparisons {
+        let cells = [
+          row.label, titles[row.label] ?? "", rate(row.offeredPerSecond), rate(row.deliveredPerSecond),
+          rate(row.coveredPerSecond), String(format: "%.2f%%", 100 * row.coverage), ms(row.dragP50), ms(row.dragP99),
+          ms(row.stalenessP99), row.mirrorDeliveredPerSecond.map(rate) ?? "–", row.mirrorP99.map(ms) ?? "–",
+          row.mirrorUndelivered.map { String(format: "%.1f%%", 100 * $0) } ?? "–",
+          row.throughputRatio.map { String(format: "%.2f×", $0) } ?? "–",
+          row.latencyRatio.map { String(format: "%.2f×", $0) } ?? "–",
+        ]
+        lines.append("| " + cells.joined(separator: " | ") + " |")
+      }
+    }
+    let movers = runs.filter { $0.counters.movesSent > 0 }
+    if !movers.isEmpty {
+      lines.append("")
+      lines.append(
+        "| run | scenario | moves/s offered | acked/s | ack p50 ms | ack p99 ms | at others p99 ms | unacked | seq gaps |"
+      )
+      lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+      for run in movers {
+        let acked = run.best?.acknowledgedPerSecond ?? run.acknowledgedPerSecond
+        let p99 = run.best?.ackP99 ?? run.ackLatency.p99
+        let offered = run.best?.moveRate ?? run.moveRate
+        let cells = [
+          run.label, run.title, rate(offered), rate(acked), ms(run.ackLatency.p50), ms(p99),
+          ms(run.remoteApplyLatency.p99), String(run.counters.movesSent - run.counters.movesAcknowledged),
+          String(run.counters.appliedGaps),
+        ]
+        lines.append("| " + cells.joined(separator: " | ") + " |")
+      }
+    }
+    let memory = runs.filter { $0.server != nil && $0.mode == .reorder }.max { $0.clients < $1.clients }
+    if let memory, let server = memory.server {
+      lines.append("")
+      lines.append(
+        String(
+          format: "Memory per idle connection (%@, %d clients): %.1f KB beyond the empty server (%.1f MB → %.1f MB).",
+          memory.label, memory.clients, server.bytesPerIdleConnection / 1024, Double(server.rssBeforeBytes) / 1_048_576,
+          Double(server.rssIdleBytes) / 1_048_576))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  private func rate(_ value: Double) -> String { ProgressPrinter.rate(value) }
+  private func ms(_ value: Double) -> String { LoadResult.milliseconds(value) }
+
+  /// Reads every `*.json` run result in `directory` (sorted by file name).
+  public static func load(directory: String) throws -> [LoadResult] {
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+    } catch {
+      throw LoadError.io("cannot list '\(directory)': \(error.localizedDescription)")
+    }
+    return try names.map { name in
+      let path = directory + "/" + name
+      guard let data = FileManager.default.contents(atPath: path) else { throw LoadError.io("cannot read '\(path)'") }
+      do {
+        return try JSONDecoder().decode(LoadResult.self, from: data)
+      } catch {
+        throw LoadError.io("'\(path)' is not a load result: \(error)")
+      }
+    }
+  }
+
+  /// The JSON encoding (pretty, sorted keys).
+  public func jsonData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return try encoder.encode(self)
+  }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// The plain-text report of one run, printed at its end.
+extension LoadResult {
+  /// Several lines: connect, drags, coverage, latency, staleness, moves, errors, processes.
+  public var textReport: String {
+    var lines: [String] = []
+    let kind = mode == .mirror ? "lws-mirror-protocol" : "rooms protocol"
+    var headline = "\(label): \(rooms) room\(rooms == 1 ? "" : "s") × \(clients) clients"
+    if draggers > 0 { headline += ", \(draggers)\(ramp ? "+" : "") draggers × \(Self.number(dragRate))/s" }
+    if moveRate > 0 { headline += ", \(Self.number(moveRate))\(ramp ? "+" : "") moves/s" }
+    headline += String(format: ", %.1f s, %@ at %@", trafficSeconds, kind, url)
+    lines.append(headline)
+    if !title.isEmpty { lines.append("  \(title)") }
+    func row(_ name: String, _ value: String) {
+      lines.append("  " + name.padding(toLength: 15, withPad: " ", startingAt: 0) + value)
+    }
+    row(
+      "connect",
+      "\(counters.connected) ready, \(counters.connectFailures) failed in \(String(format: "%.1f", connectSeconds)) s; "
+        + Self.latency(connect))
+    if counters.dragUpdatesSent > 0 {
+      row(
+        "drag updates",
+        "sent \(counters.dragUpdatesSent); offered \(Self.rate(offeredPerSecond)) deliveries/s; delivered "
+          + "\(Self.rate(deliveredPerSecond))/s in \(Self.rate(framesPerSecond)) frames/s")
+      let expected = Double(max(1, counters.dragUpdatesExpected))
+      row(
+        "coverage",
+        String(format: "%.2f%%", 100 * coverage) + " (\(Self.rate(coveredPerSecond)) covered/s; "
+          + String(
+            format: "late %.2f%%, lost %.2f%%", 100 * Double(counters.dragUpdatesLate) / expected,
+            100 * Double(counters.dragUpdatesLost) / expected)
+          + "); duplicates \(counters.dragDuplicates), out of order \(counters.dragOutOfOrder); "
+          + "ends \(counters.dragEndsDelivered)/\(counters.dragEndsExpected)")
+      row("drag latency", Self.latency(dragLatency))
+      row("staleness", Self.latency(staleness))
+    }
+    if counters.movesSent > 0 {
+      row(
+        "moves",
+        "sent \(counters.movesSent), acked \(counters.movesAcknowledged) (\(Self.rate(acknowledgedPerSecond))/s); "
+          + "applied at others \(counters.movesAppliedRemote); seq gaps \(counters.appliedGaps), "
+          + "duplicates \(counters.appliedDuplicates)")
+      row("ack latency", Self.latency(ackLatency))
+      row("at others", Self.latency(remoteApplyLatency))
+    }
+    row(
+      "errors",
+      "rejected \(counters.rejected), error frames \(counters.errors), closed during run \(counters.unexpectedCloses)")
+    if let server {
+      row(
+        "server",
+        String(
+          format:
+            "CPU %.0f%% (peak %.0f%%); RSS %.1f MB empty → %.1f MB idle → %.1f MB peak; %.1f KB per idle connection",
+          server.cpuPercent, server.peakCPUPercent, Double(server.rssBeforeBytes) / 1_048_576,
+          Double(server.rssIdleBytes) / 1_048_576, Double(server.rssPeakBytes) / 1_048_576,
+          server.bytesPerIdleConnection / 1024))
+    }
+    if let loadClient {
+      row("load tool", String(format: "CPU %.0f%% (peak %.0f%%)", loadClient.cpuPercent, loadClient.peakCPUPercent))
+    }
+    if !steps.isEmpty {
+      row("ramp", "draggers  moves/s  offered/s  delivered/s  covered/s  acked/s  drag p99  ack p99")
+      for step in steps {
+        let mark = step == best ? " ← max" : ""
+        row(
+          "",
+          String(
+            format: "%8d %8@ %10@ %12@ %10@ %8@ %6.0f ms %6.1f ms%@", step.draggers, Self.rate(step.moveRate),
+            Self.rate(step.offeredPerSecond), Self.rate(step.deliveredPerSecond), Self.rate(step.coveredPerSecond),
+            Self.rate(step.acknowledgedPerSecond), step.dragP99, step.ackP99, mark))
+      }
+    }
+    for note in notes { row("note", note) }
+    return lines.joined(separator: "\n")
+  }
+
+  static func latency(_ summary: LatencySummary) -> String {
+    guard summary.count > 0 else { return "no samples" }
+    return String(
+      format: "p50 %@ ms, p90 %@ ms, p99 %@ ms, max %@ ms (n=%llu)", milliseconds(summary.p50),
+      milliseconds(summary.p90), milliseconds(summary.p99), milliseconds(summary.max), summary.count)
+  }
+
+  static func milliseconds(_ value: Double) -> String {
+    value < 10 ? String(format: "%.1f", value) : String(format: "%.0f", value)
+  }
+
+  static func rate(_ value: Double) -> String { ProgressPrinter.rate(value) }
+
+  static func number(_ value: Double) -> String {
+    value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+  }
+
+  /// The JSON encoding (pretty, sorted keys).
+  public func jsonData() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return try encoder.encode(self)
+  }
+}

@@ -1,0 +1,104 @@
+/// Turning the merged measurements into a `LoadResult`.
+extension LoadRunner {
+  func makeResult(
+    measurements: Measurements, traffic: Timeline, startedAt: String, connectSeconds: Double,
+    serverBefore: ProcessSample?, serverIdle: ProcessSample?, selfBefore: ProcessSample?
+  ) -> LoadResult {
+    let counters = measurements.counters
+    let seconds = max(0.001, Double(traffic.end - traffic.origin) / 1e6)
+    let edges = LoadResult.plotEdges
+    let receivers = Double(plan.receivers(of: 0))
+    var notes = notes
+    if counters.connectFailures > 0 { notes.append("\(counters.connectFailures) connections failed") }
+    if counters.unexpectedCloses > 0 { notes.append("\(counters.unexpectedCloses) connections closed during the run") }
+    if configuration.rooms > 1 && configuration.clients % configuration.rooms != 0 {
+      notes.append("rooms have unequal sizes; offered rates assume the first room's size")
+    }
+    let steps = configuration.ramp ? rampSteps(measurements, traffic: traffic, receivers: receivers) : []
+    let best = steps.max {
+      configuration.moveRate > 0
+        ? $0.acknowledgedPerSecond < $1.acknowledgedPerSecond : $0.deliveredPerSecond < $1.deliveredPerSecond
+    }
+    return LoadResult(
+      label: configuration.label, title: configuration.title, mode: configuration.mode, url: target.origin,
+      clients: configuration.clients, rooms: configuration.rooms, draggers: plan.initialDraggers.count,
+      dragRate: configuration.dragRate, moveRate: configuration.moveRate, ramp: configuration.ramp,
+      startedAt: startedAt, trafficSeconds: seconds, connectSeconds: connectSeconds, counters: counters,
+      connect: LatencySummary(measurements.connectLatency), dragLatency: LatencySummary(measurements.dragLatency),
+      staleness: LatencySummary(measurements.staleness), ackLatency: LatencySummary(measurements.ackLatency),
+      remoteApplyLatency: LatencySummary(measurements.remoteApplyLatency),
+      offeredPerSecond: Double(counters.dragUpdatesSent) * receivers / seconds,
+      deliveredPerSecond: Double(counters.dragUpdatesDelivered) / seconds,
+      coveredPerSecond: Double(counters.dragUpdatesCovered) / seconds,
+      framesPerSecond: Double(counters.dragFrames) / seconds,
+      coverage: counters.dragUpdatesExpected == 0
+        ? 1 : Double(counters.dragUpdatesCovered) / Double(counters.dragUpdatesExpected),
+      acknowledgedPerSecond: Double(counters.movesAcknowledged) / seconds, series: measurements.series,
+      dragP99PerSecond: measurements.dragLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
+      ackP99PerSecond: measurements.ackLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
+      dragLatencyEdgesMs: edges.map { Double($0) / 1000 },
+      dragLatencyCounts: measurements.dragLatency.binned(edges: edges),
+      ackLatencyCounts: measurements.ackLatency.binned(edges: edges),
+      server: serverBefore.map {
+        Self.usage(before: $0, idle: serverIdle, samples: traffic.serverSamples, clients: configuration.clients)
+      },
+      loadClient: selfBefore.map {
+        Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: configuration.clients)
+      },
+      steps: steps, best: best, notes: notes)
+  }
+
+  /// Per-step figures from the per-second series; a step's first second is skipped (transient)
+  /// when the step is longer than a second.
+  func rampSteps(_ measurements: Measurements, traffic: Timeline, receivers: Double) -> [RampStep] {
+    let lastSecond = Int(Double(traffic.end - traffic.origin) / 1e6)
+    var steps: [RampStep] = []
+    for (index, step) in traffic.steps.enumerated() {
+      let to = index + 1 < traffic.steps.count ? traffic.steps[index + 1].from : lastSecond
+      let from = to - step.from > 1 ? step.from + 1 : step.from
+      guard to > from else { continue }
+      let span = Double(to - from)
+      func sum(_ values: [Int]) -> Double {
+        Double((from..<to).reduce(0) { $0 + ($1 < values.count ? values[$1] : 0) })
+      }
+      var drag = LatencyHistogram()
+      var ack = LatencyHistogram()
+      for second in from..<to {
+        if second < measurements.dragLatencyPerSecond.count { drag.merge(measurements.dragLatencyPerSecond[second]) }
+        if second < measurements.ackLatencyPerSecond.count { ack.merge(measurements.ackLatencyPerSecond[second]) }
+      }
+      let series = measurements.series
+      steps.append(
+        RampStep(
+          draggers: step.draggers, moveRate: step.moveRate, fromSecond: from, toSecond: to,
+          offeredPerSecond: sum(series.dragUpdatesSent) * receivers / span,
+          deliveredPerSecond: sum(series.dragUpdatesDelivered) / span,
+          coveredPerSecond: sum(series.dragUpdatesCovered) / span,
+          acknowledgedPerSecond: sum(series.movesAcknowledged) / span,
+          dragP99: Double(drag.percentile(0.99)) / 1000, ackP99: Double(ack.percentile(0.99)) / 1000))
+    }
+    return steps
+  }
+
+  static func usage(before: ProcessSample, idle: ProcessSample?, samples: [ProcessSample], clients: Int)
+    -> ProcessUsage
+  {
+    var perSecond: [Double] = []
+    var previous = idle ?? before
+    for sample in samples {
+      let wall = Double(sample.time - previous.time) / 1e6
+      if wall > 0 { perSecond.append(100 * (sample.cpuSeconds - previous.cpuSeconds) / wall) }
+      previous = sample
+    }
+    let first = samples.first ?? before
+    let last = samples.last ?? before
+    let wall = Double(last.time - first.time) / 1e6
+    let average = wall > 0 ? 100 * (last.cpuSeconds - first.cpuSeconds) / wall : 0
+    let idleBytes = idle?.rssBytes ?? before.rssBytes
+    return ProcessUsage(
+      cpuPercent: average, peakCPUPercent: perSecond.max() ?? 0, rssBeforeBytes: before.rssBytes,
+      rssIdleBytes: idleBytes, rssPeakBytes: ([before.rssBytes, idleBytes] + samples.map(\.rssBytes)).max() ?? 0,
+      bytesPerIdleConnection: Double(idleBytes - before.rssBytes) / Double(max(1, clients)),
+      cpuPercentPerSecond: perSecond, rssBytesPerSecond: samples.map(\.rssBytes))
+  }
+}

@@ -1,0 +1,171 @@
+/// The traffic phase: drags and moves on schedule, ramp steps, progress, process samples.
+extension LoadRunner {
+  /// What the traffic phase did, for the result.
+  struct Timeline {
+    var origin: Int64 = 0
+    var end: Int64 = 0
+    var steps: [(from: Int, draggers: Int, moveRate: Double)] = []
+    var serverSamples: [ProcessSample] = []
+    var selfSamples: [ProcessSample] = []
+  }
+
+  /// A client sending on a schedule.
+  struct Sender {
+    var client: Int
+    var period: Int64
+    var due: Int64
+  }
+
+  func runTraffic() -> Timeline {
+    var timeline = Timeline()
+    let origin = MonotonicClock.microseconds() + 20_000
+    timeline.origin = origin
+    for shard in shards { shard.context.post { shard.measurements.origin = origin } }
+    let dragPeriod = Int64(1e6 / max(0.001, configuration.dragRate))
+    var draggers: [Sender] = []
+    var draggerCount = plan.initialDraggers.count
+    func addDraggers(_ list: some Sequence<Int>, at time: Int64) {
+      let added = Array(list)
+      for (offset, client) in added.enumerated() {
+        let phase = dragPeriod * Int64(offset) / Int64(max(1, added.count))
+        draggers.append(Sender(client: client, period: dragPeriod, due: time + phase))
+        post(client) { shard, board in shard.sendDrag(.start, client: client, board: board) }
+      }
+    }
+    var moveRate = configuration.moveRate
+    var movers: [Sender] = []
+    func scheduleMovers(at time: Int64) {
+      movers = plan.movers.enumerated().map { offset, client in
+        let period = Int64(1e6 * Double(plan.movers.count) / max(0.001, moveRate))
+        return Sender(client: client, period: period, due: time + period * Int64(offset) / Int64(plan.movers.count))
+      }
+    }
+    MonotonicClock.sleep(until: origin)
+    addDraggers(plan.initialDraggers, at: origin)
+    scheduleMovers(at: origin)
+    timeline.steps.append((0, draggerCount, moveRate))
+
+    let stepLength = Int64(max(1, configuration.rampStepSeconds.rounded()) * 1e6)
+    let end = origin + Int64(configuration.durationSeconds * 1e6)
+    var nextStep = origin + stepLength
+    var nextPublish = origin + 250_000
+    var nextSecond = origin + 1_000_000
+    var nextStaleness = origin + Int64(configuration.stalenessIntervalMilliseconds * 1_000)
+    var stepStart = published().counters
+    var best = 0.0
+    var flatSteps = 0
+    var last = stepStart
+    var lastTime = origin
+    let stalenessPerShard = max(1, 5_000 * Int(configuration.stalenessIntervalMilliseconds) / 1_000 / shards.count)
+
+    while true {
+      let now = MonotonicClock.microseconds()
+      if now >= end { break }
+      var dragBatches = Array(repeating: [Int](), count: shards.count)
+      for index in draggers.indices where draggers[index].due <= now {
+        dragBatches[draggers[index].client % shards.count].append(draggers[index].client)
+        draggers[index].due += draggers[index].period
+        if draggers[index].due < now { draggers[index].due = now + draggers[index].period }
+      }
+      var moveBatches = Array(repeating: [Int](), count: shards.count)
+      for index in movers.indices where movers[index].due <= now {
+        moveBatches[movers[index].client % shards.count].append(movers[index].client)
+        movers[index].due += movers[index].period
+        if movers[index].due < now - 1_000_000 { movers[index].due = now }
+      }
+      for (number, shard) in shards.enumerated() where !dragBatches[number].isEmpty || !moveBatches[number].isEmpty {
+        let drags = dragBatches[number]
+        let moves = moveBatches[number]
+        let boards = boards
+        shard.context.post {
+          for client in drags { shard.sendDrag(.move, client: client, board: boards[client % boards.count]) }
+          for client in moves { shard.sendMove(client: client, board: boards[client % boards.count]) }
+        }
+      }
+      if now >= nextStaleness && !draggers.isEmpty {
+        nextStaleness += Int64(configuration.stalenessIntervalMilliseconds * 1_000)
+        for shard in shards { shard.context.post { shard.sampleStaleness(limit: stalenessPerShard) } }
+      }
+      if now >= nextPublish {
+        nextPublish += 250_000
+        for shard in shards { shard.context.post { shard.publishProgress() } }
+      }
+      if now >= nextSecond {
+        nextSecond += 1_000_000
+        if let sample = serverSampler?.sample() { timeline.serverSamples.append(sample) }
+        if let sample = selfSampler.sample() { timeline.selfSamples.append(sample) }
+        let state = published()
+        progress.traffic(
+          state: state, previous: last, seconds: Double(now - lastTime) / 1e6,
+          elapsed: Double(now - origin) / 1e6, total: configuration.durationSeconds,
+          receiversPerUpdate: Double(plan.receivers(of: 0)), draggers: draggerCount,
+          server: timeline.serverSamples.suffix(2))
+        last = state.counters
+        lastTime = now
+      }
+      if configuration.ramp && now >= nextStep {
+        nextStep += stepLength
+        let current = published().counters
+        let rate =
+          configuration.moveRate > 0
+          ? Double(current.movesAcknowledged - stepStart.movesAcknowledged)
+          : Double(current.dragUpdatesDelivered - stepStart.dragUpdatesDelivered)
+        stepStart = current
+        if rate > best * 1.03 {
+          best = rate
+          flatSteps = 0
+        } else {
+          flatSteps += 1
+        }
+        if flatSteps >= 2 { break }
+        if configuration.moveRate > 0 {
+          moveRate *= configuration.rampFactor
+          scheduleMovers(at: now)
+        }
+        if draggerCount > 0 && draggerCount < clients.count {
+          let more = min(configuration.rampStep, clients.count - draggerCount)
+          addDraggers(draggerCount..<(draggerCount + more), at: now)
+          draggerCount += more
+        }
+        timeline.steps.append((Int((now - origin + 500_000) / 1_000_000), draggerCount, moveRate))
+      }
+      let nextDue = min(
+        draggers.lazy.map(\.due).min() ?? end, movers.lazy.map(\.due).min() ?? end, nextPublish, end)
+      MonotonicClock.sleep(until: min(nextDue, MonotonicClock.microseconds() + 2_000))
+    }
+    timeline.end = MonotonicClock.microseconds()
+    for sender in draggers {
+      post(sender.client) { shard, board in shard.sendDrag(.end, client: sender.client, board: board) }
+    }
+    progress.finishLine()
+    return timeline
+  }
+
+  /// Posts `work` to the shard of `client` with the board of its room.
+  func post(_ client: Int, _ work: @escaping @Sendable (LoadShard, RoomBoard) -> Void) {
+    let shard = shard(of: client)
+    let board = boards[plan.roomOfClient[client]]
+    shard.context.post { work(shard, board) }
+  }
+
+  /// Waits for in-flight deliveries: until every move is acknowledged and deliveries stopped for
+  /// 300 ms, or `drainSeconds` passed.
+  func drain() {
+    let deadline = MonotonicClock.microseconds() + Int64(configuration.drainSeconds * 1e6)
+    var lastDelivered = -1
+    var quietSince = MonotonicClock.microseconds()
+    while MonotonicClock.microseconds() < deadline {
+      for shard in shards { shard.context.post { shard.publishProgress() } }
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 50_000)
+      let counters = published().counters
+      let delivered = counters.dragUpdatesDelivered + counters.movesAppliedRemote + counters.movesAcknowledged
+      let now = MonotonicClock.microseconds()
+      if delivered != lastDelivered {
+        lastDelivered = delivered
+        quietSince = now
+      } else if counters.movesAcknowledged + counters.rejected >= counters.movesSent && now - quietSince > 300_000 {
+        break
+      }
+    }
+  }
+}

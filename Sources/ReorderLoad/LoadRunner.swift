@@ -1,0 +1,208 @@
+import Foundation
+
+/// Runs one load scenario: connects the clients, drives drags and moves on schedule from the
+/// calling thread, and gathers what every client measured into a `LoadResult`.
+///
+/// Threads: the caller is the driver (it only posts work to the shards and reads what they
+/// publish); each shard is one lws client context whose service thread owns its clients.
+public final class LoadRunner {
+  public let configuration: LoadConfiguration
+  public let target: LoadTarget
+  let plan: RoomPlan
+  let sentLog = Locked(DragSentLog())
+  var shards: [LoadShard] = []
+  var clients: [LoadClient] = []
+  var boards: [RoomBoard] = []
+  var notes: [String] = []
+  let serverSampler: ProcessSampler?
+  let selfSampler = ProcessSampler(pid: nil)
+  let progress: ProgressPrinter
+  /// Where progress lines go (stderr by default).
+  let log: @Sendable (String) -> Void
+  let makeContext: LoadSocketContextFactory
+
+  /// Validates `configuration` and the target.
+  ///
+  /// - Throws: `LoadError.invalidURL`, `.remoteTargetRefused` (a non-loopback target without
+  ///   `allowRemote`), `.invalidConfiguration`.
+  public init(
+    configuration: LoadConfiguration, makeContext: @escaping LoadSocketContextFactory,
+    log: @escaping @Sendable (String) -> Void = LoadRunner.standardError
+  ) throws {
+    let problems = configuration.problems()
+    guard problems.isEmpty else { throw LoadError.invalidConfiguration(problems) }
+    let target = try LoadTarget(url: configuration.url)
+    guard configuration.allowRemote || target.isLoopback else {
+      throw LoadError.remoteTargetRefused(target.host)
+    }
+    self.configuration = configuration
+    self.target = target
+    let maxDraggers = configuration.ramp ? configuration.clients : configuration.effectiveDraggers
+    plan = RoomPlan(configuration, maxDraggers: maxDraggers)
+    serverSampler = configuration.serverPID.map { ProcessSampler(pid: $0) }
+    progress = ProgressPrinter(label: configuration.label, enabled: configuration.progress, log: log)
+    self.log = log
+    self.makeContext = makeContext
+  }
+
+  /// Writes a line to standard error.
+  public static let standardError: @Sendable (String) -> Void = { line in
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
+
+  /// Runs the scenario to the end (bounded by the configured timeouts) and returns what it measured.
+  ///
+  /// - Throws: `LoadError.connectFailed` or `.seedingFailed` when the run cannot start.
+  public func run() throws -> LoadResult {
+    raiseFileLimit(to: configuration.clients + 256)
+    let startedAt = ISO8601DateFormatter().string(from: Date())
+    let runID = "L\(String(UInt32(truncatingIfNeeded: MonotonicClock.microseconds()), radix: 36))"
+    shards = try (0..<configuration.threads).map {
+      try LoadShard(
+        number: $0, configuration: configuration, target: target, runID: runID, sentLog: sentLog,
+        makeContext: makeContext)
+    }
+    defer { shutdown() }
+    clients = (0..<configuration.clients).map { LoadClient(index: $0, room: plan.roomOfClient[$0]) }
+    let rssBefore = serverSampler?.sample()
+    let selfBefore = selfSampler.sample()
+    let connectStart = MonotonicClock.microseconds()
+    try seedRooms()
+    try connectEveryone()
+    let connectSeconds = Double(MonotonicClock.microseconds() - connectStart) / 1e6
+    // Let the server settle, then take the idle memory.
+    MonotonicClock.sleep(until: MonotonicClock.microseconds() + 500_000)
+    let rssIdle = serverSampler?.sample()
+    let traffic = runTraffic()
+    drain()
+    let measurements = collect()
+    return makeResult(
+      measurements: measurements, traffic: traffic, startedAt: startedAt, connectSeconds: connectSeconds,
+      serverBefore: rssBefore, serverIdle: rssIdle, selfBefore: selfBefore)
+  }
+
+  func shard(of client: Int) -> LoadShard { shards[client % shards.count] }
+
+  /// Sum of what the shards published.
+  func published() -> ShardProgress {
+    var total = ShardProgress()
+    for shard in shards {
+      let part = shard.published.snapshot
+      total.ready += part.ready
+      total.failed += part.failed
+      total.closedUnexpectedly += part.closedUnexpectedly
+      total.counters.add(part.counters)
+      total.lastSecondDragLatency.merge(part.lastSecondDragLatency)
+      total.lastSecondAckLatency.merge(part.lastSecondAckLatency)
+      total.boards.merge(part.boards) { first, _ in first }
+      total.seedingFailures += part.seedingFailures
+    }
+    return total
+  }
+
+  /// Connects the first client of every room and, in rooms mode, has it prepare the board.
+  func seedRooms() throws {
+    let seeders = plan.seeders
+    let wanted = min(500, max(configuration.seedItems, plan.maxDraggersPerRoom))
+    for client in seeders {
+      let seederClient = clients[client]
+      if configuration.mode == .reorder {
+        seederClient.seeder = RoomSeeder(room: seederClient.room, wantedItems: wanted)
+      }
+      let shard = shard(of: client)
+      shard.context.post { shard.connect(seederClient) }
+    }
+    let deadline = MonotonicClock.microseconds() + Int64(configuration.connectTimeoutSeconds * 1e6)
+    while true {
+      let state = published()
+      if configuration.mode == .mirror, state.ready + state.failed >= seeders.count {
+        if state.failed > 0 {
+          throw LoadError.connectFailed(connected: state.ready, wanted: seeders.count, reason: "first clients failed")
+        }
+        boards = Array(repeating: RoomBoard(list: "mirror", items: ["item"]), count: configuration.rooms)
+        return
+      }
+      if let failure = state.seedingFailures.first { throw LoadError.seedingFailed(failure) }
+      if state.failed > 0 {
+        throw LoadError.connectFailed(
+          connected: state.ready, wanted: seeders.count, reason: "the first client of a room could not connect")
+      }
+      if state.boards.count == seeders.count {
+        boards = (0..<configuration.rooms).map { state.boards[$0]! }
+        return
+      }
+      if MonotonicClock.microseconds() > deadline {
+        throw LoadError.seedingFailed(
+          "\(state.boards.count) of \(seeders.count) rooms ready after \(configuration.connectTimeoutSeconds) s")
+      }
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 5_000)
+    }
+  }
+
+  /// Connects the remaining clients, at most `connectConcurrency` handshakes at a time.
+  func connectEveryone() throws {
+    let seeders = Set(plan.seeders)
+    var queue = clients.filter { !seeders.contains($0.index) }.makeIterator()
+    var started = seeders.count
+    let deadline = MonotonicClock.microseconds() + Int64(configuration.connectTimeoutSeconds * 1e6)
+    while true {
+      let state = published()
+      let settled = state.ready + state.failed
+      if settled >= clients.count { break }
+      if MonotonicClock.microseconds() > deadline { break }
+      while started - settled < configuration.connectConcurrency, let client = queue.next() {
+        let shard = shard(of: client.index)
+        shard.context.post { shard.connect(client) }
+        started += 1
+      }
+      progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count)
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 5_000)
+    }
+    let state = published()
+    progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count, final: true)
+    if state.ready < clients.count {
+      let reason =
+        state.failed > 0 ? "\(state.failed) failed" : "timed out after \(configuration.connectTimeoutSeconds) s"
+      throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
+    }
+  }
+
+  /// Raises the soft limit on open files towards `wanted` (up to the hard limit).
+  func raiseFileLimit(to wanted: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let target = min(rlim_t(wanted), limit.rlim_max)
+    if limit.rlim_cur < target {
+      limit.rlim_cur = target
+      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+    if Int(limit.rlim_cur) < wanted {
+      notes.append("open-file limit \(limit.rlim_cur) is below \(wanted); raise `ulimit -n`")
+    }
+  }
+
+  /// Posts `finish` to every shard and waits (bounded) for their measurements.
+  func collect() -> Measurements {
+    for shard in shards { shard.context.post { shard.finish() } }
+    var total = Measurements()
+    let deadline = MonotonicClock.microseconds() + 10_000_000
+    for shard in shards {
+      while shard.result.snapshot == nil && MonotonicClock.microseconds() < deadline {
+        MonotonicClock.sleep(until: MonotonicClock.microseconds() + 2_000)
+      }
+      if let part = shard.result.snapshot {
+        total.merge(part)
+      } else {
+        notes.append("shard \(shard.number) did not report in time")
+      }
+    }
+    return total
+  }
+
+  func shutdown() {
+    // Give the close frames a moment to leave before the contexts go.
+    MonotonicClock.sleep(until: MonotonicClock.microseconds() + 200_000)
+    for shard in shards { shard.context.shutdown() }
+    shards = []
+  }
+}

@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+
+@testable import ReorderLoad
+
+/// An in-memory stand-in for a server, so the runner can be tested without sockets: either a
+/// mirror (every message to every connection of the same URL, sender included) or a minimal
+/// rooms server (hello → welcome, op → applied to all, drags coalesced per tick to the others).
+final class FakeServer: @unchecked Sendable {
+  enum Mode { case mirror, rooms }
+
+  let mode: Mode
+  let queue = DispatchQueue(label: "fake-server")
+  private var connections: [Int: FakeConnection] = [:]
+  private var roomOf: [Int: String] = [:]
+  private var seqs: [String: Int] = [:]
+  private var latestDrag: [String: [Int: String]] = [:]
+  private var timer: DispatchSourceTimer?
+  private var items = (1...30).map { "i\($0)" }
+
+  init(mode: Mode) {
+    self.mode = mode
+    if mode == .rooms {
+      let timer = DispatchSource.makeTimerSource(queue: queue)
+      timer.schedule(deadline: .now() + .milliseconds(33), repeating: .milliseconds(33))
+      timer.setEventHandler { [weak self] in self?.tick() }
+      timer.resume()
+      self.timer = timer
+    }
+  }
+
+  func stop() { queue.sync { timer?.cancel() } }
+
+  /// A client context whose service thread is its own serial queue.
+  func makeContext() -> any LoadSocketContext { FakeContext(server: self) }
+
+  func open(_ connection: FakeConnection) {
+    queue.async {
+      self.connections[connection.id] = connection
+      self.roomOf[connection.id] = connection.url
+      connection.deliver(.opened)
+    }
+  }
+
+  func close(_ connection: FakeConnection) {
+    queue.async {
+      guard self.connections.removeValue(forKey: connection.id) != nil else { return }
+      connection.deliver(.closed(code: 1000, reason: ""))
+    }
+  }
+
+  func receive(_ text: String, from connection: FakeConnection) {
+    queue.async {
+      guard let room = self.roomOf[connection.id] else { return }
+      let peers = self.connections.values.filter { self.roomOf[$0.id] == room }
+      switch self.mode {
+      case .mirror:
+        for peer in peers { peer.deliver(.text(text)) }
+      case .rooms:
+        self.handleRooms(text, from: connection, room: room, peers: peers)
+      }
+    }
+  }
+
+  private func handleRooms(_ text: String, from connection: FakeConnection, room: String, peers: [FakeConnection]) {
+    guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+      let type = object["type"] as? String
+    else {
+      connection.deliver(.text(#"{"type":"error","code":"bad-json","message":"not JSON"}"#))
+      return
+    }
+    switch type {
+    case "hello":
+      let list =
+        #"{"id":"L","title":"List","layout":"list","items":["#
+        + items.map { #"{"id":"\#($0)","fields":{"title":"\#($0)"}}"# }.joined(separator: ",") + "]}"
+      connection.deliver(
+        .text(
+          #"{"type":"welcome","session":"s\#(connection.id)","seq":\#(seqs[room, default: 0]),"board":{"lists":[\#(list)]},"peers":[]}"#
+        ))
+    case "op":
+      let id = object["id"] as? String ?? ""
+      let op = object["op"] as? [String: Any] ?? [:]
+      seqs[room, default: 0] += 1
+      let seq = seqs[room]!
+      var resolved = #"{"kind":"move","item":"\#(op["item"] as? String ?? "")","list":"L","index":0}"#
+      if op["kind"] as? String == "insert" {
+        items.append("n\(seq)")
+        resolved = #"{"kind":"insert","item":"n\#(seq)","list":"L","index":0}"#
+      }
+      let frame = #"{"type":"applied","seq":\#(seq),"id":"\#(id)","by":"s\#(connection.id)","op":\#(resolved)}"#
+      for peer in peers { peer.deliver(.text(frame)) }
+    case "drag":
+      let t = object["t"] as? String ?? ""
+      let phase = object["phase"] as? String ?? ""
+      latestDrag[room, default: [:]][connection.id] =
+        #"{"session":"s\#(connection.id)","phase":"\#(phase)","item":"x","t":"\#(t)"}"#
+    default:
+      break
+    }
+  }
+
+  private func tick() {
+    for (room, updates) in latestDrag where !updates.isEmpty {
+      for peer in connections.values where roomOf[peer.id] == room {
+        let others = updates.filter { $0.key != peer.id }.map(\.value)
+        guard !others.isEmpty else { continue }
+        peer.deliver(.text(#"{"type":"drags","updates":[\#(others.joined(separator: ","))]}"#))
+      }
+    }
+    latestDrag = [:]
+  }
+}
+
+final class FakeContext: LoadSocketContext, @unchecked Sendable {
+  let server: FakeServer
+  let queue = DispatchQueue(label: "fake-client")
+  private let nextID = Locked(0)
+  static let ids = Locked(0)
+
+  init(server: FakeServer) { self.server = server }
+
+  func connect(url: String, subprotocol: String?, onEvent: @escaping @Sendable (LoadSocketEvent) -> Void)
+    -> any LoadSocket
+  {
+    let id = Self.ids.withLock {
+      $0 += 1
+      return $0
+    }
+    let connection = FakeConnection(id: id, url: url, context: self, onEvent: onEvent)
+    server.open(connection)
+    return connection
+  }
+
+  func post(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
+
+  func shutdown() { queue.sync {} }
+}
+
+final class FakeConnection: LoadSocket, @unchecked Sendable {
+  let id: Int
+  let url: String
+  let context: FakeContext
+  let onEvent: @Sendable (LoadSocketEvent) -> Void
+
+  init(id: Int, url: String, context: FakeContext, onEvent: @escaping @Sendable (LoadSocketEvent) -> Void) {
+    self.id = id
+    self.url = url
+    self.context = context
+    self.onEvent = onEvent
+  }
+
+  func deliver(_ event: LoadSocketEvent) { context.queue.async { self.onEvent(event) } }
+  func send(_ text: String) { context.server.receive(text, from: self) }
+  func close(code: UInt16, reason: String) { context.server.close(self) }
+}

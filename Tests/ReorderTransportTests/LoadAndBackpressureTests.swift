@@ -1,0 +1,111 @@
+import Foundation
+import ReorderTransport
+import TestSupport
+import XCTest
+
+/// Counts client events across threads.
+final class EventCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var counts: [String: Int] = [:]
+  private var closes: [UInt64: (UInt16?, String)] = [:]
+
+  func add(_ key: String) {
+    lock.lock()
+    counts[key, default: 0] += 1
+    lock.unlock()
+  }
+
+  func count(_ key: String) -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return counts[key, default: 0]
+  }
+
+  func closed(_ id: UInt64, code: UInt16?, reason: String) {
+    lock.lock()
+    closes[id] = (code, reason)
+    counts["closed", default: 0] += 1
+    lock.unlock()
+  }
+
+  var closeEvents: [UInt64: (UInt16?, String)] {
+    lock.lock()
+    defer { lock.unlock() }
+    return closes
+  }
+}
+
+final class LoadAndBackpressureTests: XCTestCase {
+  func testOneThousandConcurrentConnectionsAreAcceptedAndServed() throws {
+    let limit = raiseOpenFileLimit(to: 4_096)
+    try XCTSkipIf(limit < 2_200, "needs ~2,100 file descriptors, RLIMIT_NOFILE is \(limit)")
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let client = try WebSocketClientContext()
+    defer { client.shutdown() }
+    let counter = EventCounter()
+    let total = 1_000
+    var connections: [ClientConnection] = []
+    for index in 0..<total {
+      connections.append(
+        client.connect(url: fixture.url("/ws/room-\(index % 10)")) { connection, event in
+          switch event {
+          case .opened:
+            counter.add("opened")
+            connection.send("hello \(connection.id)")
+          case .text(let text):
+            if text == "hello \(connection.id)" { counter.add("echoed") }
+          case .closed(let code, let reason):
+            counter.closed(connection.id, code: code, reason: reason)
+          case .binary:
+            break
+          }
+        })
+    }
+    XCTAssertTrue(waitUntil(timeout: 60) { counter.count("echoed") == total || counter.count("closed") > 0 })
+    XCTAssertEqual(counter.count("opened"), total)
+    XCTAssertEqual(counter.count("echoed"), total)
+    XCTAssertEqual(counter.count("closed"), 0, "\(counter.closeEvents.values.prefix(3))")
+    XCTAssertEqual(fixture.server.connectionCount, total)
+    let health = try httpGet(port: fixture.port, rawPath: "/healthz")
+    XCTAssertTrue(health.text.contains("\"connections\":1000"), health.text)
+    XCTAssertTrue(health.text.contains("\"rooms\":10"), health.text)
+    for connection in connections { connection.close() }
+    XCTAssertTrue(waitUntil(timeout: 30) { fixture.server.connectionCount == 0 })
+  }
+
+  func testNonReadingClientDoesNotDelayOthersAndIsCutOffWhenItsQueueIsFull() throws {
+    let fixture = try ServerFixture {
+      $0.maxQueueBytes = 64 << 10
+      $0.socketSendBufferBytes = 4_096
+    }
+    defer { fixture.stop() }
+    let slow = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
+    XCTAssertTrue(try slow.websocketHandshake(path: "/ws/room-1").contains("101"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+    let slowID = try XCTUnwrap(fixture.handler.opened.keys.first)
+    let fast = try WebSocket.connect(fixture.url("/ws/room-1"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 2 })
+
+    let messages = 400
+    let payload = String(repeating: "m", count: 4_096)
+    let server = fixture.server
+    let handler = fixture.handler
+    // One broadcast at a time: the fast client must get each one while the slow one piles up.
+    for index in 0..<messages {
+      server.post {
+        for peer in handler.connections(in: "room-1") {
+          server.send(Array("\(index):\(payload)".utf8), to: peer)
+        }
+      }
+      let text = try receiveText(fast, timeout: 10)
+      XCTAssertTrue(text.hasPrefix("\(index):"), "message \(index) missing or out of order")
+    }
+    XCTAssertTrue(waitUntil { handler.closed.contains(slowID) }, "the non-reading client was not cut off")
+    XCTAssertEqual(server.connectionCount, 1)
+    fast.send("still here")
+    XCTAssertEqual(try receiveText(fast), "still here")
+    // The slow client's socket ends (after whatever was in flight) instead of staying open.
+    XCTAssertNoThrow(try slow.readToEnd())
+  }
+}
