@@ -6,7 +6,7 @@
  *   #/            the landing page
  *   #/b/<room>    a board; also accepted: ?board=<room>
  */
-import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex } from "./identity.js";
+import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex, clampName } from "./identity.js";
 import { BoardSession } from "./board.js";
 
 /** @type {BoardSession | null} */
@@ -85,7 +85,7 @@ function askIdentity(done) {
   /** @param {SubmitEvent} e */
   const submit = (e) => {
     e.preventDefault();
-    const name = input.value.trim().slice(0, 40);
+    const name = clampName(input.value);
     if (!name) return;
     const data = new FormData(form);
     identity = { name, color: validColor(String(data.get("color") || "")) };

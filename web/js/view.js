@@ -163,6 +163,7 @@ export class BoardView {
       el.dataset.item = id;
       el.tabIndex = -1;
       el.setAttribute("aria-roledescription", "draggable item");
+      el.setAttribute("aria-describedby", "drag-help");
       this.itemEls.set(id, el);
     }
     const sig = this.signature(id);
