@@ -148,6 +148,15 @@ extension Board {
     return (listTable[Int(state.list)].id, positions.rank(state.place))
   }
 
+  /// Ids of every list known here (deleted too), sorted.
+  public var allListIDs: [ListID] { listTable.map(\.id).sorted() }
+
+  /// Number of items ever created here (live and deleted).
+  public var itemCount: Int { itemTable.count }
+
+  /// Number of lists ever created here (live and deleted).
+  public var listCount: Int { listTable.count }
+
   /// All item ids known here (deleted too), sorted.
   public var allItems: [ItemID] { itemTable.map(\.id).sorted() }
 

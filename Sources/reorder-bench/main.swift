@@ -1,5 +1,40 @@
-// `reorder-bench store …`: the store benchmark (Sources/reorder-bench/StoreBench.swift).
-if CommandLine.arguments.dropFirst().first == "store" {
-  runStoreBenchmark(arguments: Array(CommandLine.arguments.dropFirst(2)))
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `reorder-bench crdt [--json]`: the CRDT benchmark of issue 3 (a table, or one JSON object).
+let arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+let names = arguments.filter { !$0.hasPrefix("--") }
+
+guard names == ["crdt"] else {
+  print("usage: reorder-bench crdt [--json]")
+  exit(2)
 }
-print("reorder-bench: not yet")
+
+let r = CRDTBench.run()
+let rows: [(String, String, String)] = [
+  ("remote_ops_per_s", String(Int(r.remoteOpsPerSecond)), "decode + apply one binary move (target ≥ 400000)"),
+  ("local_ops_per_s", String(Int(r.localOpsPerSecond)), "intent → op → apply (target ≥ 1000000)"),
+  ("merge_seconds", String(r.mergeSeconds), "2 × 50,000 offline moves exchanged (target < 0.5)"),
+  ("snapshot_bytes", String(r.snapshotBytes), "after 100,000 moves (target ≤ 800000)"),
+  ("snapshot_load_ms", String(r.snapshotLoadMilliseconds), "median of 7 loads (target < 10)"),
+  ("bytes_per_move", String(r.bytesPerMove), "encoded move (target ≤ 32)"),
+  ("peak_rss_bytes", String(r.peakRSSBytes), "whole run"),
+]
+if json {
+  print("{" + rows.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
+} else {
+  print("reorder-bench crdt: \(CRDTBench.itemCount) items, \(CRDTBench.moveCount) random moves, seed \(CRDTBench.seed)")
+  for (name, value, note) in rows {
+    print(name.padding(18) + value.padding(22) + note)
+  }
+}
+
+extension String {
+  func padding(_ width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
+}

@@ -1,0 +1,133 @@
+import ReorderCRDT
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The fixed CRDT workload of issue 3: one list of 10,000 items, then 100,000 uniformly random
+/// moves (seed 42): each move takes the item at a random index `from` to a random final index `to`
+/// (the same `(from, to)` pairs as loro's `MovableList.mov(from, to)`).
+struct CRDTBench {
+  static let itemCount = 10_000
+  static let moveCount = 100_000
+  static let seed: UInt64 = 42
+  static let list: ListID = "list"
+
+  struct Results {
+    var remoteOpsPerSecond = 0.0
+    var localOpsPerSecond = 0.0
+    var mergeSeconds = 0.0
+    var snapshotBytes = 0
+    var snapshotLoadMilliseconds = 0.0
+    var bytesPerMove = 0.0
+    var peakRSSBytes = 0
+  }
+
+  #if canImport(Glibc)
+    static let RUSAGE_SELF_WHO = __rusage_who_t(RUSAGE_SELF.rawValue)
+  #else
+    static let RUSAGE_SELF_WHO = RUSAGE_SELF
+  #endif
+
+  static func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  static func peakRSS() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF_WHO, &usage)
+    return Int(usage.ru_maxrss) * 1024
+  }
+
+  /// The 10,000-item base made by replica 1, and its ops.
+  static func base() -> (Board, [Op]) {
+    var board = Board(replica: ReplicaID(1))
+    var ops = [try! board.createList(list, title: "bench", layout: .list, after: nil)]
+    var last: ItemID? = nil
+    for _ in 0..<itemCount {
+      let op = try! board.insert(list: list, after: last, before: nil, fields: [:])
+      last = op.item
+      ops.append(op)
+    }
+    return (board, ops)
+  }
+
+  /// One random move as an intent: the item at `from` goes to final index `to`.
+  @inline(__always)
+  static func move(_ board: inout Board, from: Int, to: Int) -> Op {
+    let item = board.item(at: from, in: list)!
+    // Indices in the list without the moved item.
+    let after = to > 0 ? board.item(at: to - 1 < from ? to - 1 : to, in: list) : nil
+    let before = after == nil ? board.item(at: from == 0 ? 1 : 0, in: list) : nil
+    return try! board.move(item, to: list, after: after, before: before)
+  }
+
+  static func run() -> Results {
+    var results = Results()
+    var rng = Xoshiro256(seed: seed)
+    let pairs = (0..<moveCount).map { _ in (rng.below(itemCount), rng.below(itemCount)) }
+    let (baseBoard, baseOps) = base()
+
+    // Local: intent → op → apply.
+    var local = baseBoard
+    var ops: [Op] = []
+    ops.reserveCapacity(moveCount)
+    var start = now()
+    for (from, to) in pairs { ops.append(move(&local, from: from, to: to)) }
+    results.localOpsPerSecond = Double(moveCount) / (now() - start)
+    verify(local, pairs: pairs)
+
+    // Remote: decode the binary op + apply, one at a time.
+    let encoded = ops.map { $0.encoded() }
+    results.bytesPerMove = Double(encoded.reduce(0) { $0 + $1.count }) / Double(moveCount)
+    var remote = Board(replica: ReplicaID(2))
+    for op in baseOps { remote.apply(op) }
+    start = now()
+    for bytes in encoded { remote.apply(try! Op(encoded: bytes)) }
+    results.remoteOpsPerSecond = Double(moveCount) / (now() - start)
+    precondition(remote.items(in: list) == local.items(in: list), "remote replica matches the local one")
+
+    // Snapshot of the state after the 100,000 moves.
+    let snapshot = local.encodedSnapshot()
+    results.snapshotBytes = snapshot.count
+    var loadTimes: [Double] = []
+    for _ in 0..<7 {
+      start = now()
+      let loaded = try! Board(snapshot: snapshot, replica: ReplicaID(3))
+      loadTimes.append(now() - start)
+      precondition(loaded.count(in: list) == itemCount)
+    }
+    results.snapshotLoadMilliseconds = loadTimes.sorted()[loadTimes.count / 2] * 1000
+    let loaded = try! Board(snapshot: snapshot, replica: ReplicaID(3))
+    precondition(loaded.items(in: list) == local.items(in: list), "snapshot round trip")
+
+    // Merge: two replicas each make 50,000 moves offline from the base, then exchange.
+    var a = baseBoard
+    var b = Board(replica: ReplicaID(2))
+    for op in baseOps { b.apply(op) }
+    let half = moveCount / 2
+    let opsA = pairs[0..<half].map { move(&a, from: $0.0, to: $0.1).encoded() }
+    let opsB = pairs[half...].map { move(&b, from: $0.0, to: $0.1).encoded() }
+    start = now()
+    for bytes in opsB { a.apply(try! Op(encoded: bytes)) }
+    for bytes in opsA { b.apply(try! Op(encoded: bytes)) }
+    results.mergeSeconds = now() - start
+    precondition(a.items(in: list) == b.items(in: list), "merged replicas converge")
+    precondition(a.count(in: list) == itemCount, "every item exactly once after the merge")
+
+    results.peakRSSBytes = peakRSS()
+    return results
+  }
+
+  /// The local board must equal a plain array given the same (from, to) moves.
+  static func verify(_ board: Board, pairs: [(Int, Int)]) {
+    let (baseBoard, _) = base()
+    var array = baseBoard.items(in: list)
+    for (from, to) in pairs { array.insert(array.remove(at: from), at: to) }
+    precondition(board.items(in: list) == array, "the CRDT order equals the reference array")
+  }
+}
