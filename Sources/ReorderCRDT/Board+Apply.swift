@@ -14,7 +14,10 @@ extension Board {
   ///   it releases.
   @discardableResult
   public mutating func apply(_ op: Op) -> Bool {
-    if isApplied(op) || pendingIDs.contains(op.id) { return false }
+    if case .move(let item, let list, let anchor) = op.action, pending.isEmpty {
+      return applyMove(op, item: item, list: list, anchor: anchor)
+    }
+    if isApplied(op) || (!pendingIDs.isEmpty && pendingIDs.contains(op.id)) { return false }
     if let dependency = missingDependency(op) {
       pending[dependency, default: []].append(op)
       pendingIDs.insert(op.id)
@@ -23,6 +26,37 @@ extension Board {
     guard integrate(op) else { return false }
     releasePending(after: op)
     return true
+  }
+
+  /// The hot path for a remote move when nothing is buffered: each lookup done once.
+  private mutating func applyMove(_ op: Op, item: ItemID, list: ListID, anchor: Anchor) -> Bool {
+    if positions.index[op.id] != nil { return false }
+    guard let i = itemIndex[item] else { return bufferOp(op, waitingFor: .item(item)) }
+    guard let l = listIndex[list] else { return bufferOp(op, waitingFor: .list(list)) }
+    let p: Int32
+    if let parent = anchor.parent {
+      guard let n = positions.index[parent] else { return bufferOp(op, waitingFor: .position(parent)) }
+      p = n
+    } else {
+      guard anchor.side == .right else { return false }
+      p = positions.sentinels[Int(listTable[Int(l)].sequence)]
+    }
+    guard positions.nodes[Int(p)].sequence == listTable[Int(l)].sequence else { return false }
+    integrateMove(i, list: l, parent: p, side: anchor.side, stamp: op.id)
+    if op.id.counter > lamport { lamport = op.id.counter }
+    return true
+  }
+
+  private mutating func bufferOp(_ op: Op, waitingFor dependency: Dependency) -> Bool {
+    pending[dependency, default: []].append(op)
+    pendingIDs.insert(op.id)
+    return false
+  }
+
+  /// Creates the move's position and writes the item's place register.
+  mutating func integrateMove(_ i: Int32, list l: Int32, parent p: Int32, side: Side, stamp: OpID) {
+    let n = positions.integrate(id: stamp, parent: p, side: side, owner: i)
+    updatePlace(i, list: l, node: n, stamp: stamp)
   }
 
   /// True when the op has been applied on this replica.
@@ -111,9 +145,7 @@ extension Board {
     case .move(let item, let list, let anchor):
       let l = listIndex[list]!
       guard let p = parentNode(anchor, in: listTable[Int(l)].sequence) else { return false }
-      let i = itemIndex[item]!
-      let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: i)
-      updatePlace(i, list: l, node: n, stamp: stamp)
+      integrateMove(itemIndex[item]!, list: l, parent: p, side: anchor.side, stamp: stamp)
     case .delete(let item):
       updateAlive(itemIndex[item]!, false, stamp: stamp)
       seenOps.insert(stamp)

@@ -92,10 +92,14 @@ extension Board {
   /// deleted; a later restore shows it at this place.
   /// - Complexity: O(log n).
   public mutating func move(_ item: ItemID, to list: ListID, after: ItemID?, before: ItemID?) throws(BoardError) -> Op {
-    _ = try knownItem(item)
+    let i = try knownItem(item)
     let l = try liveList(list)
-    let anchor = positions.anchor(after: try anchorNode(in: l, after: after, before: before))
-    return applyLocal(Op(id: nextOpID(), action: .move(item: item, list: list, anchor: anchor)))
+    let (p, side) = positions.attachment(after: try anchorNode(in: l, after: after, before: before))
+    let anchor = Anchor(parent: positions.isSentinel(p) ? nil : positions.nodes[Int(p)].id, side: side)
+    let op = Op(id: nextOpID(), action: .move(item: item, list: list, anchor: anchor))
+    integrateMove(i, list: l, parent: p, side: side, stamp: op.id)
+    if !pending.isEmpty { releasePending(after: op) }
+    return op
   }
 
   /// Deletes an item (its place is kept for a later restore).

@@ -33,7 +33,9 @@ extension Board {
     precondition(seen == nodes.count, "every node is in a treap")
     // Fugue links and index.
     precondition(positions.index.count == nodes.count - positions.sequenceCount, "index covers every position")
-    for (id, n) in positions.index { precondition(nodes[Int(n)].id == id && nodes[Int(n)].parent >= 0, "index agrees") }
+    for (id, n) in positions.index.entries {
+      precondition(nodes[Int(n)].id == id && nodes[Int(n)].parent >= 0, "index agrees")
+    }
     for (k, node) in nodes.enumerated() {
       for first in [node.firstLeft, node.firstRight] {
         var c = first
@@ -95,18 +97,7 @@ extension Board {
   /// The Fugue traversal from a node: left children (ascending), node, right children (ascending).
   func fugueOrder(from root: Int32) -> [Int32] {
     var out: [Int32] = []
-    var stack: [(Int32, Bool)] = [(root, false)]
-    while let (x, leftDone) = stack.popLast() {
-      let node = positions.nodes[Int(x)]
-      var children: [Int32] = []
-      var c = leftDone ? node.firstRight : node.firstLeft
-      while c >= 0 {
-        children.append(c)
-        c = positions.nodes[Int(c)].next
-      }
-      if leftDone { out.append(x) } else { stack.append((x, true)) }
-      for c in children.reversed() { stack.append((c, false)) }
-    }
+    positions.forEachInFugueOrder(from: root, limit: positions.nodes.count) { out.append($0) }
     return out
   }
 }

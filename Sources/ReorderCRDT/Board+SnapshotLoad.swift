@@ -187,9 +187,8 @@ extension Board {
       let side: Side = header & 4 == 0 ? .left : .right
       guard (side == .left) == (delta > 0) else { throw .malformed("position on the wrong side of its parent") }
       let n = positions.newNode(id: id, sequence: s, parent: Int32(base + k + delta), side: side, owner: -1)
-      guard positions.index.updateValue(n, forKey: id) == nil, id.counter > 0 else {
-        throw .malformed("duplicate position \(id)")
-      }
+      guard positions.index[id] == nil, id.counter > 0 else { throw .malformed("duplicate position \(id)") }
+      positions.index.insert(id, n)
     }
     try positions.rebuildSequence(s, count: m)
   }
@@ -226,29 +225,12 @@ extension PositionStore {
     }
     // The Fugue traversal must visit nodes base, base+1, … base+m in that order.
     var expected = Int32(base)
-    var stack: [(node: Int32, leftDone: Bool)] = [(Int32(base), false)]
-    while let (x, leftDone) = stack.popLast() {
-      if !leftDone {
-        stack.append((x, true))
-        var children: [Int32] = []
-        var c = nodes[Int(x)].firstLeft
-        while c >= 0 {
-          children.append(c)
-          c = nodes[Int(c)].next
-        }
-        for c in children.reversed() { stack.append((c, false)) }
-      } else {
-        guard x == expected else { throw .malformed("positions are not in Fugue order") }
-        expected += 1
-        var children: [Int32] = []
-        var c = nodes[Int(x)].firstRight
-        while c >= 0 {
-          children.append(c)
-          c = nodes[Int(c)].next
-        }
-        for c in children.reversed() { stack.append((c, false)) }
-      }
+    var failed = false
+    forEachInFugueOrder(from: Int32(base), limit: m + 1) { x in
+      if x != expected { failed = true }
+      expected += 1
     }
+    guard !failed else { throw .malformed("positions are not in Fugue order") }
     guard expected == Int32(base + m + 1) else { throw .malformed("positions unreachable from the root") }
     // Treap as a Cartesian tree of the order by priority (the sentinel has the maximum).
     var spine: [Int32] = []

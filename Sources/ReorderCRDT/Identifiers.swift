@@ -124,7 +124,30 @@ public struct Anchor: Hashable, Sendable {
 /// Parsing and printing of generated ids `"<counter>@<replica>"`.
 enum GeneratedID {
   /// The text for a generated id.
-  static func text(_ id: OpID) -> String { "\(id.counter)@\(id.replica.rawValue)" }
+  static func text(_ id: OpID) -> String {
+    String(unsafeUninitializedCapacity: 41) { buffer in
+      var k = 0
+      func put(_ value: UInt64) {
+        var digits = 1
+        var v = value
+        while v >= 10 {
+          v /= 10
+          digits += 1
+        }
+        v = value
+        for d in stride(from: k + digits - 1, through: k, by: -1) {
+          buffer[d] = UInt8(48 + v % 10)
+          v /= 10
+        }
+        k += digits
+      }
+      put(id.counter)
+      buffer[k] = UInt8(ascii: "@")
+      k += 1
+      put(id.replica.rawValue)
+      return k
+    }
+  }
 
   /// Parses the canonical form: decimal without leading zeros, both parts fit UInt64.
   static func parse(_ text: String) -> (counter: UInt64, replica: UInt64)? {

@@ -45,7 +45,7 @@ struct PositionStore: Sendable {
   /// Sentinel (Fugue root, first in full order) per sequence.
   var sentinels: [Int32] = []
   /// Position id → node.
-  var index: [PositionID: Int32] = [:]
+  var index = PositionIndex()
 
   /// Number of sequences.
   var sequenceCount: Int { roots.count }
@@ -92,12 +92,17 @@ struct PositionStore: Sendable {
   /// right child of `a` when `a` has none, else the (only) left child of `a`'s successor.
   /// - Complexity: O(log n).
   func anchor(after a: Int32) -> Anchor {
-    if nodes[Int(a)].firstRight < 0 {
-      return Anchor(parent: isSentinel(a) ? nil : nodes[Int(a)].id, side: .right)
-    }
+    let (p, side) = attachment(after: a)
+    return Anchor(parent: isSentinel(p) ? nil : nodes[Int(p)].id, side: side)
+  }
+
+  /// The Fugue parent node and side for a new position directly after node `a` (see
+  /// ``anchor(after:)``).
+  func attachment(after a: Int32) -> (parent: Int32, side: Side) {
+    if nodes[Int(a)].firstRight < 0 { return (a, .right) }
     let s = successor(a)!
     assert(nodes[Int(s)].firstLeft < 0, "the successor of a node with right children has no left child")
-    return Anchor(parent: nodes[Int(s)].id, side: .left)
+    return (s, .left)
   }
 
   /// Creates the position `id` as a Fugue child of `parent` and places it in the full order
@@ -108,7 +113,7 @@ struct PositionStore: Sendable {
   mutating func integrate(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> Int32 {
     let sequence = nodes[Int(p)].sequence
     let n = newNode(id: id, sequence: sequence, parent: p, side: side, owner: owner)
-    index[id] = n
+    index.insert(id, n)
     var prev: Int32 = -1
     var cur = side == .left ? nodes[Int(p)].firstLeft : nodes[Int(p)].firstRight
     while cur >= 0 && nodes[Int(cur)].id < id {
@@ -148,6 +153,34 @@ struct PositionStore: Sendable {
       if c < 0 { return x }
       while nodes[Int(c)].next >= 0 { c = nodes[Int(c)].next }
       x = c
+    }
+  }
+
+  /// Calls `body` with every node of `root`'s Fugue subtree in Fugue order: left children (by
+  /// ascending id) with their subtrees, the node, right children with their subtrees. Iterative and
+  /// allocation-free apart from one stack; stops early after `limit` nodes (a guard against cycles
+  /// in corrupt input).
+  func forEachInFugueOrder(from root: Int32, limit: Int = Int.max, _ body: (Int32) -> Void) {
+    // Frames: 0 = visit node, 1 = emit node then its right children, 2 = visit a sibling chain.
+    var stack: [(Int32, UInt8)] = [(root, 0)]
+    var emitted = 0
+    while let (x, kind) = stack.popLast() {
+      switch kind {
+      case 0:
+        stack.append((x, 1))
+        let c = nodes[Int(x)].firstLeft
+        if c >= 0 { stack.append((c, 2)) }
+      case 1:
+        body(x)
+        emitted += 1
+        if emitted >= limit { return }
+        let c = nodes[Int(x)].firstRight
+        if c >= 0 { stack.append((c, 2)) }
+      default:
+        let next = nodes[Int(x)].next
+        if next >= 0 { stack.append((next, 2)) }
+        stack.append((x, 0))
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 /// The bounded queue of frames waiting to be written to one connection.
 ///
-/// Each frame is stored with `headroom` zero bytes in front of its payload, so `lws_write` can put
-/// the websocket header there without a copy (`LWS_PRE`). The bound is in payload bytes; presence
+/// Each frame is a `FrameBuffer`: `headroom` bytes in front of its payload, so `lws_write` can put
+/// the websocket header there without a copy (`LWS_PRE`); a broadcast shares one buffer. The bound is in payload bytes; presence
 /// frames are refused once the queue is more than half full, data frames when it would overflow
 /// (a single frame larger than the bound is still accepted into an empty queue).
 struct OutgoingQueue {
@@ -12,14 +12,13 @@ struct OutgoingQueue {
     case continuation
   }
 
-  /// One frame: `storage` is `headroom` bytes then the payload.
+  /// One frame of a message.
   struct Frame {
-    var storage: [UInt8]
+    let buffer: FrameBuffer
     let kind: Kind
     let isFinal: Bool
     let isFirst: Bool
-    var payloadCount: Int { storage.count - headroom }
-    let headroom: Int
+    var payloadCount: Int { buffer.count }
   }
 
   /// What `enqueue` did.
@@ -33,7 +32,8 @@ struct OutgoingQueue {
 
   let limitBytes: Int
   let headroom: Int
-  private var frames: [Frame] = []
+  /// Frames from `head` on are queued; the slots before it are emptied (nil) and compacted away.
+  private var frames: [Frame?] = []
   private var head = 0
   /// Payload bytes queued.
   private(set) var bytes = 0
@@ -46,19 +46,35 @@ struct OutgoingQueue {
   var isEmpty: Bool { head == frames.count }
   var count: Int { frames.count - head }
 
-  /// Queues one frame.
+  /// Queues one frame, copying `payload` into a buffer of its own.
   /// - Complexity: O(payload.count).
   mutating func enqueue(
     _ payload: some Collection<UInt8>, kind: Kind = .text, isFirst: Bool = true, isFinal: Bool = true,
     priority: SendPriority = .data
   ) -> EnqueueResult {
+    if let refusal = admission(payload.count, priority) { return refusal }
+    return enqueue(FrameBuffer(payload, headroom: headroom), kind: kind, isFirst: isFirst, isFinal: isFinal)
+  }
+
+  /// Queues a frame whose buffer may be shared with other queues (server broadcast).
+  /// - Complexity: O(1) amortized.
+  mutating func enqueue(
+    shared buffer: FrameBuffer, kind: Kind = .text, priority: SendPriority = .data
+  ) -> EnqueueResult {
+    precondition(buffer.headroom == headroom, "buffer headroom must match the queue's")
+    if let refusal = admission(buffer.count, priority) { return refusal }
+    return enqueue(buffer, kind: kind, isFirst: true, isFinal: true)
+  }
+
+  private func admission(_ count: Int, _ priority: SendPriority) -> EnqueueResult? {
     if priority == .presence && bytes * 2 > limitBytes { return .dropped }
-    if bytes > 0 && bytes + payload.count > limitBytes { return .overflow }
-    var storage = [UInt8](repeating: 0, count: headroom)
-    storage.reserveCapacity(headroom + payload.count)
-    storage.append(contentsOf: payload)
-    frames.append(Frame(storage: storage, kind: kind, isFinal: isFinal, isFirst: isFirst, headroom: headroom))
-    bytes += payload.count
+    if bytes > 0 && bytes + count > limitBytes { return .overflow }
+    return nil
+  }
+
+  private mutating func enqueue(_ buffer: FrameBuffer, kind: Kind, isFirst: Bool, isFinal: Bool) -> EnqueueResult {
+    frames.append(Frame(buffer: buffer, kind: kind, isFinal: isFinal, isFirst: isFirst))
+    bytes += buffer.count
     return .queued
   }
 
@@ -66,8 +82,8 @@ struct OutgoingQueue {
   /// - Complexity: O(1) amortized.
   mutating func dequeue() -> Frame? {
     guard head < frames.count else { return nil }
-    let frame = frames[head]
-    frames[head].storage = []
+    guard let frame = frames[head] else { preconditionFailure("queued slot already emptied") }
+    frames[head] = nil
     head += 1
     bytes -= frame.payloadCount
     if head == frames.count {

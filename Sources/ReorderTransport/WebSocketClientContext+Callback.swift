@@ -17,7 +17,7 @@ extension WebSocketClientContext {
     switch reason {
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
       let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection error"
-      finished(connection, code: nil, reason: why)
+      finished(connection, wsi: wsi, code: nil, reason: why)
       return 0
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
       connection.wsi = wsi
@@ -33,11 +33,11 @@ extension WebSocketClientContext {
       return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
       if let received = connection.receivedClose {
-        finished(connection, code: received.code, reason: received.reason)
+        finished(connection, wsi: wsi, code: received.code, reason: received.reason)
       } else if let sent = connection.pendingClose {
-        finished(connection, code: sent.code, reason: sent.reason)
+        finished(connection, wsi: wsi, code: sent.code, reason: sent.reason)
       } else {
-        finished(connection, code: nil, reason: "connection lost")
+        finished(connection, wsi: wsi, code: nil, reason: "connection lost")
       }
       return 0
     default:
@@ -66,12 +66,9 @@ extension WebSocketClientContext {
   }
 
   private func writable(_ connection: ClientConnection, _ wsi: OpaquePointer) -> Int32 {
-    if var frame = connection.outgoing.dequeue() {
+    if let frame = connection.outgoing.dequeue() {
       let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-      let (headroom, count) = (frame.headroom, frame.payloadCount)
-      let written = frame.storage.withUnsafeMutableBufferPointer { buffer in
-        lws_write(wsi, buffer.baseAddress! + headroom, count, flags)
-      }
+      let written = lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags)
       if written < 0 { return -1 }
       if !connection.outgoing.isEmpty || connection.pendingClose != nil { lws_callback_on_writable(wsi) }
       return 0

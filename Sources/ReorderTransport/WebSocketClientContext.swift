@@ -4,7 +4,8 @@ import Foundation
 /// One lws client context + service thread, many connections (the load tool opens 1,000 on one).
 ///
 /// `onEvent` callbacks run on the context's service thread: keep them short, and never call
-/// `shutdown()` from inside one.
+/// `shutdown()` from inside one. Call `shutdown()` when done: until then the service thread runs
+/// (and keeps the context alive).
 public final class WebSocketClientContext: @unchecked Sendable {
   let loop = ServiceLoop(name: "lws-client")
   let arena = CArena()
@@ -34,7 +35,14 @@ public final class WebSocketClientContext: @unchecked Sendable {
     protocols[0].callback = clientCallback
     info.protocols = UnsafePointer(protocols)
     try loop.createContext(&info, failure: "could not create the websocket client context")
-    loop.start()
+    // The thread keeps this object alive until it stops (lws holds an unretained pointer to it), so
+    // a context dropped without shutdown() leaks its thread instead of crashing it.
+    loop.start { [self] in
+      for connection in live.values {
+        connection.finish(code: nil, reason: "the client context was shut down")
+      }
+      live.removeAll()
+    }
   }
 
   /// Any thread. Opens a websocket to `url` (`ws://host:port/path` or `wss://…`); `onEvent` is
@@ -112,12 +120,16 @@ public final class WebSocketClientContext: @unchecked Sendable {
       }
     }
     if wsi == nil {
-      finished(connection, code: nil, reason: "could not start connecting to \(target.host):\(target.port)")
+      finished(connection, wsi: nil, code: nil, reason: "could not start connecting to \(target.host):\(target.port)")
     }
   }
 
   /// Service thread: the connection is over; deliver `.closed` and drop it.
-  func finished(_ connection: ClientConnection, code: UInt16?, reason: String) {
+  ///
+  /// The wsi's opaque pointer is cleared first: lws may still call back for it (e.g. while it is
+  /// destroyed), and the connection object may be freed once `live` lets go of it.
+  func finished(_ connection: ClientConnection, wsi: OpaquePointer?, code: UInt16?, reason: String) {
+    if let wsi { lws_set_opaque_user_data(wsi, nil) }
     live[connection.id] = nil
     connection.finish(code: code, reason: reason)
   }

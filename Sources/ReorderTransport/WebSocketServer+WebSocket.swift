@@ -59,12 +59,9 @@ extension WebSocketServer {
   /// `LWS_CALLBACK_SERVER_WRITEABLE`: one `lws_write` per callback; then the pending close, if any.
   func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
-    if var frame = conn.outgoing.dequeue() {
+    if let frame = conn.outgoing.dequeue() {
       let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-      let (headroom, count) = (frame.headroom, frame.payloadCount)
-      let written = frame.storage.withUnsafeMutableBufferPointer { buffer in
-        lws_write(wsi, buffer.baseAddress! + headroom, count, flags)
-      }
+      let written = lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags)
       if written < 0 { return -1 }
       if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
       return 0

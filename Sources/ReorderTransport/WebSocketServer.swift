@@ -94,7 +94,29 @@ public final class WebSocketServer: @unchecked Sendable {
   public func send(_ text: [UInt8], to connection: ConnectionID, priority: SendPriority = .data) -> Bool {
     loop.assertServiceThread()
     guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return false }
-    switch conn.outgoing.enqueue(text, priority: priority) {
+    return admit(conn.outgoing.enqueue(text, priority: priority), conn)
+  }
+
+  /// Service thread only. Queues the same text frame to every connection in `connections`, copying
+  /// the bytes once (all queues share one buffer). Returns how many connections took it (as `send`
+  /// would have returned true).
+  @discardableResult
+  public func broadcast(
+    _ text: [UInt8], to connections: some Sequence<ConnectionID>, priority: SendPriority = .data
+  ) -> Int {
+    loop.assertServiceThread()
+    let buffer = FrameBuffer(text, headroom: Int(reorder_lws_pre()))
+    var accepted = 0
+    for connection in connections {
+      guard let conn = connectionsByID[connection], conn.pendingClose == nil else { continue }
+      if admit(conn.outgoing.enqueue(shared: buffer, priority: priority), conn) { accepted += 1 }
+    }
+    return accepted
+  }
+
+  /// Acts on an enqueue result: asks for a writable callback, or cuts an overflowing connection.
+  private func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection) -> Bool {
+    switch result {
     case .queued:
       lws_callback_on_writable(conn.wsi)
       return true

@@ -9,6 +9,7 @@ final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
   private var _closed: [ConnectionID] = []
   private var _received: [(ConnectionID, [UInt8])] = []
   private var _ticks = 0
+  private var _binaryCount = 0
   /// Set once the server exists (service thread reads it).
   var server: WebSocketServer?
 
@@ -22,13 +23,18 @@ final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
   var closed: [ConnectionID] { locked { _closed } }
   var received: [(ConnectionID, [UInt8])] { locked { _received } }
   var ticks: Int { locked { _ticks } }
+  var binaryCount: Int { locked { _binaryCount } }
 
   func connectionOpened(_ connection: ConnectionID, room: String) {
     locked { _opened[connection] = room }
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
-    locked { _received.append((connection, message)) }
+    locked {
+      _received.append((connection, message))
+      if isBinary { _binaryCount += 1 }
+    }
+    if isBinary { return }
     let text = String(decoding: message, as: UTF8.self)
     if text.hasPrefix("broadcast:") {
       let room = locked { _opened[connection] }

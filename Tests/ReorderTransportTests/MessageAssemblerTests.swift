@@ -35,10 +35,11 @@ final class OutgoingQueueTests: XCTestCase {
     XCTAssertEqual(queue.enqueue(Array("ijk".utf8)), .overflow)
     XCTAssertEqual(queue.bytes, 8)
     let first = queue.dequeue()
-    XCTAssertEqual(first?.storage, [0, 0, 0, 0] + Array("abcd".utf8))
+    XCTAssertEqual(first?.buffer.bytes, Array("abcd".utf8))
+    XCTAssertEqual(first?.buffer.headroom, 4)
     XCTAssertEqual(first?.payloadCount, 4)
     XCTAssertEqual(queue.bytes, 4)
-    XCTAssertEqual(queue.dequeue()?.storage.suffix(4), ArraySlice("efgh".utf8))
+    XCTAssertEqual(queue.dequeue()?.buffer.bytes, Array("efgh".utf8))
     XCTAssertNil(queue.dequeue())
     XCTAssertTrue(queue.isEmpty)
   }
@@ -58,10 +59,21 @@ final class OutgoingQueueTests: XCTestCase {
     XCTAssertEqual(queue.count, 3)
   }
 
+  func testSharedBuffersAreAdmittedLikeCopies() {
+    let shared = FrameBuffer(Array("same".utf8), headroom: 2)
+    var first = OutgoingQueue(limitBytes: 6, headroom: 2)
+    var second = OutgoingQueue(limitBytes: 6, headroom: 2)
+    XCTAssertEqual(first.enqueue(shared: shared), .queued)
+    XCTAssertEqual(second.enqueue(shared: shared), .queued)
+    XCTAssertEqual(first.enqueue(shared: shared, priority: .presence), .dropped)
+    XCTAssertEqual(first.enqueue(shared: shared), .overflow)
+    XCTAssertTrue(first.dequeue()?.buffer === second.dequeue()?.buffer)
+  }
+
   func testManyFramesDrainInOrder() {
     var queue = OutgoingQueue(limitBytes: 1 << 20, headroom: 2)
     for index in 0..<5000 { _ = queue.enqueue([UInt8(index % 251)]) }
-    for index in 0..<5000 { XCTAssertEqual(queue.dequeue()?.storage.last, UInt8(index % 251)) }
+    for index in 0..<5000 { XCTAssertEqual(queue.dequeue()?.buffer.bytes, [UInt8(index % 251)]) }
     XCTAssertEqual(queue.bytes, 0)
   }
 }

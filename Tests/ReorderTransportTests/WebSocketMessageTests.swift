@@ -59,6 +59,29 @@ final class WebSocketMessageTests: XCTestCase {
     XCTAssertEqual(fixture.server.connectionCount, 0)
   }
 
+  func testInvalidUTF8TextIsClosedWith1007AndTheServerKeepsServing() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let raw = try RawSocket(port: fixture.port)
+    XCTAssertTrue(try raw.websocketHandshake(path: "/ws/room-1").contains("101"))
+    try raw.writeFrame(opcode: 1, payload: [0x61, 0xC3, 0x28])
+    XCTAssertEqual(try raw.readCloseCode(), 1007)
+    XCTAssertTrue(fixture.handler.received.isEmpty)
+    let socket = try WebSocket.connect(fixture.url("/ws/room-1"))
+    socket.send("fine")
+    XCTAssertEqual(try receiveText(socket), "fine")
+  }
+
+  func testBinaryMessagesReachTheHandlerMarkedBinary() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let raw = try RawSocket(port: fixture.port)
+    XCTAssertTrue(try raw.websocketHandshake(path: "/ws/room-1").contains("101"))
+    try raw.writeFrame(opcode: 2, payload: [0, 1, 2, 255])
+    XCTAssertTrue(waitUntil { fixture.handler.binaryCount == 1 })
+    XCTAssertEqual(fixture.handler.received.first?.1, [0, 1, 2, 255])
+  }
+
   func testTickIsDeliveredPeriodically() throws {
     let fixture = try ServerFixture { $0.tickIntervalMilliseconds = 10 }
     defer { fixture.stop() }
@@ -78,6 +101,23 @@ final class WebSocketMessageTests: XCTestCase {
     }
     XCTAssertEqual(try receiveText(socket), "from elsewhere")
     XCTAssertEqual(try receiveText(socket), "presence")
+  }
+
+  func testBroadcastSharesOneBufferAcrossConnections() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let sockets = try (0..<5).map { _ in try WebSocket.connect(fixture.url("/ws/room-1")) }
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 5 })
+    let server = fixture.server
+    let handler = fixture.handler
+    let accepted = SharedValue(0)
+    server.post {
+      let count = server.broadcast(
+        Array("to all".utf8), to: handler.connections(in: "room-1") + [ConnectionID(rawValue: 999)])
+      accepted.set(count)
+    }
+    for socket in sockets { XCTAssertEqual(try receiveText(socket), "to all") }
+    XCTAssertEqual(accepted.value, 5)
   }
 
   func testServerCloseFlushesQueuedDataThenSendsTheCode() throws {

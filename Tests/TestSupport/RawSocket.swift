@@ -107,11 +107,12 @@ public struct HTTPResponse: Sendable {
   public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Sends `GET <rawPath>` exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
+/// Sends `GET <rawPath>` (plus `headers`) exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
 /// whole response (`Connection: close`).
-public func httpGet(port: Int, rawPath: String) throws -> HTTPResponse {
+public func httpGet(port: Int, rawPath: String, headers: [String: String] = [:]) throws -> HTTPResponse {
   let socket = try RawSocket(port: port)
-  try socket.write("GET \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+  let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+  try socket.write("GET \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
   let data = try socket.readToEnd()
   return try parseHTTPResponse(data)
 }
@@ -135,4 +136,71 @@ public func parseHTTPResponse(_ data: [UInt8]) throws -> HTTPResponse {
   var body = Array(data[(end + 4)...])
   if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body.prefix(length)) }
   return HTTPResponse(status: status, headers: headers, body: body)
+}
+
+extension RawSocket {
+  /// Sends one client websocket frame (masked, as clients must) with `opcode` (1 text, 2 binary,
+  /// 8 close, 9 ping…).
+  public func writeFrame(opcode: UInt8, payload: [UInt8], final: Bool = true) throws {
+    var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
+    if payload.count < 126 {
+      frame.append(0x80 | UInt8(payload.count))
+    } else if payload.count <= 0xFFFF {
+      frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+    } else {
+      frame.append(0x80 | 127)
+      for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
+    }
+    let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+    frame += mask
+    frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    try write(bytes: frame)
+  }
+
+  /// Reads one server frame (unmasked); nil at end of stream.
+  public func readFrame() throws -> (opcode: UInt8, payload: [UInt8])? {
+    guard let head = try readExactly(2) else { return nil }
+    var length = Int(head[1] & 0x7F)
+    if length == 126 {
+      guard let extended = try readExactly(2) else { return nil }
+      length = Int(extended[0]) << 8 | Int(extended[1])
+    } else if length == 127 {
+      guard let extended = try readExactly(8) else { return nil }
+      length = extended.reduce(0) { $0 << 8 | Int($1) }
+    }
+    guard let payload = try readExactly(length) else { return nil }
+    return (head[0] & 0x0F, payload)
+  }
+
+  /// Reads frames until a close frame; returns its code (nil if none) — or nil at end of stream.
+  public func readCloseCode() throws -> UInt16? {
+    while let frame = try readFrame() {
+      if frame.opcode == 8 {
+        return frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil
+      }
+    }
+    return nil
+  }
+
+  /// Writes raw bytes.
+  public func write(bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
+      guard sent > 0 else { throw RawSocketError.failed("send failed") }
+      offset += sent
+    }
+  }
+
+  private func readExactly(_ count: Int) throws -> [UInt8]? {
+    var data = [UInt8](repeating: 0, count: count)
+    var offset = 0
+    while offset < count {
+      let received = data.withUnsafeMutableBytes { Foundation.recv(fd, $0.baseAddress! + offset, count - offset, 0) }
+      if received == 0 { return nil }
+      guard received > 0 else { throw RawSocketError.failed("recv failed or timed out") }
+      offset += received
+    }
+    return data
+  }
 }

@@ -73,3 +73,33 @@ public func freePort() -> Int {
   precondition(bound, "could not bind an ephemeral port on 127.0.0.1")
   return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// A value shared between a test and the threads it starts (locked).
+public final class SharedValue<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: Value
+
+  /// Wraps `value`.
+  public init(_ value: Value) { stored = value }
+
+  /// The current value.
+  public var value: Value {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored
+  }
+
+  /// Replaces the value.
+  public func set(_ value: Value) {
+    lock.lock()
+    stored = value
+    lock.unlock()
+  }
+
+  /// Mutates the value under the lock.
+  public func update<T>(_ body: (inout Value) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&stored)
+  }
+}

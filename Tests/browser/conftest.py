@@ -1,0 +1,308 @@
+"""Fixtures for the browser suite: a real `reorder serve` per test, headless Chromium pages.
+
+Each test gets its own server process (free port, `--data` in a temp dir, `--demo`), killed by
+PID at the end. Two Chromium instances (A and B) are shared by the whole session; every test
+opens its board on its own server, so nothing leaks between tests. The binary is
+`$REORDER_BIN` (may include arguments) or `.build/debug/reorder` in the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = Path(__file__).resolve().parents[2]
+WEB = REPO / "web"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+LISTENING = re.compile(r"listening on https?://[^:/]+:(\d+)")
+
+
+def reorder_command() -> list[str]:
+    env = os.environ.get("REORDER_BIN")
+    if env:
+        return shlex.split(env)
+    binary = REPO / ".build" / "debug" / "reorder"
+    if not binary.exists():
+        pytest.exit(f"{binary} is missing: run `swift build` first (or set REORDER_BIN)", returncode=2)
+    return [str(binary)]
+
+
+class Server:
+    """One `reorder serve` process; `restart()` kills it and starts it again on the same port and data."""
+
+    def __init__(self, data_dir: str):
+        self.data_dir = data_dir
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.log: list[str] = []
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self, timeout: float = 20.0) -> None:
+        cmd = reorder_command() + ["serve", "--port", str(self.port), "--data", self.data_dir, "--demo", "--web", str(WEB)]
+        self.proc = subprocess.Popen(
+            cmd, cwd=str(REPO), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+        )
+        lines: queue.Queue[str | None] = queue.Queue()
+        proc = self.proc
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.put(line)
+                self.log.append(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.stop()
+                raise RuntimeError("the server did not print its address in time:\n" + "".join(self.log[-20:]))
+            try:
+                line = lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                raise RuntimeError("the server exited:\n" + "".join(self.log[-20:]))
+            m = LISTENING.search(line)
+            if m:
+                self.port = int(m.group(1))
+                return
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                self.start()
+                return
+            except RuntimeError:
+                # The port can take a moment to be free again.
+                if time.monotonic() > deadline:
+                    raise
+
+
+@pytest.fixture
+def server():
+    data = tempfile.mkdtemp(prefix="reorder-browser-")
+    s = Server(data)
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def make_driver() -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,900",
+        "--disable-background-timer-throttling",
+        "--disable-renderer-backgrounding",
+        "--disable-backgrounding-occluded-windows",
+    ):
+        options.add_argument(arg)
+    service = Service(os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_script_timeout(30)
+    return driver
+
+
+class Page:
+    """A Chromium page with helpers to open a board and to drive real input through CDP."""
+
+    def __init__(self, driver: webdriver.Chrome, name: str, color: str):
+        self.driver = driver
+        self.name = name
+        self.color = color
+        self.clock = 0.0
+
+    # Navigation ------------------------------------------------------------------------
+
+    def open(self, server: Server, room: str, wait_items: bool = True) -> None:
+        d = self.driver
+        d.get(server.base + "?setup")
+        d.execute_script(
+            "localStorage.setItem('reorder.name', arguments[0]); localStorage.setItem('reorder.color', arguments[1]);",
+            self.name,
+            self.color,
+        )
+        d.get(server.base + "#/b/" + room)
+        self.wait(lambda: self.js("return document.body.dataset.connection") == "open", 15, "the board to connect")
+        if wait_items:
+            self.wait(lambda: self.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
+
+    def close_browser(self) -> None:
+        """Quits this page's whole browser (like closing the window)."""
+        self.driver.closed_by_test = True
+        self.driver.quit()
+
+    def leave(self) -> None:
+        try:
+            self.driver.get("about:blank")
+        except Exception:
+            pass
+
+    # Queries ---------------------------------------------------------------------------
+
+    def js(self, script: str, *args):
+        return self.driver.execute_script(script, *args)
+
+    def order(self, list_id: str) -> list[str]:
+        return self.js(
+            "const u = document.querySelector(`[data-list='${arguments[0]}']`);"
+            "return u ? [...u.children].map(c => c.dataset.item) : null;",
+            list_id,
+        )
+
+    def rect(self, selector: str) -> dict:
+        r = self.js(
+            "const e = document.querySelector(arguments[0]); if (!e) return null;"
+            "const r = e.getBoundingClientRect();"
+            "return {x: r.left, y: r.top, w: r.width, h: r.height, cx: r.left + r.width / 2, cy: r.top + r.height / 2};",
+            selector,
+        )
+        assert r is not None, f"no element for {selector}"
+        return r
+
+    def item(self, item_id: str) -> dict:
+        return self.rect(f"[data-item='{item_id}']")
+
+    def wait(self, cond, timeout: float = 5, what: str = "a condition"):
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda _d: cond(), f"waiting for {what}")
+
+    def wait_order(self, list_id: str, expected: list[str], timeout: float = 5):
+        try:
+            return self.wait(lambda: self.order(list_id) == expected, timeout, f"{list_id} == {expected}")
+        except Exception:
+            raise AssertionError(f"{list_id} is {self.order(list_id)}, expected {expected}")
+
+    def announcement(self) -> str:
+        return self.js("return document.getElementById('live').dataset.last || ''")
+
+    # Input through CDP -----------------------------------------------------------------
+
+    def cdp(self, cmd: str, params: dict):
+        return self.driver.execute_cdp_cmd(cmd, params)
+
+    def stamp(self, advance_ms: float | None) -> dict:
+        """Event timestamps: real time unless `advance_ms` asks for a synthetic clock."""
+        if advance_ms is None:
+            return {}
+        self.clock = max(self.clock + advance_ms / 1000.0, time.time()) if self.clock == 0 else self.clock + advance_ms / 1000.0
+        return {"timestamp": self.clock}
+
+    def mouse(self, kind: str, x: float, y: float, pressed: bool = True, advance_ms: float | None = None) -> None:
+        params = {"type": kind, "x": x, "y": y, "button": "left" if (pressed or kind != "mouseMoved") else "none"}
+        if kind == "mouseMoved":
+            params["buttons"] = 1 if pressed else 0
+            if not pressed:
+                params["button"] = "none"
+        else:
+            params["clickCount"] = 1
+            params["buttons"] = 1 if kind == "mousePressed" else 0
+        params.update(self.stamp(advance_ms))
+        self.cdp("Input.dispatchMouseEvent", params)
+
+    def mouse_path(self, x0: float, y0: float, x1: float, y1: float, steps: int, advance_ms: float | None = None) -> None:
+        for i in range(1, steps + 1):
+            t = i / steps
+            self.mouse("mouseMoved", x0 + (x1 - x0) * t, y0 + (y1 - y0) * t, advance_ms=advance_ms)
+
+    def mouse_drag(self, x0: float, y0: float, x1: float, y1: float, steps: int = 10) -> None:
+        self.mouse("mousePressed", x0, y0)
+        self.mouse_path(x0, y0, x1, y1, steps)
+        self.mouse("mouseReleased", x1, y1)
+
+    def lifted(self) -> bool:
+        return bool(self.js("return !!document.querySelector('.drag-snapshot') && document.body.classList.contains('dragging')"))
+
+    def touch(self, kind: str, x: float | None = None, y: float | None = None, advance_ms: float | None = None) -> None:
+        points = [] if kind in ("touchEnd", "touchCancel") else [{"x": x, "y": y, "id": 1, "radiusX": 4, "radiusY": 4, "force": 1}]
+        params = {"type": kind, "touchPoints": points}
+        params.update(self.stamp(advance_ms))
+        self.cdp("Input.dispatchTouchEvent", params)
+
+
+@pytest.fixture(scope="session")
+def _driver_a():
+    d = make_driver()
+    yield d
+    d.quit()
+
+
+@pytest.fixture(scope="session")
+def _driver_b():
+    d = make_driver()
+    yield d
+    d.quit()
+
+
+@pytest.fixture
+def page_a(_driver_a):
+    p = Page(_driver_a, "Ann", "#1971c2")
+    yield p
+    p.leave()
+
+
+@pytest.fixture
+def page_b(_driver_b):
+    p = Page(_driver_b, "Bob", "#c2255c")
+    yield p
+    p.leave()
+
+
+@pytest.fixture
+def fresh_page():
+    """A Chromium of its own, for tests that close the browser."""
+    drivers = []
+
+    def make(name: str = "Cat", color: str = "#2b8a3e") -> Page:
+        d = make_driver()
+        drivers.append(d)
+        return Page(d, name, color)
+
+    yield make
+    for d in drivers:
+        if getattr(d, "closed_by_test", False):
+            continue
+        try:
+            d.quit()
+        except Exception:
+            pass
+
+
+def shot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.driver.save_screenshot(str(path))
+    return path

@@ -1,0 +1,167 @@
+"""Two browsers on one board: ghosts, live reorders, convergence, disconnects, restarts, undo."""
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from boards import first_list, settled
+from conftest import Page, shot
+
+NOW = "return performance.timeOrigin + performance.now();"
+
+
+def ghost(page: Page):
+    return page.js(
+        "const g = document.querySelector('[data-ghost]'); if (!g || g.hidden) return null;"
+        "const r = g.getBoundingClientRect(); return {x: r.left, y: r.top, name: g.textContent,"
+        " color: getComputedStyle(g).getPropertyValue('--peer').trim(), item: g.dataset.ghostItem};"
+    )
+
+
+def watch_ghost(page: Page) -> None:
+    page.js(
+        "window.__ghostAt = null; new MutationObserver(() => {"
+        " if (!window.__ghostAt && document.querySelector('[data-ghost]')) window.__ghostAt = performance.timeOrigin + performance.now();"
+        "}).observe(document.getElementById('ghosts'), {childList: true});"
+    )
+
+
+def watch_lift(page: Page) -> None:
+    page.js(
+        "window.__liftAt = null; new MutationObserver(() => {"
+        " if (!window.__liftAt && document.querySelector('.drag-snapshot')) window.__liftAt = performance.timeOrigin + performance.now();"
+        "}).observe(document.body, {childList: true});"
+    )
+
+
+def test_remote_drag_shows_a_following_ghost_and_the_drop_reorders_the_other_browser(server, page_a: Page, page_b: Page):
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    page_b.wait(lambda: page_b.js("return document.querySelectorAll('[data-peer]').length") == 1, 5, "B to see A online")
+    assert "Ann" in page_b.js("return document.getElementById('peers').textContent")
+    watch_ghost(page_b)
+    watch_lift(page_a)
+    a = page_a.item(ids[0])
+    page_a.mouse("mousePressed", a["cx"], a["cy"])
+    page_a.mouse_path(a["cx"], a["cy"], a["cx"] + 6, a["cy"] + 12, 3)
+    page_a.wait(page_a.lifted, 3, "A's lift")
+    page_b.wait(lambda: ghost(page_b) is not None, 5, "the ghost in B")
+    lift_at = page_a.js("return window.__liftAt")
+    ghost_at = page_b.js("return window.__ghostAt")
+    latency = ghost_at - lift_at
+    print(f"ghost latency: {latency:.0f} ms")
+    assert latency < 500, f"the ghost appeared {latency:.0f} ms after the lift"
+    g0 = ghost(page_b)
+    assert "Ann" in g0["name"] and g0["item"] == ids[0]
+    page_b.wait(
+        lambda: page_b.js("const e = document.querySelector(`[data-item='${arguments[0]}']`); return e.classList.contains('held') && e.textContent.includes('held by Ann')", ids[0]),
+        3,
+        "'held by Ann' in B",
+    )
+    # The ghost follows A's pointer down the list.
+    c = page_a.item(ids[3])
+    page_a.mouse_path(a["cx"] + 6, a["cy"] + 12, c["cx"], c["cy"] + 2, 8)
+    page_b.wait(lambda: ghost(page_b)["y"] > g0["y"] + (c["cy"] - a["cy"]) * 0.7, 3, "the ghost to follow")
+    shot(page_b, "ghost-in-b")
+    shot(page_a, "dragging-in-a")
+    page_a.mouse("mouseReleased", c["cx"], c["cy"] + 2)
+    expected = ids[1:4] + [ids[0]] + ids[4:]
+    page_a.wait_order(col["id"], expected)
+    page_b.wait_order(col["id"], expected)
+    page_b.wait(lambda: ghost(page_b) is None, 3, "the ghost to go")
+    assert not page_b.js("return !!document.querySelector('.held')")
+
+
+def test_concurrent_moves_converge(server, page_a: Page, page_b: Page):
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    a0, a3 = page_a.item(ids[0]), page_a.item(ids[3])
+    b0, b5 = page_b.item(ids[0]), page_b.item(ids[5])
+    b1, b4 = page_b.item(ids[1]), page_b.item(ids[4])
+    # Both lift the same item at once and drop it in different places; B also moves another.
+    page_a.mouse("mousePressed", a0["cx"], a0["cy"])
+    page_b.mouse("mousePressed", b0["cx"], b0["cy"])
+    page_a.mouse_path(a0["cx"], a0["cy"], a3["cx"], a3["cy"] + 2, 6)
+    page_b.mouse_path(b0["cx"], b0["cy"], b5["cx"], b5["cy"] + 2, 6)
+    page_a.mouse("mouseReleased", a3["cx"], a3["cy"] + 2)
+    page_b.mouse("mouseReleased", b5["cx"], b5["cy"] + 2)
+    page_b.mouse_drag(b1["cx"], b1["cy"], b4["cx"], b4["cy"] + 2, 6)
+    settled(page_a)
+    settled(page_b)
+    page_a.wait(lambda: page_a.order(col["id"]) == page_b.order(col["id"]), 5, "the same order in A and B")
+    final = page_a.order(col["id"])
+    assert sorted(final) == sorted(ids), "every item exactly once"
+
+
+def test_closing_a_browser_mid_drag_removes_its_ghost(server, fresh_page, page_b: Page):
+    page_c = fresh_page("Cat", "#2b8a3e")
+    page_c.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_c, "list")
+    ids = col["items"]
+    a = page_c.item(ids[1])
+    page_c.mouse("mousePressed", a["cx"], a["cy"])
+    page_c.mouse_path(a["cx"], a["cy"], a["cx"], a["cy"] + 40, 4)
+    page_b.wait(lambda: ghost(page_b) is not None, 5, "the ghost in B")
+    page_c.close_browser()
+    page_b.wait(lambda: ghost(page_b) is None, 10, "the ghost to disappear")
+    page_b.wait(lambda: not page_b.js("return !!document.querySelector('.held')"), 3, "the item to be free")
+    page_b.wait(lambda: page_b.js("return document.querySelectorAll('[data-peer]').length") == 0, 5, "Cat to leave")
+    assert page_b.order(col["id"]) == ids
+
+
+def test_server_restart_both_reconnect_and_converge(server, page_a: Page, page_b: Page):
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    # One committed move before the restart.
+    a0, a2 = page_a.item(ids[0]), page_a.item(ids[2])
+    page_a.mouse_drag(a0["cx"], a0["cy"], a2["cx"], a2["cy"] + 2, 8)
+    first = [ids[1], ids[2], ids[0]] + ids[3:]
+    page_b.wait_order(col["id"], first)
+    settled(page_a)
+
+    server.stop()
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") != "open", 10, "A to notice")
+    page_b.wait(lambda: page_b.js("return document.body.dataset.connection") != "open", 10, "B to notice")
+    # A moves while the server is down: the intent waits and is sent after the reconnect.
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[5])
+    ActionChains(page_a.driver).send_keys(Keys.SPACE, Keys.ARROW_UP, Keys.SPACE).perform()
+    second = first[:4] + [ids[5], ids[4]] + first[6:]
+    page_a.wait_order(col["id"], second)
+    assert page_a.js("return document.body.dataset.pending") == "1"
+
+    server.start()
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 20, "A to reconnect")
+    page_b.wait(lambda: page_b.js("return document.body.dataset.connection") == "open", 20, "B to reconnect")
+    settled(page_a)
+    page_b.wait_order(col["id"], second, timeout=10)
+    assert page_a.order(col["id"]) == second
+
+
+def test_undo_and_redo_in_a_are_seen_in_b(server, page_a: Page, page_b: Page):
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    a0, a2 = page_a.item(ids[0]), page_a.item(ids[2])
+    page_a.mouse_drag(a0["cx"], a0["cy"], a2["cx"], a2["cy"] + 2, 8)
+    moved = [ids[1], ids[2], ids[0]] + ids[3:]
+    page_b.wait_order(col["id"], moved)
+    settled(page_a)
+    page_a.js("document.body.focus()")
+    ActionChains(page_a.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
+    page_b.wait_order(col["id"], ids)
+    page_a.wait_order(col["id"], ids)
+    settled(page_a)
+    ActionChains(page_a.driver).key_down(Keys.CONTROL).key_down(Keys.SHIFT).send_keys("z").key_up(Keys.SHIFT).key_up(Keys.CONTROL).perform()
+    page_b.wait_order(col["id"], moved)
+    settled(page_a)
+    # The buttons do the same.
+    page_a.js("document.getElementById('undo-button').click()")
+    page_b.wait_order(col["id"], ids)
+    settled(page_a)

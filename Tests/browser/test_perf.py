@@ -1,0 +1,68 @@
+"""A board of 500 items stays smooth: no long task (> 50 ms) during a 20-step drag."""
+
+from boards import first_list, settled
+from conftest import Page
+
+# Builds a room over a plain WebSocket from the page: one list and `count` items, paced under the
+# server's default op rate limit (200/s, burst 400) and waiting for every acknowledgement.
+BUILD = """
+const [room, count, done] = arguments;
+const ws = new WebSocket(`ws://${location.host}/ws/${room}`);
+const sent = new Set(); let acked = 0; let n = 0;
+const fail = (why) => { try { ws.close(); } catch (e) {} done('error: ' + why); };
+function batch() {
+  for (let i = 0; i < 100 && n < count; i++, n++) {
+    const id = 'perf:' + (n + 2);
+    sent.add(id);
+    ws.send(JSON.stringify({type: 'op', id, op: {kind: 'insert', list: 'big', item: 'it' + n,
+      fields: {title: 'Item ' + (n + 1), emoji: ['🍎','🍐','🍊','🍋','🍌','🍉'][n % 6]}}}));
+  }
+}
+ws.onopen = () => ws.send(JSON.stringify({type: 'hello', room, client: 'perf', name: 'builder', color: '#333333'}));
+ws.onmessage = (event) => {
+  const m = JSON.parse(event.data);
+  if (m.type === 'welcome') {
+    ws.send(JSON.stringify({type: 'op', id: 'perf:1', op: {kind: 'createList', list: 'big', title: 'Big', layout: 'list'}}));
+  } else if (m.type === 'applied' && m.id === 'perf:1') {
+    batch();
+  } else if (m.type === 'applied' && sent.has(m.id)) {
+    sent.delete(m.id); acked++;
+    if (acked === count) { ws.close(); done('ok'); }
+    else if (sent.size === 0) setTimeout(batch, 600);
+  } else if (m.type === 'rejected' || m.type === 'error') {
+    fail(JSON.stringify(m));
+  }
+};
+ws.onerror = () => fail('websocket error');
+"""
+
+
+def test_500_items_drag_without_long_tasks(server, page_a: Page):
+    page_a.driver.get(server.base + "?build")
+    assert page_a.driver.execute_async_script(BUILD, "big", 500) == "ok"
+    page_a.open(server, "big")
+    page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") == 500, 15, "500 items")
+    col = first_list(page_a, "list", min_items=500)
+    ids = col["items"]
+    page_a.js(
+        "window.__long = []; window.__obs = new PerformanceObserver(list => {"
+        " for (const e of list.getEntries()) window.__long.push(e.duration); });"
+        "window.__obs.observe({type: 'longtask'});"
+    )
+    frame = "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));"
+    page_a.driver.execute_async_script(frame)
+    a = page_a.item(ids[1])
+    target = page_a.item(ids[9])
+    page_a.mouse("mousePressed", a["cx"], a["cy"])
+    steps = 20
+    for i in range(1, steps + 1):
+        page_a.mouse("mouseMoved", a["cx"], a["cy"] + (target["cy"] + 2 - a["cy"]) * i / steps)
+        page_a.driver.execute_async_script(frame)
+    page_a.mouse("mouseReleased", target["cx"], target["cy"] + 2)
+    page_a.driver.execute_async_script(frame)
+    page_a.wait(lambda: page_a.order(col["id"])[9] == ids[1], 5, "the move")
+    settled(page_a)
+    page_a.driver.execute_async_script(frame)
+    long_tasks = page_a.js("window.__obs.disconnect(); return window.__long;")
+    print(f"long tasks during the 500-item drag: {long_tasks}")
+    assert all(d <= 50 for d in long_tasks), f"long tasks over 50 ms: {long_tasks}"

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Runs the reorder-bench CRDT workload on Loro's MovableList and prints its numbers beside ours.
+
+Workload (identical to `swift run -c release reorder-bench crdt`): one list of 10,000 items, then
+100,000 moves; move k takes the item at index `from` to final index `to`, both drawn from
+xoshiro256** seeded through SplitMix64 with 42 (`next() % 10000`, from then to).
+
+  scripts/bench-loro.py                      # loro only
+  scripts/bench-loro.py --ours ours.json     # ratios against a saved `reorder-bench crdt --json`
+  scripts/bench-loro.py --ours -             # ... read from stdin
+  scripts/bench-loro.py --run-swift          # run the Swift bench (release) first
+  scripts/bench-loro.py --json               # loro's numbers as one JSON object
+
+Loro measurements: local = mov() + commit(); remote = import_() of one exported single-move update
+into a second doc; merge = two docs that each made 50,000 moves from the same base import each
+other's updates; snapshot = ExportMode.Snapshot() after 100,000 moves, load = import_() into a new
+doc (Loro decodes lazily).
+"""
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import loro
+from loro import ExportMode, LoroDoc
+
+ITEMS = 10_000
+MOVES = 100_000
+SEED = 42
+MASK = (1 << 64) - 1
+
+
+class Xoshiro256:
+    """xoshiro256** seeded through SplitMix64, as Sources/reorder-bench/Xoshiro.swift."""
+
+    def __init__(self, seed):
+        x = seed
+        state = []
+        for _ in range(4):
+            x = (x + 0x9E3779B97F4A7C15) & MASK
+            z = x
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+            state.append(z ^ (z >> 31))
+        self.s = state
+
+    @staticmethod
+    def rotl(x, k):
+        return ((x << k) | (x >> (64 - k))) & MASK
+
+    def next(self):
+        s = self.s
+        result = (self.rotl((s[1] * 5) & MASK, 7) * 9) & MASK
+        t = (s[1] << 17) & MASK
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = self.rotl(s[3], 45)
+        return result
+
+    def below(self, n):
+        return self.next() % n
+
+
+def pairs():
+    rng = Xoshiro256(SEED)
+    out = []
+    for _ in range(MOVES):
+        f = rng.below(ITEMS)
+        t = rng.below(ITEMS)
+        out.append((f, t))
+    return out
+
+
+def base_doc():
+    doc = LoroDoc()
+    lst = doc.get_movable_list("list")
+    for i in range(ITEMS):
+        lst.push(i)
+    doc.commit()
+    return doc
+
+
+def run_loro():
+    moves = pairs()
+    results = {}
+
+    # Local: mov + commit, timed; the per-move update export happens outside the timed span.
+    doc = base_doc()
+    lst = doc.get_movable_list("list")
+    base_snapshot = doc.export(ExportMode.Snapshot())
+    updates = []
+    local = 0.0
+    vv = doc.oplog_vv
+    for f, t in moves:
+        start = time.perf_counter()
+        lst.mov(f, t)
+        doc.commit()
+        local += time.perf_counter() - start
+        updates.append(doc.export(ExportMode.Updates(vv)))
+        vv = doc.oplog_vv
+    results["local_ops_per_s"] = MOVES / local
+    results["bytes_per_move"] = sum(len(u) for u in updates) / MOVES
+
+    expected = list(range(ITEMS))
+    for f, t in moves:
+        expected.insert(t, expected.pop(f))
+    assert lst.get_value() == expected, "loro's order equals the reference array"
+
+    # Remote: import one single-move update at a time.
+    remote = LoroDoc()
+    remote.import_(base_snapshot)
+    start = time.perf_counter()
+    for u in updates:
+        remote.import_(u)
+    results["remote_ops_per_s"] = MOVES / (time.perf_counter() - start)
+    assert remote.get_movable_list("list").get_value() == expected
+
+    # Snapshot after the 100,000 moves.
+    snapshot = doc.export(ExportMode.Snapshot())
+    results["snapshot_bytes"] = len(snapshot)
+    loads = []
+    for _ in range(7):
+        start = time.perf_counter()
+        loaded = LoroDoc()
+        loaded.import_(snapshot)
+        loads.append(time.perf_counter() - start)
+    results["snapshot_load_ms"] = sorted(loads)[len(loads) // 2] * 1000
+
+    # Merge: two docs each make 50,000 moves offline from the same base, then exchange.
+    a = LoroDoc()
+    a.import_(base_snapshot)
+    b = LoroDoc()
+    b.import_(base_snapshot)
+    vv_a, vv_b = a.oplog_vv, b.oplog_vv
+    half = MOVES // 2
+    for doc_, part in ((a, moves[:half]), (b, moves[half:])):
+        lst_ = doc_.get_movable_list("list")
+        for f, t in part:
+            lst_.mov(f, t)
+            doc_.commit()
+    ua = a.export(ExportMode.Updates(vv_a))
+    ub = b.export(ExportMode.Updates(vv_b))
+    start = time.perf_counter()
+    a.import_(ub)
+    b.import_(ua)
+    results["merge_seconds"] = time.perf_counter() - start
+    merged = a.get_movable_list("list").get_value()
+    assert merged == b.get_movable_list("list").get_value(), "loro replicas converge"
+
+    results["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return results
+
+
+# (key, label, higher_is_better)
+METRICS = [
+    ("remote_ops_per_s", "remote ops/s (decode + apply one move)", True),
+    ("local_ops_per_s", "local ops/s (intent -> op -> apply)", True),
+    ("merge_seconds", "merge 2 x 50,000 offline moves (s)", False),
+    ("snapshot_bytes", "snapshot after 100,000 moves (bytes)", False),
+    ("snapshot_load_ms", "snapshot load (ms)", False),
+    ("bytes_per_move", "encoded move (bytes)", False),
+    ("peak_rss_bytes", "peak RSS of the whole run (bytes)", False),
+]
+
+
+def fmt(value):
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value < 100:
+        return f"{value:.3f}"
+    return f"{int(value):,}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ours", help="our `reorder-bench crdt --json` output (a file, or - for stdin)")
+    parser.add_argument("--run-swift", action="store_true", help="run `swift run -c release reorder-bench crdt --json`")
+    parser.add_argument("--json", action="store_true", help="print loro's numbers as one JSON object")
+    args = parser.parse_args()
+
+    ours = None
+    if args.run_swift:
+        out = subprocess.run(
+            ["swift", "run", "-c", "release", "reorder-bench", "crdt", "--json"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        ours = json.loads(out.strip().splitlines()[-1])
+    elif args.ours:
+        text = sys.stdin.read() if args.ours == "-" else open(args.ours).read()
+        ours = json.loads(text.strip().splitlines()[-1])
+
+    theirs = run_loro()
+    if args.json:
+        print(json.dumps(theirs))
+        return
+
+    version = getattr(loro, "LORO_VERSION", "?")
+    print(f"CRDT workload: {ITEMS:,} items, {MOVES:,} random moves, seed {SEED}; loro {version} MovableList")
+    header = f"{'metric':40} {'loro':>16}"
+    if ours:
+        header += f" {'reorder':>16} {'ours vs loro':>13}"
+    print(header)
+    for key, label, higher in METRICS:
+        line = f"{label:40} {fmt(theirs[key]):>16}"
+        if ours:
+            mine = ours.get(key)
+            line += f" {fmt(mine):>16}"
+            if mine:
+                ratio = mine / theirs[key] if higher else theirs[key] / mine
+                line += f" {ratio:>12.2f}x"
+        print(line)
+    if ours:
+        print("ours vs loro: > 1 means reorder is better (faster, or smaller).")
+
+
+if __name__ == "__main__":
+    main()

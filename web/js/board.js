@@ -1,0 +1,438 @@
+// @ts-check
+/**
+ * One open board: wires the connection, the model, the view, the drag and keyboard controllers,
+ * presence and undo together, and owns the board's toolbar and dialogs.
+ */
+import { Connection } from "./connection.js";
+import { BoardModel } from "./model.js";
+import { BoardView } from "./view.js";
+import { DragController } from "./drag.js";
+import { KeyboardController } from "./keyboard.js";
+import { Presence } from "./presence.js";
+import { UndoStack, anchorsFor } from "./undo.js";
+import { announce, toast } from "./announce.js";
+import { CLIENT_ID, randomHex } from "./identity.js";
+import { MoveDialog } from "./move-dialog.js";
+
+/** @param {string} id @returns {HTMLElement} */
+function $(id) {
+  return /** @type {HTMLElement} */ (document.getElementById(id));
+}
+
+export class BoardSession {
+  /**
+   * @param {string} room
+   * @param {() => {name: string, color: string}} identity
+   */
+  constructor(room, identity) {
+    this.room = room;
+    this.identity = identity;
+    this.opCounter = 0;
+    /** @type {Map<string, string>} op id → assignment id made by our assign ops */
+    this.assignmentsByOp = new Map();
+    this.editing = false;
+    /** @type {string | null} */
+    this.lastFocused = null;
+    this.disposers = /** @type {Array<() => void>} */ ([]);
+
+    this.root = $("board-lists");
+    this.model = new BoardModel();
+    this.view = new BoardView(this.root, this.model);
+    this.presence = new Presence(this.view, this.model, $("ghosts"), $("peers"));
+    this.presenceThrottle = { last: 0, timer: 0, pending: /** @type {any} */ (null) };
+
+    const describe = (/** @type {string} */ item, /** @type {string} */ list) => this.describe(item, list);
+    this.drag = new DragController(this.root, this.view, this.model, {
+      move: (item, list, after, before) => this.moveIntent(item, list, after, before),
+      assign: (item, target) => this.assign(item, target),
+      remove: (item) => this.remove(item),
+      announce,
+      presence: (msg) => this.sendDrag(msg),
+      describe,
+    });
+    this.keyboard = new KeyboardController(this.root, this.view, this.model, {
+      move: (item, list, after, before) => this.moveIntent(item, list, after, before),
+      remove: (item) => this.remove(item),
+      openMoveTo: (item) => this.moveDialog.open(item),
+      announce,
+      presence: (msg) => this.sendDrag(msg),
+      describe,
+      editing: () => this.editing,
+    });
+    this.drag.busy = () => this.keyboard.active;
+    this.keyboard.busy = () => this.drag.active;
+    this.view.afterRender = () => {
+      this.drag.afterRender();
+      this.keyboard.afterRender();
+      this.presence.refreshHeld();
+      $("board-empty").hidden = !this.model.loaded || this.model.view.lists.length > 0;
+    };
+    this.undo = new UndoStack({
+      send: (op) => this.propose(op),
+      assignmentFor: (opId) => this.assignmentsByOp.get(opId),
+      model: this.model,
+      say: (text) => announce(text),
+    });
+    this.undo.onChange = () => {
+      /** @type {HTMLButtonElement} */ ($("undo-button")).disabled = !this.undo.canUndo;
+      /** @type {HTMLButtonElement} */ ($("redo-button")).disabled = !this.undo.canRedo;
+    };
+    this.moveDialog = new MoveDialog(this.model, this.view, {
+      move: (item, list, after, before) => this.moveIntent(item, list, after, before),
+      assign: (item, target) => this.assign(item, target),
+      announce,
+      describe,
+    });
+
+    this.model.subscribe((change) => {
+      if (change.type === "applied" && change.mine && change.msg.op?.kind === "assign") {
+        this.assignmentsByOp.set(change.mine.id, change.msg.op.assignment);
+      }
+      if (change.type === "rejected") {
+        const what = describeOp(this.model, change.mine?.op);
+        toast(`Could not ${what}: ${change.msg.message || change.msg.code || "rejected"}. It was undone.`, "error");
+        announce(`Could not ${what}. It was undone.`);
+      }
+      this.view.render();
+      document.body.dataset.pending = String(this.model.pending.length);
+    });
+
+    this.connection = new Connection({
+      room,
+      client: CLIENT_ID,
+      identity,
+      getSince: () => this.model.seq,
+      pendingOps: () => this.model.pending,
+      onMessage: (msg) => this.onMessage(msg),
+      onState: (state, detail) => {
+        $("conn-status").textContent = state === "open" ? "Online" : state === "connecting" ? "Connecting…" : `Offline — ${detail}`;
+        if (state !== "open") {
+          this.presence.reset();
+          if (this.drag.active) this.drag.cancel("connection lost");
+        }
+      },
+    });
+    this.model.onGap = () => this.connection.retryNow();
+    this.bindToolbar();
+    this.connection.start();
+  }
+
+  /** Leaves the board. */
+  dispose() {
+    if (this.drag.active) this.drag.cancel("leaving");
+    if (this.keyboard.active) this.keyboard.cancel();
+    this.connection.stop();
+    this.presence.reset();
+    for (const d of this.disposers) d();
+    this.root.replaceChildren();
+    this.setEditing(false);
+  }
+
+  // Messages ------------------------------------------------------------------------------------
+
+  /** @private @param {any} msg */
+  onMessage(msg) {
+    switch (msg.type) {
+      case "welcome":
+        if (msg.board) this.model.load(msg.seq ?? 0, msg.board);
+        else if (Array.isArray(msg.ops)) for (const a of msg.ops) this.model.applied(a);
+        if (msg.board === undefined && !this.model.loaded) this.model.load(msg.seq ?? 0, { lists: [] });
+        this.presence.welcome(msg, this.identity());
+        this.view.render({ animate: false });
+        break;
+      case "applied":
+        this.model.applied(msg);
+        break;
+      case "rejected":
+        if (msg.code === "rate_limited") {
+          // Not a refusal: the op is kept and re-sent a little later.
+          const p = this.model.pending.find((x) => x.id === msg.id);
+          if (p) window.setTimeout(() => this.connection.sendOp(p.id, p.op), 1000);
+          break;
+        }
+        this.model.rejected(msg);
+        break;
+      case "drags":
+        this.presence.drags(msg);
+        break;
+      case "peer":
+        this.presence.peer(msg);
+        break;
+      case "error":
+        console.warn("reorder: server error", msg.code, msg.message);
+        if (!this.connection.ready || /room|full|limit/i.test(String(msg.code))) {
+          toast(`The server said: ${String(msg.message || msg.code)}`, "error");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // Intents -------------------------------------------------------------------------------------
+
+  /** Sends an intent: applied at once in the view, re-sent until acknowledged. @param {any} op @returns {string} */
+  propose(op) {
+    const id = `${CLIENT_ID}:${++this.opCounter}`;
+    this.model.propose(id, op);
+    this.connection.sendOp(id, op);
+    return id;
+  }
+
+  /**
+   * A move from a gesture (drag, keyboard, Move to…): one undo step.
+   * @param {string} item @param {string} list @param {string | null} after @param {string | null} before
+   */
+  moveIntent(item, list, after, before) {
+    const at = this.model.where(item);
+    if (!at) return;
+    const from = {
+      list: at.list.id,
+      after: at.index > 0 ? at.list.items[at.index - 1] : null,
+      before: at.list.items[at.index + 1] ?? null,
+      index: at.index,
+    };
+    /** @type {any} */
+    const op = { kind: "move", item, list };
+    if (after) op.after = after;
+    else if (before) op.before = before;
+    this.propose(op);
+    const now = this.model.where(item);
+    const to = { list, after, before, index: now ? now.index : 0 };
+    this.undo.record({ type: "move", item, from, to });
+  }
+
+  /** @param {string} item @param {string} target */
+  assign(item, target) {
+    const opId = this.propose({ kind: "assign", item, target });
+    this.undo.record({ type: "assign", item, target, opId });
+  }
+
+  /** @param {string} assignment */
+  unassign(assignment) {
+    const a = this.model.view.assignments.get(assignment);
+    if (!a || a.pending) return;
+    this.propose({ kind: "unassign", assignment });
+    this.undo.record({ type: "unassign", item: a.item, target: a.target, assignment });
+    announce(`Unassigned ${this.model.label(a.item)} from ${this.model.label(a.target)}.`);
+  }
+
+  /** @param {string} item */
+  remove(item) {
+    if (!this.model.item(item)) return;
+    const label = this.model.label(item);
+    this.propose({ kind: "delete", item });
+    this.undo.record({ type: "delete", item });
+    announce(`Removed ${label}.`);
+    toast(`Removed ${label}. Undo with Ctrl+Z.`);
+  }
+
+  /** "position i of n in List", from what is on screen. @param {string} item @param {string} list */
+  describe(item, list) {
+    const el = this.view.itemEl(item);
+    const ul = this.view.listEl(list);
+    const title = this.model.list(list)?.title ?? list;
+    if (!el || !ul || el.parentElement !== ul) {
+      const at = this.model.where(item);
+      if (!at) return `not on the board`;
+      return `Position ${at.index + 1} of ${at.list.items.length} in ${at.list.title}`;
+    }
+    const i = Array.prototype.indexOf.call(ul.children, el);
+    return `Position ${i + 1} of ${ul.children.length} in ${title}`;
+  }
+
+  /** Presence at most ~30 Hz, the latest state always sent last. @param {any} msg */
+  sendDrag(msg) {
+    const t = this.presenceThrottle;
+    const now = performance.now();
+    const urgent = msg.phase !== "move";
+    if (urgent || now - t.last >= 33) {
+      clearTimeout(t.timer);
+      t.timer = 0;
+      t.pending = null;
+      t.last = now;
+      this.connection.sendDrag(msg);
+      return;
+    }
+    t.pending = msg;
+    if (!t.timer) {
+      t.timer = window.setTimeout(() => {
+        t.timer = 0;
+        if (t.pending) this.sendDrag(t.pending);
+      }, 33 - (now - t.last));
+    }
+  }
+
+  // Toolbar, edit mode, dialogs -------------------------------------------------------------------
+
+  /** @param {boolean} on */
+  setEditing(on) {
+    this.editing = on;
+    document.body.classList.toggle("editing", on);
+    $("edit-button").hidden = on;
+    $("edit-button").setAttribute("aria-pressed", String(on));
+    $("done-button").hidden = !on;
+    if (on) announce("Edit mode. Press × on an item to remove it, Done or Escape to finish.");
+  }
+
+  /** @private */
+  bindToolbar() {
+    /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn @param {any} [opts] */
+    const on = (target, type, fn, opts) => {
+      target.addEventListener(type, fn, opts);
+      this.disposers.push(() => target.removeEventListener(type, fn, opts));
+    };
+    on($("undo-button"), "click", () => this.undo.undo());
+    on($("redo-button"), "click", () => this.undo.redo());
+    on($("edit-button"), "click", () => {
+      this.setEditing(true);
+      $("done-button").focus();
+    });
+    on($("done-button"), "click", () => this.setEditing(false));
+    on($("move-button"), "click", () => {
+      const id = this.lastFocused && this.model.item(this.lastFocused) ? this.lastFocused : this.model.view.lists[0]?.items[0];
+      if (id) this.moveDialog.open(id);
+    });
+    on($("share-button"), "click", () => {
+      const url = location.href;
+      navigator.clipboard?.writeText(url).then(() => toast("Link copied."), () => toast(url));
+    });
+    on($("add-item-button"), "click", () => this.openAddItem());
+    on($("add-list-button"), "click", () => this.openAddList());
+    on(this.root, "focusin", (e) => {
+      const id = /** @type {HTMLElement} */ (e.target).closest?.("[data-item]")?.getAttribute("data-item");
+      if (id) this.lastFocused = id;
+    });
+    on(this.root, "click", (e) => {
+      const el = /** @type {HTMLElement} */ (e.target);
+      const remove = el.closest("[data-remove-item]");
+      if (remove) {
+        const id = /** @type {string} */ (remove.getAttribute("data-remove-item"));
+        const next = /** @type {HTMLElement | null} */ (remove.closest("[data-item]")?.nextElementSibling ?? null);
+        this.remove(id);
+        if (next instanceof HTMLElement && next.isConnected) next.querySelector(".item-remove")?.focus?.();
+        return;
+      }
+      const unassign = el.closest("[data-unassign]");
+      if (unassign) return this.unassign(/** @type {string} */ (unassign.getAttribute("data-unassign")));
+      const move = el.closest("[data-move-item]");
+      if (move) return this.moveDialog.open(/** @type {string} */ (move.getAttribute("data-move-item")));
+    });
+    on(window, "keydown", (/** @type {KeyboardEvent} */ e) => {
+      const target = /** @type {HTMLElement} */ (e.target);
+      if (target.closest?.("input, textarea, select, dialog")) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && key === "z") {
+        e.preventDefault();
+        if (this.drag.active || this.keyboard.active) return;
+        if (e.shiftKey) this.undo.redo();
+        else this.undo.undo();
+      } else if (mod && key === "y") {
+        e.preventDefault();
+        this.undo.redo();
+      } else if (e.key === "Escape" && this.editing && !this.drag.active && !this.keyboard.active) {
+        this.setEditing(false);
+      }
+    });
+  }
+
+  /** @private */
+  openAddItem() {
+    const dialog = /** @type {HTMLDialogElement} */ ($("add-item-dialog"));
+    const form = /** @type {HTMLFormElement} */ ($("add-item-form"));
+    const select = /** @type {HTMLSelectElement} */ ($("add-item-list"));
+    if (this.model.view.lists.length === 0) {
+      toast("Add a list first.");
+      return;
+    }
+    select.replaceChildren(...this.model.view.lists.map((l) => new Option(l.title, l.id)));
+    form.reset();
+    showForm(dialog, form, (data) => {
+      const list = this.model.list(String(data.get("list")));
+      if (!list) return;
+      const title = String(data.get("title") || "").trim();
+      if (!title) return;
+      /** @type {Record<string, any>} */
+      const fields = { title };
+      const emoji = String(data.get("emoji") || "").trim();
+      if (emoji) fields.emoji = emoji;
+      const item = "i-" + randomHex(6);
+      /** @type {any} */
+      const op = { kind: "insert", list: list.id, fields, item };
+      const last = list.items[list.items.length - 1];
+      if (last) op.after = last;
+      this.propose(op);
+      this.undo.record({ type: "insert", item });
+      announce(`Added ${title}.`);
+    });
+  }
+
+  /** @private */
+  openAddList() {
+    const dialog = /** @type {HTMLDialogElement} */ ($("add-list-dialog"));
+    const form = /** @type {HTMLFormElement} */ ($("add-list-form"));
+    form.reset();
+    showForm(dialog, form, (data) => {
+      const title = String(data.get("title") || "").trim();
+      if (!title) return;
+      /** @type {any} */
+      const op = { kind: "createList", list: "l-" + randomHex(6), title, layout: data.get("layout") === "grid" ? "grid" : "list" };
+      const last = this.model.view.lists[this.model.view.lists.length - 1];
+      if (last) op.after = last.id;
+      this.propose(op);
+      announce(`Added the list ${title}.`);
+    });
+  }
+}
+
+/**
+ * Shows a form dialog; `onSubmit` gets the form data when it is submitted (not cancelled).
+ * @param {HTMLDialogElement} dialog @param {HTMLFormElement} form @param {(data: FormData) => void} onSubmit
+ */
+export function showForm(dialog, form, onSubmit) {
+  /** @param {SubmitEvent} e */
+  const submit = (e) => {
+    e.preventDefault();
+    cleanup();
+    dialog.close();
+    onSubmit(new FormData(form));
+  };
+  const cancel = () => {
+    cleanup();
+    dialog.close();
+  };
+  const cleanup = () => {
+    form.removeEventListener("submit", submit);
+    for (const b of form.querySelectorAll(".dialog-cancel")) b.removeEventListener("click", cancel);
+    dialog.removeEventListener("close", cleanup);
+  };
+  form.addEventListener("submit", submit);
+  for (const b of form.querySelectorAll(".dialog-cancel")) b.addEventListener("click", cancel);
+  dialog.addEventListener("close", cleanup);
+  dialog.showModal();
+}
+
+/** @param {import("./model.js").BoardModel} model @param {any} op @returns {string} */
+function describeOp(model, op) {
+  if (!op) return "apply a change";
+  const name = op.item ? model.label(op.item) : "";
+  switch (op.kind) {
+    case "move":
+      return `move ${name}`;
+    case "delete":
+      return `remove ${name}`;
+    case "restore":
+      return `restore ${name}`;
+    case "assign":
+      return `assign ${name} to ${model.label(op.target)}`;
+    case "unassign":
+      return "unassign";
+    case "insert":
+      return "add the item";
+    default:
+      return `apply “${op.kind}”`;
+  }
+}
+
+export { anchorsFor };

@@ -1,0 +1,167 @@
+// @ts-check
+/**
+ * The websocket to one room: hello (with `since`), reconnect with exponential backoff and jitter,
+ * re-sending of unacknowledged ops, and `data-connection` on <body>.
+ *
+ * The connection knows nothing about the board: it hands every server message to `onMessage`,
+ * asks `getSince()` for the last seq seen and `pendingOps()` for the ops to re-send after a welcome.
+ */
+
+/** @typedef {"connecting" | "open" | "closed"} ConnectionState */
+
+/**
+ * @typedef {object} ConnectionOptions
+ * @property {string} room
+ * @property {string} client
+ * @property {() => {name: string, color: string}} identity
+ * @property {() => number | undefined} getSince the last applied seq seen, if any
+ * @property {() => Array<{id: string, op: object}>} pendingOps unacknowledged ops, oldest first
+ * @property {(msg: any) => void} onMessage
+ * @property {(state: ConnectionState, detail: string) => void} [onState]
+ */
+
+const MIN_DELAY_MS = 250;
+const MAX_DELAY_MS = 4000;
+
+export class Connection {
+  /** @param {ConnectionOptions} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {WebSocket | null} */
+    this.socket = null;
+    /** @type {ConnectionState} */
+    this.state = "closed";
+    this.attempt = 0;
+    /** @type {number | undefined} */
+    this.retryTimer = undefined;
+    this.stopped = false;
+    /** True between `welcome` and close: ops may be sent. */
+    this.ready = false;
+    this.onOnline = () => this.retryNow();
+    window.addEventListener("online", this.onOnline);
+  }
+
+  /** Opens the socket (and keeps it open until `stop`). */
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  /** Closes for good (leaving the board). */
+  stop() {
+    this.stopped = true;
+    window.removeEventListener("online", this.onOnline);
+    clearTimeout(this.retryTimer);
+    if (this.socket) this.socket.close(1000, "leaving");
+    this.socket = null;
+    this.setState("closed", "left");
+  }
+
+  /** Forces a reconnect now (used on a seq gap, or when the network comes back). */
+  retryNow() {
+    if (this.stopped) return;
+    clearTimeout(this.retryTimer);
+    if (this.socket && this.state !== "closed") {
+      this.socket.close(4000, "resync");
+      return;
+    }
+    this.open();
+  }
+
+  /** @private */
+  open() {
+    if (this.stopped) return;
+    this.ready = false;
+    this.setState("connecting", this.attempt ? `reconnecting (attempt ${this.attempt + 1})` : "connecting");
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const url = `${proto}//${location.host}/ws/${encodeURIComponent(this.options.room)}`;
+    let socket;
+    try {
+      socket = new WebSocket(url);
+    } catch {
+      this.scheduleRetry();
+      return;
+    }
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      if (socket !== this.socket) return;
+      const { name, color } = this.options.identity();
+      /** @type {any} */
+      const hello = { type: "hello", room: this.options.room, client: this.options.client, name, color };
+      const since = this.options.getSince();
+      if (since !== undefined) hello.since = since;
+      socket.send(JSON.stringify(hello));
+    });
+    socket.addEventListener("message", (event) => {
+      if (socket !== this.socket || typeof event.data !== "string") return;
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        console.warn("reorder: ignoring a frame that is not JSON");
+        return;
+      }
+      if (msg && msg.type === "welcome") {
+        this.attempt = 0;
+        this.ready = true;
+        this.setState("open", "online");
+        this.options.onMessage(msg);
+        for (const p of this.options.pendingOps()) this.sendRaw({ type: "op", id: p.id, op: p.op });
+        return;
+      }
+      this.options.onMessage(msg);
+    });
+    socket.addEventListener("close", () => {
+      if (socket !== this.socket) return;
+      this.socket = null;
+      this.ready = false;
+      this.scheduleRetry();
+    });
+    socket.addEventListener("error", () => {
+      // A close event follows; nothing to do here.
+    });
+  }
+
+  /** @private */
+  scheduleRetry() {
+    if (this.stopped) return;
+    const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** this.attempt);
+    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    this.attempt += 1;
+    this.setState("closed", `offline, retrying in ${(delay / 1000).toFixed(1)} s`);
+    this.retryTimer = window.setTimeout(() => this.open(), delay);
+  }
+
+  /**
+   * @private
+   * @param {ConnectionState} state
+   * @param {string} detail
+   */
+  setState(state, detail) {
+    this.state = state;
+    document.body.dataset.connection = state;
+    this.options.onState?.(state, detail);
+  }
+
+  /** @private @param {object} msg */
+  sendRaw(msg) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Sends an op if connected; otherwise it stays pending and is sent after the next welcome.
+   * @param {string} id @param {object} op
+   */
+  sendOp(id, op) {
+    if (this.ready) this.sendRaw({ type: "op", id, op });
+  }
+
+  /** Sends a presence message; dropped when offline (presence is not data). @param {object} drag */
+  sendDrag(drag) {
+    if (this.ready) this.sendRaw({ type: "drag", ...drag });
+  }
+}

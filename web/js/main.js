@@ -1,0 +1,134 @@
+// @ts-check
+/**
+ * Entry point: routing between the landing page and a board, and the name/colour dialog.
+ *
+ * Routes (the server serves only static files, so boards live in the URL fragment):
+ *   #/            the landing page
+ *   #/b/<room>    a board; also accepted: ?board=<room>
+ */
+import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex, clampName } from "./identity.js";
+import { BoardSession } from "./board.js";
+
+/** @type {BoardSession | null} */
+let session = null;
+let identity = loadIdentity();
+
+/** @param {string} id @returns {HTMLElement} */
+function $(id) {
+  return /** @type {HTMLElement} */ (document.getElementById(id));
+}
+
+const ROOM_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** @returns {string | null} the room in the URL, if any. */
+function currentRoom() {
+  const m = location.hash.match(/^#\/b\/([^/?#]+)/);
+  if (m) {
+    const room = decodeURIComponent(m[1]);
+    return ROOM_RE.test(room) ? room : null;
+  }
+  const q = new URLSearchParams(location.search).get("board");
+  return q && ROOM_RE.test(q) ? q : null;
+}
+
+function route() {
+  const room = currentRoom();
+  if (session && session.room !== room) {
+    session.dispose();
+    session = null;
+  }
+  $("landing").hidden = room !== null;
+  $("board").hidden = room === null;
+  $("board-toolbar").hidden = room === null;
+  $("board-title").textContent = room ? room : "";
+  document.title = room ? `${room} · Reorder` : "Reorder";
+  if (room === null) {
+    document.body.dataset.connection = "closed";
+    $("conn-status").textContent = "";
+    $("peers").replaceChildren();
+    return;
+  }
+  identity = identity ?? loadIdentity();
+  updateIdentityButton();
+  if (!identity) {
+    askIdentity(() => route());
+    return;
+  }
+  if (!session) session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+}
+
+/** Asks for a name and colour, remembers them, then calls `done`. @param {() => void} done */
+function askIdentity(done) {
+  const dialog = /** @type {HTMLDialogElement} */ ($("identity-dialog"));
+  const form = /** @type {HTMLFormElement} */ ($("identity-form"));
+  const input = /** @type {HTMLInputElement} */ ($("name-input"));
+  const swatches = $("color-swatches");
+  const chosen = identity ? identity.color : validColor(null);
+  swatches.querySelectorAll("label").forEach((l) => l.remove());
+  for (const c of PALETTE) {
+    const label = document.createElement("label");
+    label.className = "swatch";
+    label.style.setProperty("--swatch", c);
+    const radio = document.createElement("input");
+    radio.type = "radio";
+    radio.name = "color";
+    radio.value = c;
+    radio.checked = c === chosen;
+    const text = document.createElement("span");
+    text.className = "sr-only";
+    text.textContent = c;
+    label.append(radio, text);
+    swatches.append(label);
+  }
+  if (!PALETTE.includes(chosen)) /** @type {HTMLInputElement} */ (swatches.querySelector("input")).checked = true;
+  input.value = identity ? identity.name : "";
+  /** @param {SubmitEvent} e */
+  const submit = (e) => {
+    e.preventDefault();
+    const name = clampName(input.value);
+    if (!name) return;
+    const data = new FormData(form);
+    identity = { name, color: validColor(String(data.get("color") || "")) };
+    saveIdentity(identity);
+    form.removeEventListener("submit", submit);
+    dialog.close();
+    updateIdentityButton();
+    done();
+  };
+  form.addEventListener("submit", submit);
+  dialog.addEventListener("cancel", (e) => {
+    if (!identity) e.preventDefault();
+  });
+  dialog.showModal();
+  input.focus();
+}
+
+function updateIdentityButton() {
+  const b = $("identity-button");
+  b.textContent = identity ? identity.name : "Set your name";
+  if (identity) b.style.setProperty("--peer", identity.color);
+}
+
+$("identity-button").addEventListener("click", () =>
+  askIdentity(() => {
+    // A new name or colour: rejoin so that everyone sees it.
+    if (session) {
+      session.dispose();
+      session = null;
+    }
+    route();
+  }),
+);
+
+$("new-board-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = /** @type {HTMLInputElement} */ ($("new-board-name"));
+  const wanted = input.value.trim();
+  const room = ROOM_RE.test(wanted) ? wanted : "b-" + randomHex(5);
+  input.value = "";
+  location.hash = `#/b/${encodeURIComponent(room)}`;
+});
+
+window.addEventListener("hashchange", route);
+updateIdentityButton();
+route();

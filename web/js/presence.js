@@ -1,0 +1,249 @@
+// @ts-check
+/**
+ * Other people: who is online, and their live drags drawn as ghosts in their colour with their
+ * name. A ghost is placed relative to the list (the pointer's fraction of the list's scrollable
+ * box, falling back to the item it is over, then to its prospective index), so it lands in the
+ * right place whatever this window's size, and it is eased between updates.
+ */
+import { reducedMotion } from "./motion.js";
+
+/**
+ * @typedef {{ session: string, name: string, color: string, phase?: string, item?: string, list?: string,
+ *   over?: string, index?: number, x?: number, y?: number }} DragState
+ * @typedef {{ el: HTMLElement, state: DragState, cx: number, cy: number, placed: boolean }} Ghost
+ */
+
+export class Presence {
+  /**
+   * @param {import("./view.js").BoardView} view
+   * @param {import("./model.js").BoardModel} model
+   * @param {HTMLElement} layer where ghosts are drawn (fixed, full screen, no pointer events)
+   * @param {HTMLElement} peersEl the "online" list
+   */
+  constructor(view, model, layer, peersEl) {
+    this.view = view;
+    this.model = model;
+    this.layer = layer;
+    this.peersEl = peersEl;
+    /** @type {Map<string, {name: string, color: string}>} */
+    this.peers = new Map();
+    /** @type {Map<string, Ghost>} */
+    this.ghosts = new Map();
+    /** @type {string | null} */
+    this.me = null;
+    this.myName = "";
+    this.myColor = "";
+    this.frame = 0;
+    this.last = 0;
+  }
+
+  /** Clears everything (on leaving a board, or before a welcome). */
+  reset() {
+    for (const g of this.ghosts.values()) g.el.remove();
+    this.ghosts.clear();
+    this.peers.clear();
+    this.refreshHeld();
+    this.renderPeers();
+  }
+
+  /**
+   * @param {any} welcome
+   * @param {{name: string, color: string}} me
+   */
+  welcome(welcome, me) {
+    this.reset();
+    this.me = String(welcome.session ?? "");
+    this.myName = me.name;
+    this.myColor = me.color;
+    for (const p of welcome.peers || []) {
+      if (String(p.session) === this.me) continue;
+      this.peers.set(String(p.session), { name: p.name, color: p.color });
+      if (p.drag && p.drag.phase !== "end" && p.drag.phase !== "cancel") {
+        this.update({ ...p.drag, session: String(p.session), name: p.name, color: p.color });
+      }
+    }
+    this.renderPeers();
+  }
+
+  /** @param {any} msg a `peer` message */
+  peer(msg) {
+    const session = String(msg.session);
+    if (session === this.me) return;
+    if (msg.event === "leave") {
+      this.peers.delete(session);
+      this.drop(session);
+    } else {
+      this.peers.set(session, { name: msg.name, color: msg.color });
+    }
+    this.renderPeers();
+  }
+
+  /** @param {any} msg a `drags` message */
+  drags(msg) {
+    for (const u of msg.updates || []) {
+      const session = String(u.session);
+      if (session === this.me) continue;
+      if (u.phase === "end" || u.phase === "cancel") {
+        // A cancel can follow the `leave` of someone who disconnected mid-drag: no re-adding.
+        this.drop(session);
+        continue;
+      }
+      if (!this.peers.has(session)) {
+        this.peers.set(session, { name: u.name, color: u.color });
+        this.renderPeers();
+      }
+      this.update({ ...u, session });
+    }
+  }
+
+  /** @private @param {DragState} state */
+  update(state) {
+    let g = this.ghosts.get(state.session);
+    if (!g || g.state.item !== state.item) {
+      if (g) g.el.remove();
+      const el = document.createElement("div");
+      el.className = "ghost";
+      el.dataset.ghost = state.session;
+      el.dataset.ghostItem = String(state.item ?? "");
+      el.style.setProperty("--peer", safeColor(state.color));
+      const card = document.createElement("div");
+      card.className = "ghost-card";
+      const itemEl = state.item ? this.view.itemEl(state.item) : null;
+      const src = itemEl?.querySelector(".item-visual") ?? itemEl?.querySelector(".item-title");
+      card.textContent = src ? (src.textContent || "•").slice(0, 4) : "•";
+      const img = src?.querySelector("img");
+      if (img) card.replaceChildren(img.cloneNode(true));
+      const name = document.createElement("div");
+      name.className = "ghost-name";
+      name.textContent = state.name || "someone";
+      el.append(card, name);
+      this.layer.append(el);
+      g = { el, state, cx: 0, cy: 0, placed: false };
+      this.ghosts.set(state.session, g);
+    }
+    g.state = { ...g.state, ...state };
+    this.refreshHeld();
+    this.animate();
+  }
+
+  /** @private @param {string} session */
+  drop(session) {
+    const g = this.ghosts.get(session);
+    if (!g) return;
+    this.ghosts.delete(session);
+    g.el.remove();
+    this.refreshHeld();
+  }
+
+  /** Where a ghost should be, in client coordinates. @private @param {DragState} s */
+  targetOf(s) {
+    const ul = s.list ? this.view.listEl(s.list) : null;
+    if (ul && typeof s.x === "number" && typeof s.y === "number") {
+      const r = ul.getBoundingClientRect();
+      const x = r.left + ul.clientLeft - ul.scrollLeft + s.x * ul.scrollWidth;
+      const y = r.top + ul.clientTop - ul.scrollTop + s.y * ul.scrollHeight;
+      return { x, y };
+    }
+    const overEl = s.over ? this.view.itemEl(s.over) : null;
+    const at = overEl ?? (ul && typeof s.index === "number" ? ul.children[Math.min(s.index, ul.children.length - 1)] : null)
+      ?? (s.item ? this.view.itemEl(s.item) : null);
+    if (at) {
+      const r = at.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return null;
+  }
+
+  /** @private */
+  animate() {
+    if (this.frame) return;
+    this.last = performance.now();
+    this.frame = requestAnimationFrame((now) => this.step(now));
+  }
+
+  /** @private @param {number} now */
+  step(now) {
+    this.frame = 0;
+    const dt = Math.max(1, now - this.last);
+    this.last = now;
+    const k = reducedMotion() ? 1 : 1 - Math.exp(-dt / 70);
+    for (const g of this.ghosts.values()) {
+      const t = this.targetOf(g.state);
+      if (!t) {
+        g.el.hidden = true;
+        continue;
+      }
+      g.el.hidden = false;
+      if (!g.placed) {
+        g.cx = t.x;
+        g.cy = t.y;
+        g.placed = true;
+      } else {
+        g.cx += (t.x - g.cx) * k;
+        g.cy += (t.y - g.cy) * k;
+      }
+      g.el.style.transform = `translate3d(${Math.round(g.cx)}px, ${Math.round(g.cy)}px, 0)`;
+    }
+    // Keep following while ghosts exist: they ease, and their lists may scroll or reflow.
+    if (this.ghosts.size) this.frame = requestAnimationFrame((t) => this.step(t));
+  }
+
+  /** Marks items held by someone: "held by <name>" in their colour. */
+  refreshHeld() {
+    /** @type {Map<string, {name: string, color: string}>} */
+    const held = new Map();
+    for (const g of this.ghosts.values()) {
+      if (g.state.item) held.set(g.state.item, { name: g.state.name, color: g.state.color });
+    }
+    for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".item.held"))) {
+      const id = el.dataset.item;
+      if (!id || !held.has(id)) {
+        el.classList.remove("held");
+        delete el.dataset.heldBy;
+        el.querySelector(".held-label")?.remove();
+      }
+    }
+    for (const [id, who] of held) {
+      const el = this.view.itemEl(id);
+      if (!el) continue;
+      el.classList.add("held");
+      el.dataset.heldBy = who.name;
+      el.style.setProperty("--peer", safeColor(who.color));
+      let label = el.querySelector(".held-label");
+      if (!label) {
+        label = document.createElement("span");
+        label.className = "held-label";
+        el.append(label);
+      }
+      const text = `held by ${who.name}`;
+      if (label.textContent !== text) label.textContent = text;
+    }
+  }
+
+  /** @private */
+  renderPeers() {
+    const items = [];
+    if (this.me !== null && this.myName) items.push(peerChip(this.myName + " (you)", this.myColor));
+    for (const [session, p] of this.peers) {
+      const chip = peerChip(p.name, p.color);
+      chip.dataset.peer = session;
+      items.push(chip);
+    }
+    this.peersEl.replaceChildren(...items);
+    this.peersEl.setAttribute("aria-label", `${this.peers.size + 1} online`);
+  }
+}
+
+/** @param {string} name @param {string} color */
+function peerChip(name, color) {
+  const li = document.createElement("li");
+  li.className = "peer";
+  li.style.setProperty("--peer", safeColor(color));
+  li.textContent = name;
+  return li;
+}
+
+/** @param {unknown} c @returns {string} */
+function safeColor(c) {
+  return typeof c === "string" && /^#[0-9a-fA-F]{3,8}$/.test(c) ? c : "#666666";
+}
