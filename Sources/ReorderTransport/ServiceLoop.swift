@@ -52,6 +52,10 @@ final class ServiceLoop: @unchecked Sendable {
     thread.name = name
     thread.stackSize = 1 << 20
     thread.start()
+    // Work posted before the thread existed is waiting in the inbox: wake the loop for it.
+    shared.withLock { shared in
+      if !shared.inbox.isEmpty, let context { lws_cancel_service(context) }
+    }
   }
 
   private func run() {

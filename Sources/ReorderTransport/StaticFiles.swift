@@ -9,7 +9,8 @@ import Foundation
 struct StaticFiles: Sendable {
   /// What to send for a path.
   enum Resolution: Equatable {
-    case file(path: String, contentType: String, cacheControl: String)
+    /// `etag` is derived from size and modification time (a strong validator for this server).
+    case file(path: String, contentType: String, cacheControl: String, etag: String)
     case notFound
   }
 
@@ -32,10 +33,10 @@ struct StaticFiles: Sendable {
     }
     var candidate = root + (segments.isEmpty ? "" : "/" + segments.joined(separator: "/"))
     if Self.isDirectory(candidate) { candidate += "/index.html" }
-    guard let resolved = Self.realPath(candidate), resolved.hasPrefix(root + "/"), Self.isRegularFile(resolved)
+    guard let resolved = Self.realPath(candidate), resolved.hasPrefix(root + "/"), let etag = Self.etag(resolved)
     else { return .notFound }
     let ext = (resolved as NSString).pathExtension.lowercased()
-    return .file(path: resolved, contentType: Self.contentType(ext), cacheControl: Self.cacheControl(ext))
+    return .file(path: resolved, contentType: Self.contentType(ext), cacheControl: Self.cacheControl(ext), etag: etag)
   }
 
   private static func isAcceptable(_ segment: Substring) -> Bool {
@@ -91,8 +92,11 @@ struct StaticFiles: Sendable {
     return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
   }
 
-  private static func isRegularFile(_ path: String) -> Bool {
+  /// `"<size>-<mtime seconds>-<mtime nanoseconds>"` in hex for a regular file; nil otherwise.
+  private static func etag(_ path: String) -> String? {
     var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    let parts = [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+    return "\"" + parts.map { String($0, radix: 16) }.joined(separator: "-") + "\""
   }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// One lws client context + service thread, many connections (the load tool opens 1,000 on one).
 ///
 /// `onEvent` callbacks run on the context's service thread: keep them short, and never call
-/// `shutdown()` from inside one.
+/// `shutdown()` from inside one. Call `shutdown()` when done: until then the service thread runs
+/// (and keeps the context alive).
 public final class WebSocketClientContext: @unchecked Sendable {
   let loop = ServiceLoop(name: "lws-client")
   let arena = CArena()
@@ -34,13 +35,23 @@ public final class WebSocketClientContext: @unchecked Sendable {
     protocols[0].callback = clientCallback
     info.protocols = UnsafePointer(protocols)
     try loop.createContext(&info, failure: "could not create the websocket client context")
-    loop.start()
+    // The thread keeps this object alive until it stops (lws holds an unretained pointer to it), so
+    // a context dropped without shutdown() leaks its thread instead of crashing it.
+    loop.start { [self] in
+      for connection in live.values {
+        connection.finish(code: nil, reason: "the client context was shut down")
+      }
+      live.removeAll()
+    }
   }
 
   /// Any thread. Opens a websocket to `url` (`ws://host:port/path` or `wss://…`); `onEvent` is
   /// called on the service thread: `.opened`, messages, then exactly one `.closed`.
+  /// `subprotocol` is sent as `Sec-WebSocket-Protocol` (nil: no header); the load tool's mirror
+  /// baseline needs `lws-mirror-protocol`.
   public func connect(
-    url: String, onEvent: @escaping @Sendable (ClientConnection, WebSocketEvent) -> Void
+    url: String, protocol subprotocol: String? = nil,
+    onEvent: @escaping @Sendable (ClientConnection, WebSocketEvent) -> Void
   ) -> ClientConnection {
     let id = nextID.withLock {
       $0 += 1
@@ -53,7 +64,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
         connection.finish(code: nil, reason: TransportError.invalidURL(url).description)
         return
       }
-      open(connection, target)
+      open(connection, target, subprotocol: subprotocol)
     }
     if !posted {
       onEvent(connection, .closed(code: nil, reason: "the client context was shut down"))
@@ -78,7 +89,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
   }
 
   /// Service thread: starts the lws client connection.
-  private func open(_ connection: ClientConnection, _ target: WebSocketURL) {
+  private func open(_ connection: ClientConnection, _ target: WebSocketURL, subprotocol: String? = nil) {
     live[connection.id] = connection
     var info = lws_client_connect_info()
     info.context = loop.context
@@ -95,12 +106,15 @@ public final class WebSocketClientContext: @unchecked Sendable {
       target.path.withCString { path in
         hostHeader.withCString { host in
           "reorder-client".withCString { protocolName in
-            info.address = address
-            info.path = path
-            info.host = host
-            info.origin = host
-            info.local_protocol_name = protocolName
-            return lws_client_connect_via_info(&info)
+            (subprotocol ?? "").withCString { requested in
+              info.address = address
+              info.path = path
+              info.host = host
+              info.origin = host
+              info.local_protocol_name = protocolName
+              info.protocol = subprotocol == nil ? nil : requested
+              return lws_client_connect_via_info(&info)
+            }
           }
         }
       }

@@ -24,12 +24,16 @@ extension WebSocketServer {
         wsi, status: 200, contentType: "application/json", body: healthJSON() + "\n",
         extraHeaders: [("cache-control:", "no-store")])
     }
-    guard let staticFiles, case .file(let file, let contentType, let cacheControl) = staticFiles.resolve(path)
+    guard let staticFiles, case .file(let file, let contentType, let cacheControl, let etag) = staticFiles.resolve(path)
     else {
       return respond(wsi, status: 404, body: "not found\n")
     }
+    let validators = [("cache-control:", cacheControl), ("etag:", etag)]
+    if let tags = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH), Self.matches(tags, etag) {
+      return respond(wsi, status: 304, contentType: contentType, body: "", extraHeaders: validators)
+    }
     var headers = ""
-    for (name, value) in Self.securityHeaders + [("cache-control:", cacheControl)] {
+    for (name, value) in Self.securityHeaders + validators {
       headers += "\(name) \(value)\r\n"
     }
     let result = headers.withCString { pointer in
@@ -37,6 +41,14 @@ extension WebSocketServer {
     }
     if result < 0 || (result > 0 && lws_http_transaction_completed(wsi) != 0) { return -1 }
     return 0
+  }
+
+  /// True when an `If-None-Match` list names `etag` (or is `*`).
+  static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+    ifNoneMatch.split(separator: ",").contains { candidate in
+      let tag = candidate.trimmingCharacters(in: .whitespaces)
+      return tag == "*" || tag == etag || tag == "W/" + etag
+    }
   }
 
   /// The `/healthz` JSON object: status, uptime, connections, plus the handler's fields.

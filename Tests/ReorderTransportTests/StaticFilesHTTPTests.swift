@@ -87,6 +87,22 @@ final class StaticFilesHTTPEdgeTests: XCTestCase {
     }
   }
 
+  func testUnchangedFilesRevalidateWith304() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let first = try httpGet(port: fixture.port, rawPath: "/app.js")
+    let etag = try XCTUnwrap(first.headers["etag"])
+    let again = try httpGet(port: fixture.port, rawPath: "/app.js", headers: ["If-None-Match": etag])
+    XCTAssertEqual(again.status, 304)
+    XCTAssertTrue(again.body.isEmpty)
+    XCTAssertEqual(again.headers["etag"], etag)
+    XCTAssertEqual(again.headers["content-security-policy"], StaticFilesHTTPTests.csp)
+    try fixture.webRoot.write("web/app.js", "export const changed = true; // longer now\n")
+    let changed = try httpGet(port: fixture.port, rawPath: "/app.js", headers: ["If-None-Match": etag])
+    XCTAssertEqual(changed.status, 200)
+    XCTAssertTrue(changed.text.contains("changed"))
+  }
+
   func testOnlyGetIsServed() throws {
     let fixture = try ServerFixture()
     defer { fixture.stop() }

@@ -29,9 +29,9 @@ final class StaticFilesTests: XCTestCase {
     try FileManager.default.createSymbolicLink(
       atPath: directory.path + "/web/escape.txt", withDestinationPath: directory.path + "/secret.txt")
     let files = try XCTUnwrap(StaticFiles(root: directory.path + "/web"))
-    guard case .file(let index, _, _) = files.resolve("/") else { return XCTFail("no index for /") }
+    guard case .file(let index, _, _, _) = files.resolve("/") else { return XCTFail("no index for /") }
     XCTAssertTrue(index.hasSuffix("/web/index.html"))
-    guard case .file(let app, let type, _) = files.resolve("/js/app.js") else { return XCTFail("no app.js") }
+    guard case .file(let app, let type, _, _) = files.resolve("/js/app.js") else { return XCTFail("no app.js") }
     XCTAssertTrue(app.hasSuffix("/web/js/app.js"))
     XCTAssertEqual(type, "text/javascript; charset=utf-8")
     for path in [

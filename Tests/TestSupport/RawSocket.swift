@@ -107,11 +107,12 @@ public struct HTTPResponse: Sendable {
   public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Sends `GET <rawPath>` exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
+/// Sends `GET <rawPath>` (plus `headers`) exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
 /// whole response (`Connection: close`).
-public func httpGet(port: Int, rawPath: String) throws -> HTTPResponse {
+public func httpGet(port: Int, rawPath: String, headers: [String: String] = [:]) throws -> HTTPResponse {
   let socket = try RawSocket(port: port)
-  try socket.write("GET \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+  let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+  try socket.write("GET \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
   let data = try socket.readToEnd()
   return try parseHTTPResponse(data)
 }
