@@ -32,10 +32,12 @@ extension Board {
     func readStamp(own: OpID?) throws(BoardError) -> OpID {
       let k = try r.count(max: replicas.count)
       if k == 0 {
-        guard let own else { throw .malformed("stamp refers to a missing id") }
+        guard let own, own.counter > 0, own.counter <= lamport else { throw .malformed("stamp refers to a missing id") }
         return own
       }
-      return OpID(replica: replicas[k - 1], counter: try r.varint())
+      let counter = try r.varint()
+      guard counter > 0, counter <= lamport else { throw .malformed("a stamp is ahead of the clock") }
+      return OpID(replica: replicas[k - 1], counter: counter)
     }
     func readID() throws(BoardError) -> (String, OpID?) {
       switch try r.byte() {
@@ -77,6 +79,7 @@ extension Board {
         ListState(
           id: id, sequence: Int32(sequence), title: title, layout: layoutByte == 0 ? .list : .grid,
           infoStamp: infoStamp, place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
+      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two lists share a place") }
       positions.nodes[Int(place)].owner = Int32(l)
       if alive { positions.setVisible(place, true) }
     }
@@ -98,6 +101,7 @@ extension Board {
       for _ in 0..<fieldCount {
         let k = try r.count(max: fieldNames.count - 1)
         let value = try Op.readValue(&r)
+        guard fields.last.map({ $0.name < fieldNames[k] }) ?? true else { throw .malformed("fields out of order") }
         fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
       }
       let place = try placeNode(placeStamp, sequence: listTable[l].sequence)
@@ -107,6 +111,7 @@ extension Board {
         ItemState(
           id: id, list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp,
           fields: fields))
+      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two items share a place") }
       positions.nodes[Int(place)].owner = Int32(i)
       if alive {
         guard positions.setVisible(place, true) else { throw .malformed("two items share a place") }
@@ -135,6 +140,7 @@ extension Board {
         let (sum, overflow) = counter.addingReportingOverflow(try r.varint())
         guard !overflow else { throw .malformed("op counter overflow") }
         counter = sum
+        guard counter > 0, counter <= lamport else { throw .malformed("an op id is ahead of the clock") }
         seenOps.insert(OpID(replica: replica, counter: counter))
       }
     }
@@ -172,6 +178,7 @@ extension Board {
         lastReplica = rk
       }
       let id = OpID(replica: replica, counter: try r.varint())
+      guard id.counter <= lamport else { throw .malformed("a position is ahead of the clock") }
       let delta: Int
       switch header & 3 {
       case 0: delta = -1
