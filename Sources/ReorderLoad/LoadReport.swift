@@ -104,7 +104,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
         lines.append("| " + cells.joined(separator: " | ") + " |")
       }
     }
-    let memory = runs.filter { $0.server != nil && $0.mode == .reorder }.max { $0.clients < $1.clients }
+    let candidates = runs.filter { $0.server != nil && $0.mode == .reorder }
+    let memory = candidates.first { $0.label == "idle" } ?? candidates.max { $0.clients < $1.clients }
     if let memory, let server = memory.server {
       lines.append("")
       lines.append(

@@ -62,19 +62,30 @@ extension LoadResult {
       row("load tool", String(format: "CPU %.0f%% (peak %.0f%%)", loadClient.cpuPercent, loadClient.peakCPUPercent))
     }
     if !steps.isEmpty {
-      row("ramp", "draggers  moves/s  offered/s  delivered/s  covered/s  acked/s  drag p99  ack p99")
+      let header = ["draggers", "moves/s", "offered/s", "delivered/s", "covered/s", "acked/s", "drag p99", "ack p99"]
+      row("ramp", Self.columns(header))
       for step in steps {
-        let mark = step == best ? " ← max" : ""
-        row(
-          "",
-          String(
-            format: "%8d %8@ %10@ %12@ %10@ %8@ %6.0f ms %6.1f ms%@", step.draggers, Self.rate(step.moveRate),
-            Self.rate(step.offeredPerSecond), Self.rate(step.deliveredPerSecond), Self.rate(step.coveredPerSecond),
-            Self.rate(step.acknowledgedPerSecond), step.dragP99, step.ackP99, mark))
+        let cells = [
+          String(step.draggers), Self.rate(step.moveRate), Self.rate(step.offeredPerSecond),
+          Self.rate(step.deliveredPerSecond), Self.rate(step.coveredPerSecond), Self.rate(step.acknowledgedPerSecond),
+          Self.milliseconds(step.dragP99) + " ms", Self.milliseconds(step.ackP99) + " ms",
+        ]
+        row("", Self.columns(cells) + (step == best ? "  ← max" : ""))
       }
+    }
+    if !loadAverage.isEmpty {
+      row(
+        "machine load",
+        loadAverage.map { String(format: "%.1f", $0) }.joined(separator: " → ")
+          + " (1-min load average at start → end; above the core count, figures are noisy)")
     }
     for note in notes { row("note", note) }
     return lines.joined(separator: "\n")
+  }
+
+  /// Right-aligns cells in 12-character columns.
+  static func columns(_ cells: [String]) -> String {
+    cells.map { String(repeating: " ", count: max(0, 12 - $0.count)) + $0 }.joined()
   }
 
   static func latency(_ summary: LatencySummary) -> String {

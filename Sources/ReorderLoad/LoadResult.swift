@@ -83,6 +83,9 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var best: RampStep?
   /// Problems worth a look (connect failures, seeding failures…).
   public var notes: [String]
+  /// The machine's 1-minute load average at the start and at the end of the run (the machines
+  /// are shared: a high load means the figures are noisy).
+  public var loadAverage: [Double] = []
 
   /// Plot edges of latency histograms, in µs: 1 ms … 10 s, roughly ×1.5 apart.
   static let plotEdges: [UInt64] = {

@@ -64,6 +64,7 @@ public final class LoadRunner {
     }
     defer { shutdown() }
     clients = (0..<configuration.clients).map { LoadClient(index: $0, room: plan.roomOfClient[$0]) }
+    let loadBefore = ProcessSampler.loadAverage()
     let rssBefore = serverSampler?.sample()
     let selfBefore = selfSampler.sample()
     let connectStart = MonotonicClock.microseconds()
@@ -76,9 +77,11 @@ public final class LoadRunner {
     let traffic = runTraffic()
     drain()
     let measurements = collect()
-    return makeResult(
+    var result = makeResult(
       measurements: measurements, traffic: traffic, startedAt: startedAt, connectSeconds: connectSeconds,
       serverBefore: rssBefore, serverIdle: rssIdle, selfBefore: selfBefore)
+    result.loadAverage = [loadBefore, ProcessSampler.loadAverage()].compactMap { $0 }
+    return result
   }
 
   func shard(of client: Int) -> LoadShard { shards[client % shards.count] }

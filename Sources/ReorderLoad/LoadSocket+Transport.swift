@@ -1,9 +1,46 @@
 import ReorderTransport
 
-/// The real websocket client: ReorderTransport's `WebSocketClientContext`.
+/// The real websocket client: ReorderTransport's `WebSocketClientContext` (one lws context and
+/// service thread per shard).
+final class TransportSocketContext: LoadSocketContext, @unchecked Sendable {
+  let context: WebSocketClientContext
+
+  init() throws {
+    // Drags frames to 1,000 clients are small; a generous cap still bounds a runaway server.
+    context = try WebSocketClientContext(maxMessageBytes: 16 << 20)
+  }
+
+  func connect(url: String, subprotocol: String?, onEvent: @escaping @Sendable (LoadSocketEvent) -> Void)
+    -> any LoadSocket
+  {
+    let connection = context.connect(url: url, protocol: subprotocol) { _, event in
+      switch event {
+      case .opened: onEvent(.opened)
+      case .text(let text): onEvent(.text(text))
+      case .binary: onEvent(.binary)
+      case .closed(let code, let reason): onEvent(.closed(code: code, reason: reason))
+      }
+    }
+    return TransportSocket(connection: connection)
+  }
+
+  func post(_ work: @escaping @Sendable () -> Void) { context.post(work) }
+
+  func shutdown() { context.shutdown() }
+}
+
+/// One `ClientConnection` seen as a `LoadSocket`.
+final class TransportSocket: LoadSocket, @unchecked Sendable {
+  let connection: ClientConnection
+
+  init(connection: ClientConnection) { self.connection = connection }
+
+  func send(_ text: String) { connection.send(text) }
+
+  func close(code: UInt16, reason: String) { connection.close(code: code, reason: reason) }
+}
+
 extension LoadRunner {
   /// Makes one lws client context per shard.
-  public static let transportContextFactory: LoadSocketContextFactory = {
-    throw LoadError.io("the lws client (ReorderTransport.WebSocketClientContext) has not landed yet")
-  }
+  public static let transportContextFactory: LoadSocketContextFactory = { try TransportSocketContext() }
 }

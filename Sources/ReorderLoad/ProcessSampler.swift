@@ -45,6 +45,12 @@ public struct ProcessSampler: Sendable {
     return (user + system) / ticksPerSecond
   }
 
+  /// The 1-minute load average from /proc/loadavg, or nil.
+  public static func loadAverage() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+    return text.split(separator: " ").first.flatMap { Double($0) }
+  }
+
   /// `VmRSS` of a `/proc/<pid>/status` text, in bytes.
   static func rssBytes(status: String) -> Int? {
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {

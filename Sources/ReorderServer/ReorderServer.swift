@@ -29,6 +29,9 @@ public final class ReorderServer: @unchecked Sendable {
   ///   transport configuration (e.g. a missing web root).
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
+    TransportLog.configure(
+      level: TransportLog.Level(name: configuration.logLevel) ?? .info,
+      format: TransportLog.Format(rawValue: configuration.logFormat) ?? .text)
     store = try Store(path: configuration.dataPath)
     registry = RoomRegistry(
       limits: configuration.roomLimits, storage: StoreRoomStorage(store: store), boards: ServerBoards.factory,

@@ -52,8 +52,11 @@ public final class WebSocketClientContext: @unchecked Sendable {
 
   /// Any thread. Opens a websocket to `url` (`ws://host:port/path` or `wss://…`); `onEvent` is
   /// called on the service thread: `.opened`, messages, then exactly one `.closed`.
+  /// `subprotocol` is sent as `Sec-WebSocket-Protocol` (nil: no header); the load tool's mirror
+  /// baseline needs `lws-mirror-protocol`.
   public func connect(
-    url: String, onEvent: @escaping @Sendable (ClientConnection, WebSocketEvent) -> Void
+    url: String, protocol subprotocol: String? = nil,
+    onEvent: @escaping @Sendable (ClientConnection, WebSocketEvent) -> Void
   ) -> ClientConnection {
     let id = nextID.withLock {
       $0 += 1
@@ -70,7 +73,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
         connection.finish(code: nil, reason: "this client context was created without TLS support (wss)")
         return
       }
-      open(connection, target)
+      open(connection, target, subprotocol: subprotocol)
     }
     if !posted {
       onEvent(connection, .closed(code: nil, reason: "the client context was shut down"))
@@ -95,7 +98,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
   }
 
   /// Service thread: starts the lws client connection.
-  private func open(_ connection: ClientConnection, _ target: WebSocketURL) {
+  private func open(_ connection: ClientConnection, _ target: WebSocketURL, subprotocol: String? = nil) {
     live[connection.id] = connection
     var info = lws_client_connect_info()
     info.context = loop.context
@@ -112,12 +115,15 @@ public final class WebSocketClientContext: @unchecked Sendable {
       target.path.withCString { path in
         hostHeader.withCString { host in
           "reorder-client".withCString { protocolName in
-            info.address = address
-            info.path = path
-            info.host = host
-            info.origin = host
-            info.local_protocol_name = protocolName
-            return lws_client_connect_via_info(&info)
+            (subprotocol ?? "").withCString { requested in
+              info.address = address
+              info.path = path
+              info.host = host
+              info.origin = host
+              info.local_protocol_name = protocolName
+              info.protocol = subprotocol == nil ? nil : requested
+              return lws_client_connect_via_info(&info)
+            }
           }
         }
       }

@@ -84,9 +84,22 @@ final class RoomClient: @unchecked Sendable {
     try next(timeout: timeout) { $0["type"] == .string(type) }
   }
 
-  /// The `applied` with this op id.
+  /// The `applied` with this op id (left in the buffer, so that `follow` still sees it).
   func applied(id: String, timeout: Double = 10) throws -> JSONValue {
-    try next(timeout: timeout) { $0["type"] == .string("applied") && $0["id"] == .string(id) }
+    try peek(timeout: timeout) { $0["type"] == .string("applied") && $0["id"] == .string(id) }
+  }
+
+  /// The first buffered-or-arriving frame matching `predicate`, left in the buffer.
+  func peek(timeout: Double = 10, where predicate: (JSONValue) -> Bool) throws -> JSONValue {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while true {
+      if let frame = buffer.first(where: predicate) { return frame }
+      let left = deadline.timeIntervalSinceNow
+      guard left > 0, pump(timeout: left) else {
+        if let frame = buffer.first(where: predicate) { return frame }
+        throw ClientTimeout(description: "no matching frame; closed: \(String(describing: closeEvent))")
+      }
+    }
   }
 
   /// Waits for the connection to be closed by the server; returns the close event.

@@ -2,7 +2,7 @@
 image only, totals and counts update in every browser, and an assignment can be removed."""
 
 from boards import items_with_role, settled
-from conftest import Page
+from conftest import Page, shot
 
 
 def totals(page: Page, person: str):
@@ -20,7 +20,7 @@ def price(page: Page, food: str) -> float:
     )
 
 
-def drop_on(page: Page, food: str, person: str, check_hover: bool = False) -> None:
+def drop_on(page: Page, food: str, person: str, check_hover: bool = False, other: Page | None = None) -> None:
     a, b = page.item(food), page.item(person)
     page.mouse("mousePressed", a["cx"], a["cy"])
     page.mouse_path(a["cx"], a["cy"], b["cx"], b["cy"], 12)
@@ -36,6 +36,17 @@ def drop_on(page: Page, food: str, person: str, check_hover: bool = False) -> No
             " hasTitle: !!s.querySelector('.item-title')};"
         )
         assert preview["imageOnly"] and preview["children"] == ["item-visual"] and not preview["hasTitle"], preview
+        if other is not None:
+            # The ghost in the other browser settles over the same person (placed relative to the list).
+            near = (
+                "const g = document.querySelector('[data-ghost]'); if (!g) return false;"
+                "const a = g.getBoundingClientRect();"
+                "const b = document.querySelector(`[data-item='${arguments[0]}']`).getBoundingClientRect();"
+                "return Math.abs(a.left - (b.left + b.width / 2)) < 40 && Math.abs(a.top - (b.top + b.height / 2)) < 40;"
+            )
+            other.wait(lambda: other.js(near, person), 5, "the ghost over the person")
+            shot(other, "food-ghost-in-b")
+            shot(page, "food-drop-target-in-a")
     page.mouse("mouseReleased", b["cx"], b["cy"])
     page.wait(lambda: not page.lifted(), 3, "the drop")
 
@@ -51,7 +62,7 @@ def test_food_onto_person_updates_totals_everywhere_and_can_be_unassigned(server
     p0, p1 = price(page_a, f0), price(page_a, f1)
     food_order = page_a.order(page_a.js("return document.querySelector(`[data-item='${arguments[0]}']`).parentElement.dataset.list", f0))
 
-    drop_on(page_a, f0, person, check_hover=True)
+    drop_on(page_a, f0, person, check_hover=True, other=page_b)
     assert not page_a.js("return !!document.querySelector('.drop-target')"), "the highlight ends with the drag"
     page_a.wait(lambda: totals(page_a, person) == [p0, 1], 5, "totals in A")
     page_b.wait(lambda: totals(page_b, person) == [p0, 1], 5, "totals in B")
@@ -73,3 +84,17 @@ def test_food_onto_person_updates_totals_everywhere_and_can_be_unassigned(server
     page_a.wait(lambda: totals(page_a, person) == [p1, 1], 5, "totals in A after unassign")
     page_b.wait(lambda: totals(page_b, person) == [p1, 1], 5, "totals in B after unassign")
     settled(page_b)
+
+
+def test_move_to_dialog_assigns_a_food_without_dragging(server, page_a: Page):
+    page_a.open(server, "food")
+    foods = items_with_role(page_a, "food")
+    people = items_with_role(page_a, "person")
+    food, person = foods[-1], people[-1]
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", food)
+    page_a.js("document.getElementById('move-button').click()")
+    page_a.wait(lambda: page_a.js("return document.getElementById('move-dialog').open"), 3, "the dialog")
+    page_a.js("const s = document.getElementById('move-list'); s.value = 'assign:' + arguments[0];"
+              "s.dispatchEvent(new Event('change')); document.getElementById('move-submit').click();", person)
+    page_a.wait(lambda: totals(page_a, person) == [price(page_a, food), 1], 5, "the totals")
+    settled(page_a)

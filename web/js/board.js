@@ -60,6 +60,7 @@ export class BoardSession {
       editing: () => this.editing,
     });
     this.drag.busy = () => this.keyboard.active;
+    this.keyboard.busy = () => this.drag.active;
     this.view.afterRender = () => {
       this.drag.afterRender();
       this.keyboard.afterRender();
@@ -159,7 +160,9 @@ export class BoardSession {
         break;
       case "error":
         console.warn("reorder: server error", msg.code, msg.message);
-        if (msg.code && /room|full|limit/i.test(String(msg.code))) toast(String(msg.message || msg.code), "error");
+        if (!this.connection.ready || /room|full|limit/i.test(String(msg.code))) {
+          toast(`The server said: ${String(msg.message || msg.code)}`, "error");
+        }
         break;
       default:
         break;

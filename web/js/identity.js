@@ -20,7 +20,7 @@ export function loadIdentity() {
   try {
     const name = localStorage.getItem(NAME_KEY);
     const color = localStorage.getItem(COLOR_KEY);
-    if (name && name.trim()) return { name: name.trim().slice(0, 40), color: validColor(color) };
+    if (name && name.trim()) return { name: clampName(name), color: validColor(color) };
   } catch {
     // localStorage can be unavailable (privacy modes); fall through.
   }
@@ -35,6 +35,17 @@ export function saveIdentity(identity) {
   } catch {
     // Not remembered, but still used for this page.
   }
+}
+
+/**
+ * A display name the server accepts: trimmed, at most 64 UTF-8 bytes, no control characters.
+ * @param {string} name @returns {string}
+ */
+export function clampName(name) {
+  let chars = Array.from(name.replace(/[\u0000-\u001f\u007f]/g, " ").trim());
+  const encoder = new TextEncoder();
+  while (chars.length && encoder.encode(chars.join("")).length > 64) chars = chars.slice(0, -1);
+  return chars.join("").trim();
 }
 
 /** @param {string | null} color @returns {string} */

@@ -31,6 +31,8 @@ export class KeyboardController {
     this.view = view;
     this.model = model;
     this.actions = actions;
+    /** Set by the board while a pointer drag is in progress. */
+    this.busy = () => false;
     /** @type {{ item: string, el: HTMLElement, origin: { list: string, index: number }, target: { list: string, index: number } } | null} */
     this.held = null;
     root.addEventListener("keydown", (e) => this.onKey(e));
@@ -51,7 +53,7 @@ export class KeyboardController {
   /** @private @param {KeyboardEvent} e */
   onKey(e) {
     const el = /** @type {HTMLElement} */ (e.target);
-    if (!el.dataset || !el.dataset.item) return;
+    if (!el.dataset || !el.dataset.item || this.busy()) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key;
     if (this.held) {

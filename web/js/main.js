@@ -6,7 +6,7 @@
  *   #/            the landing page
  *   #/b/<room>    a board; also accepted: ?board=<room>
  */
-import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex } from "./identity.js";
+import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex, clampName } from "./identity.js";
 import { BoardSession } from "./board.js";
 
 /** @type {BoardSession | null} */
@@ -54,7 +54,11 @@ function route() {
     askIdentity(() => route());
     return;
   }
-  if (!session) session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+  if (!session) {
+    session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+    // `?debug` exposes the open board to the console and to tests (e.g. to send a crafted intent).
+    if (new URLSearchParams(location.search).has("debug")) /** @type {any} */ (window).reorder = session;
+  }
 }
 
 /** Asks for a name and colour, remembers them, then calls `done`. @param {() => void} done */
@@ -85,7 +89,7 @@ function askIdentity(done) {
   /** @param {SubmitEvent} e */
   const submit = (e) => {
     e.preventDefault();
-    const name = input.value.trim().slice(0, 40);
+    const name = clampName(input.value);
     if (!name) return;
     const data = new FormData(form);
     identity = { name, color: validColor(String(data.get("color") || "")) };

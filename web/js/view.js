@@ -163,6 +163,7 @@ export class BoardView {
       el.dataset.item = id;
       el.tabIndex = -1;
       el.setAttribute("aria-roledescription", "draggable item");
+      el.setAttribute("aria-describedby", "drag-help");
       this.itemEls.set(id, el);
     }
     const sig = this.signature(id);
@@ -236,7 +237,14 @@ export class BoardView {
         chip.dataset.assignment = a.id;
         chip.dataset.assignedItem = a.item;
         const food = this.model.item(a.item)?.fields;
-        chip.textContent = String(food?.emoji ?? "") + " " + this.model.label(a.item);
+        const emoji = document.createElement("span");
+        emoji.className = "chip-emoji";
+        emoji.textContent = String(food?.emoji ?? "");
+        const name = document.createElement("span");
+        name.className = "chip-title";
+        name.textContent = this.model.label(a.item);
+        chip.title = this.model.label(a.item);
+        chip.append(emoji, name);
         const x = document.createElement("button");
         x.type = "button";
         x.className = "chip-remove";

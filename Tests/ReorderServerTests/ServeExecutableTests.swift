@@ -1,0 +1,73 @@
+import Foundation
+import ReorderTransport
+import TestSupport
+import Testing
+
+/// The `reorder` executable as a user runs it: flags, the URL line, `/healthz`, and SIGTERM.
+@Suite("reorder serve, the executable", .serialized)
+struct ServeExecutableTests {
+  /// Starts `reorder serve --port 0` with a throwaway data directory and returns it and its port.
+  private func startServe(_ extra: [String] = []) throws -> (ChildProcess, Int) {
+    let binary = try #require(ChildProcess.builtProduct("reorder"), "build the reorder product first (swift build)")
+    let child = try ChildProcess(
+      executable: binary, arguments: ["serve", "--port", "0", "--data", ":memory:", "--web", "web"] + extra)
+    let line = try #require(child.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") })
+    let port = try #require(
+      line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))) })
+    return (child, port)
+  }
+
+  @Test("--port 0 prints one URL line with the chosen port, and /healthz answers")
+  func urlLineAndHealth() throws {
+    let (child, port) = try startServe()
+    defer { child.terminate() }
+    let urlLines = child.output.filter { $0.contains("http://127.0.0.1:") && $0.hasPrefix("Reorder is listening") }
+    #expect(urlLines == ["Reorder is listening on http://127.0.0.1:\(port)/"])
+    let response = try httpGet(port: port, rawPath: "/healthz")
+    #expect(response.status == 200)
+    #expect(response.text.contains("\"status\":\"ok\""))
+  }
+
+  @Test("SIGTERM with clients connected: they get 1001, the process exits 0 within 2 s")
+  func sigtermClosesWith1001() throws {
+    let (child, port) = try startServe()
+    defer { child.terminate() }
+    let sockets = try (0..<3).map { _ in try WebSocket.connect("ws://127.0.0.1:\(port)/ws/shutdown-room") }
+    child.send(signal: SIGTERM)
+    let started = Date()
+    let status = child.waitForExit(timeout: 2)
+    #expect(status == 0, "exit status \(String(describing: status)) after \(Date().timeIntervalSince(started)) s")
+    for socket in sockets {
+      var code: UInt16?
+      while code == nil {
+        guard case .closed(let closeCode, _) = try socket.receive(timeout: 2) else { continue }
+        code = closeCode ?? 0
+      }
+      #expect(code == 1001)
+    }
+  }
+
+  @Test("a wrong flag or value is explained and exits with status 2")
+  func usageErrorsExit2() throws {
+    let binary = try #require(ChildProcess.builtProduct("reorder"))
+    for arguments in [["serve", "--bogus"], ["serve", "--port", "http"], ["serve", "--tls-cert", "x.pem"], ["nope"]] {
+      let child = try ChildProcess(executable: binary, arguments: arguments)
+      #expect(child.waitForExit(timeout: 10) == 2, "\(arguments)")
+      #expect(child.output.contains { $0.contains("reorder") }, "\(arguments) printed \(child.output)")
+    }
+  }
+
+  @Test("every flag can come from its REORDER_* environment variable")
+  func environmentVariables() throws {
+    let binary = try #require(ChildProcess.builtProduct("reorder"))
+    let bad = try ChildProcess(executable: binary, arguments: ["serve"], environment: ["REORDER_PORT": "70000"])
+    #expect(bad.waitForExit(timeout: 10) == 2)
+    #expect(bad.output.contains { $0.contains("REORDER_PORT") })
+    let good = try ChildProcess(
+      executable: binary, arguments: ["serve", "--data", ":memory:"],
+      environment: ["REORDER_PORT": "0", "REORDER_LOG_FORMAT": "json"])
+    defer { good.terminate() }
+    #expect(good.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") } != nil)
+    #expect(good.output.contains { $0.hasPrefix("{") && $0.contains("\"level\"") })
+  }
+}
