@@ -108,6 +108,11 @@ final class ShutdownTests: XCTestCase {
     XCTAssertThrowsError(try WebSocket.connect("http://127.0.0.1/ws/x", timeout: 5)) { error in
       XCTAssertTrue("\(error)".contains("invalid websocket URL"), "\(error)")
     }
+    let plainOnly = try WebSocketClientContext(supportsTLS: false)
+    defer { plainOnly.shutdown() }
+    XCTAssertThrowsError(try WebSocket.connect("wss://127.0.0.1:1/ws/x", on: plainOnly)) { error in
+      XCTAssertTrue("\(error)".contains("without TLS support"), "\(error)")
+    }
   }
 }
 
