@@ -11,13 +11,19 @@ extension LoadRunner {
     var notes = notes
     if counters.connectFailures > 0 { notes.append("\(counters.connectFailures) connections failed") }
     if counters.unexpectedCloses > 0 { notes.append("\(counters.unexpectedCloses) connections closed during the run") }
+    for (reason, count) in measurements.closeReasons.sorted(by: { $0.value > $1.value }).prefix(3) {
+      notes.append("closed: \(reason) × \(count)")
+    }
     if configuration.rooms > 1 && configuration.clients % configuration.rooms != 0 {
       notes.append("rooms have unequal sizes; offered rates assume the first room's size")
     }
     let steps = configuration.ramp ? rampSteps(measurements, traffic: traffic, receivers: receivers) : []
+    // The maximum of a ramp: acknowledged moves/s; covered drag updates/s for Reorder (what users
+    // get from coalesced frames); delivered messages/s for the mirror (what it does: relay).
     let best = steps.max {
-      configuration.moveRate > 0
-        ? $0.acknowledgedPerSecond < $1.acknowledgedPerSecond : $0.deliveredPerSecond < $1.deliveredPerSecond
+      if configuration.moveRate > 0 { return $0.acknowledgedPerSecond < $1.acknowledgedPerSecond }
+      if configuration.mode == .mirror { return $0.deliveredPerSecond < $1.deliveredPerSecond }
+      return $0.coveredPerSecond < $1.coveredPerSecond
     }
     return LoadResult(
       label: configuration.label, title: configuration.title, mode: configuration.mode, url: target.origin,
