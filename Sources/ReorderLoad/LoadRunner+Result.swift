@@ -17,6 +17,16 @@ extension LoadRunner {
     if configuration.rooms > 1 && configuration.clients % configuration.rooms != 0 {
       notes.append("rooms have unequal sizes; offered rates assume the first room's size")
     }
+    // Plots and per-second figures cover whole seconds of traffic only (the last partial second
+    // and the drain would show as a dip).
+    var series = measurements.series
+    let whole = max(1, Int(seconds))
+    for path in [
+      \ThroughputSeries.dragUpdatesSent, \.dragUpdatesDelivered, \.dragUpdatesCovered, \.dragFrames, \.movesSent,
+      \.movesAcknowledged, \.errors,
+    ] where series[keyPath: path].count > whole {
+      series[keyPath: path].removeLast(series[keyPath: path].count - whole)
+    }
     let steps = configuration.ramp ? rampSteps(measurements, traffic: traffic, receivers: receivers) : []
     // The maximum of a ramp: acknowledged moves/s; covered drag updates/s for Reorder (what users
     // get from coalesced frames); delivered messages/s for the mirror (what it does: relay).
@@ -39,9 +49,9 @@ extension LoadRunner {
       framesPerSecond: Double(counters.dragFrames) / seconds,
       coverage: counters.dragUpdatesExpected == 0
         ? 1 : Double(counters.dragUpdatesCovered) / Double(counters.dragUpdatesExpected),
-      acknowledgedPerSecond: Double(counters.movesAcknowledged) / seconds, series: measurements.series,
-      dragP99PerSecond: measurements.dragLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
-      ackP99PerSecond: measurements.ackLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
+      acknowledgedPerSecond: Double(counters.movesAcknowledged) / seconds, series: series,
+      dragP99PerSecond: measurements.dragLatencyPerSecond.prefix(whole).map { Double($0.percentile(0.99)) / 1000 },
+      ackP99PerSecond: measurements.ackLatencyPerSecond.prefix(whole).map { Double($0.percentile(0.99)) / 1000 },
       dragLatencyEdgesMs: edges.map { Double($0) / 1000 },
       dragLatencyCounts: measurements.dragLatency.binned(edges: edges),
       ackLatencyCounts: measurements.ackLatency.binned(edges: edges),
