@@ -30,12 +30,12 @@ extension Board {
 
   /// The hot path for a remote move when nothing is buffered: each lookup done once.
   private mutating func applyMove(_ op: Op, item: ItemID, list: ListID, anchor: Anchor) -> Bool {
-    if positions.index[op.id] != nil { return false }
+    if positions.lookup(op.id) != nil { return false }
     guard let i = itemIndex[item] else { return bufferOp(op, waitingFor: .item(item)) }
     guard let l = listIndex[list] else { return bufferOp(op, waitingFor: .list(list)) }
     let p: Int32
     if let parent = anchor.parent {
-      guard let n = positions.index[parent] else { return bufferOp(op, waitingFor: .position(parent)) }
+      guard let n = positions.lookup(parent) else { return bufferOp(op, waitingFor: .position(parent)) }
       p = n
     } else {
       guard anchor.side == .right else { return false }
@@ -61,12 +61,12 @@ extension Board {
 
   /// True when the op has been applied on this replica.
   public func isApplied(_ op: Op) -> Bool {
-    op.createsPosition ? positions.index[op.id] != nil : seenOps.contains(op.id)
+    op.createsPosition ? positions.lookup(op.id) != nil : seenOps.contains(op.id)
   }
 
   func missingDependency(_ op: Op) -> Dependency? {
     func parent(_ anchor: Anchor) -> Dependency? {
-      if let p = anchor.parent, positions.index[p] == nil { return .position(p) }
+      if let p = anchor.parent, positions.lookup(p) == nil { return .position(p) }
       return nil
     }
     func item(_ id: ItemID) -> Dependency? { itemIndex[id] == nil ? .item(id) : nil }

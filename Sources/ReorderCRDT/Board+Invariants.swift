@@ -6,35 +6,19 @@ extension Board {
   public func checkInvariants() {
     let nodes = positions.nodes
     precondition(positions.roots.count == listTable.count + 1, "one item sequence per list, plus the list sequence")
-    // 1. Treaps.
+    // 1 + 2. Order trees, and their order equals the Fugue order.
     var seen = 0
     for s in 0..<Int32(positions.sequenceCount) {
-      let root = positions.roots[Int(s)]
-      precondition(nodes[Int(root)].up < 0, "treap root has no parent")
-      var stack: [Int32] = [root]
-      while let x = stack.popLast() {
-        let node = nodes[Int(x)]
-        seen += 1
-        precondition(node.sequence == s, "node in the treap of its own sequence")
-        var expected: Int32 = node.visible ? 1 : 0
-        for c in [node.left, node.right] where c >= 0 {
-          precondition(nodes[Int(c)].up == x, "treap parent links agree")
-          precondition(nodes[Int(c)].priority <= node.priority, "treap is heap-ordered")
-          expected += nodes[Int(c)].count
-          stack.append(c)
-        }
-        precondition(node.count == expected, "treap counts are visible nodes in the subtree")
-      }
-      // 2. In-order = Fugue order, starting with the sentinel.
+      seen += positions.checkOrderTree(s)
       let order = positions.fullOrder(s)
       precondition(order.first == positions.sentinels[Int(s)], "the sentinel is first")
-      precondition(order == fugueOrder(from: positions.sentinels[Int(s)]), "treap order equals Fugue order")
+      precondition(order == fugueOrder(from: positions.sentinels[Int(s)]), "order tree equals Fugue order")
     }
-    precondition(seen == nodes.count, "every node is in a treap")
+    precondition(seen == nodes.count, "every node is in an order tree")
     // Fugue links and index.
-    precondition(positions.index.count == nodes.count - positions.sequenceCount, "index covers every position")
-    for (id, n) in positions.index.entries {
-      precondition(nodes[Int(n)].id == id && nodes[Int(n)].parent >= 0, "index agrees")
+    precondition(positions.indexCount == nodes.count - positions.sequenceCount, "index covers every position")
+    for n in positions.indexedNodes {
+      precondition(positions.lookup(nodes[Int(n)].id) == n && nodes[Int(n)].parent >= 0, "index agrees")
     }
     for (k, node) in nodes.enumerated() {
       for first in [node.firstLeft, node.firstRight] {
@@ -72,8 +56,10 @@ extension Board {
         precondition(visibleExpected.insert(item.place).inserted, "a live item appears exactly once")
       }
     }
-    for (k, node) in nodes.enumerated() {
-      precondition(node.visible == visibleExpected.contains(Int32(k)), "visible iff the place of a live item or list")
+    for k in nodes.indices {
+      precondition(
+        positions.isVisible(Int32(k)) == visibleExpected.contains(Int32(k)),
+        "visible iff the place of a live item or list")
     }
     // Assignments.
     for (k, a) in assignmentTable.enumerated() {

@@ -6,7 +6,7 @@
 /// it), field-name table, then per sequence its positions in full order (sentinel omitted): one
 /// header `replica << 3 | side << 2 | parentForm` (parentForm 0: parent is the previous node,
 /// 1: the next node, 2: a signed order-distance follows), then the counter. The Fugue tree is
-/// rebuilt from the parent links and checked against the stored order; the treap is rebuilt in
+/// rebuilt from the parent links and checked against the stored order; the order tree is bulk-built in
 /// O(n). Then lists, items (stamps equal to the item's own generated id take one byte),
 /// assignments, applied non-position op ids (delta-coded per replica) and buffered ops.
 extension Board {

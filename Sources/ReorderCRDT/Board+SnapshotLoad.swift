@@ -32,10 +32,12 @@ extension Board {
     func readStamp(own: OpID?) throws(BoardError) -> OpID {
       let k = try r.count(max: replicas.count)
       if k == 0 {
-        guard let own else { throw .malformed("stamp refers to a missing id") }
+        guard let own, own.counter > 0, own.counter <= lamport else { throw .malformed("stamp refers to a missing id") }
         return own
       }
-      return OpID(replica: replicas[k - 1], counter: try r.varint())
+      let counter = try r.varint()
+      guard counter > 0, counter <= lamport else { throw .malformed("a stamp is ahead of the clock") }
+      return OpID(replica: replicas[k - 1], counter: counter)
     }
     func readID() throws(BoardError) -> (String, OpID?) {
       switch try r.byte() {
@@ -77,6 +79,7 @@ extension Board {
         ListState(
           id: id, sequence: Int32(sequence), title: title, layout: layoutByte == 0 ? .list : .grid,
           infoStamp: infoStamp, place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
+      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two lists share a place") }
       positions.nodes[Int(place)].owner = Int32(l)
       if alive { positions.setVisible(place, true) }
     }
@@ -98,6 +101,7 @@ extension Board {
       for _ in 0..<fieldCount {
         let k = try r.count(max: fieldNames.count - 1)
         let value = try Op.readValue(&r)
+        guard fields.last.map({ $0.name < fieldNames[k] }) ?? true else { throw .malformed("fields out of order") }
         fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
       }
       let place = try placeNode(placeStamp, sequence: listTable[l].sequence)
@@ -107,10 +111,10 @@ extension Board {
         ItemState(
           id: id, list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp,
           fields: fields))
+      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two items share a place") }
       positions.nodes[Int(place)].owner = Int32(i)
       if alive {
-        guard !positions.nodes[Int(place)].visible else { throw .malformed("two items share a place") }
-        positions.setVisible(place, true)
+        guard positions.setVisible(place, true) else { throw .malformed("two items share a place") }
       }
     }
 
@@ -136,6 +140,7 @@ extension Board {
         let (sum, overflow) = counter.addingReportingOverflow(try r.varint())
         guard !overflow else { throw .malformed("op counter overflow") }
         counter = sum
+        guard counter > 0, counter <= lamport else { throw .malformed("an op id is ahead of the clock") }
         seenOps.insert(OpID(replica: replica, counter: counter))
       }
     }
@@ -154,7 +159,7 @@ extension Board {
     guard r.isAtEnd else { throw .malformed("trailing bytes after the snapshot") }
   }
 
-  /// Reads one sequence: nodes in full order, then rebuilds the Fugue links and the treap.
+  /// Reads one sequence: nodes in full order, then rebuilds the Fugue links and the order tree.
   private mutating func readSequence(
     _ r: inout ByteReader, replicaAt: (Int) throws(BoardError) -> ReplicaID
   ) throws(BoardError) {
@@ -162,7 +167,7 @@ extension Board {
     let base = Int(positions.sentinels[Int(s)])
     let m = try r.count(max: 1 << 28)
     positions.nodes.reserveCapacity(positions.nodes.count + m)
-    positions.index.reserveCapacity(positions.index.count + m)
+    positions.reserveIndex(positions.indexCount + m)
     var lastReplica = -1
     var replica = ReplicaID(0)
     for k in 1..<(m + 1) {
@@ -173,6 +178,7 @@ extension Board {
         lastReplica = rk
       }
       let id = OpID(replica: replica, counter: try r.varint())
+      guard id.counter <= lamport else { throw .malformed("a position is ahead of the clock") }
       let delta: Int
       switch header & 3 {
       case 0: delta = -1
@@ -187,15 +193,14 @@ extension Board {
       let side: Side = header & 4 == 0 ? .left : .right
       guard (side == .left) == (delta > 0) else { throw .malformed("position on the wrong side of its parent") }
       let n = positions.newNode(id: id, sequence: s, parent: Int32(base + k + delta), side: side, owner: -1)
-      guard positions.index[id] == nil, id.counter > 0 else { throw .malformed("duplicate position \(id)") }
-      positions.index.insert(id, n)
+      guard positions.indexInsert(n), id.counter > 0 else { throw .malformed("duplicate position \(id)") }
     }
     try positions.rebuildSequence(s, count: m)
   }
 }
 
 extension PositionStore {
-  /// Rebuilds Fugue child lists and the treap of a sequence whose `m` nodes were appended in full
+  /// Rebuilds Fugue child lists and the order tree of a sequence whose `m` nodes were appended in full
   /// order right after its sentinel, and checks that the Fugue traversal gives that order.
   mutating func rebuildSequence(_ s: Int32, count m: Int) throws(BoardError) {
     let base = Int(sentinels[Int(s)])
@@ -232,24 +237,6 @@ extension PositionStore {
     }
     guard !failed else { throw .malformed("positions are not in Fugue order") }
     guard expected == Int32(base + m + 1) else { throw .malformed("positions unreachable from the root") }
-    // Treap as a Cartesian tree of the order by priority (the sentinel has the maximum).
-    var spine: [Int32] = []
-    for k in 0..<(m + 1) {
-      let n = Int32(base + k)
-      var lastPopped: Int32 = -1
-      while let top = spine.last, nodes[Int(top)].priority < nodes[Int(n)].priority {
-        lastPopped = spine.removeLast()
-      }
-      if lastPopped >= 0 {
-        nodes[Int(n)].left = lastPopped
-        nodes[Int(lastPopped)].up = n
-      }
-      if let top = spine.last {
-        nodes[Int(top)].right = n
-        nodes[Int(n)].up = top
-      }
-      spine.append(n)
-    }
-    roots[Int(s)] = spine[0]
+    bulkBuild(s, order: (0..<(m + 1)).map { Int32(base + $0) })
   }
 }

@@ -17,9 +17,9 @@
 ///   buffer and is applied as soon as they arrive, so delivery may be reordered and duplicated.
 ///
 /// Invariants (``checkInvariants()`` verifies them all):
-/// 1. Each sequence's treap is a binary search tree over the full order with consistent parent
-///    links, heap-ordered priorities and `count` = visible nodes in the subtree.
-/// 2. The treap's in-order equals the Fugue tree's traversal (left children by ascending id, node,
+/// 1. Each sequence's order tree is a B+tree over the full order with consistent parent links, all
+///    leaves at one depth, a leaf chain in order, and per-child counts = visible nodes below.
+/// 2. The order tree's leaf order equals the Fugue tree's traversal (left children by ascending id, node,
 ///    right children by ascending id), starting with the sentinel.
 /// 3. A node is visible iff it is the place of a live item (sequence > 0) or live list (sequence 0).
 ///    So every live item appears exactly once, in exactly one list.

@@ -76,7 +76,7 @@ struct ByteReader {
   /// A varint that must fit in `limit` (used for counts and indices).
   mutating func count(max limit: Int) throws(BoardError) -> Int {
     let v = try varint()
-    guard v <= UInt64(limit) else { throw .malformed("count \(v) over the limit \(limit)") }
+    guard limit >= 0, v <= UInt64(limit) else { throw .malformed("count \(v) over the limit \(limit)") }
     return Int(v)
   }
 

@@ -1,11 +1,11 @@
-/// All positions of a board: one Fugue tree per sequence, and over each tree's total order a treap
-/// that counts visible positions.
+/// All positions of a board: one Fugue tree per sequence, and over each tree's total order a
+/// counted B+tree (the *order tree*) that counts visible positions.
 ///
 /// Two index spaces, as in loro: the *full order* (every position ever created in the sequence,
 /// tombstones included, plus a virtual sentinel root that is always first) and the *visible index*
 /// (only positions that are the current place of a live item or list). The Fugue tree decides the
-/// full order; the treap stores that order explicitly (in-order = full order) with per-subtree
-/// counts of visible positions, so rank, select and visibility changes cost O(log n).
+/// full order; the order tree stores that order explicitly (leaves left to right = full order) with
+/// counts of visible positions per subtree, so rank, select and visibility changes cost O(log n).
 ///
 /// Nodes of every sequence share one array; a node is addressed by its `Int32` index.
 struct PositionStore: Sendable {
@@ -25,45 +25,45 @@ struct PositionStore: Sendable {
     var firstRight: Int32
     /// Next Fugue sibling on the same side of the same parent.
     var next: Int32
-    /// Treap links.
-    var left: Int32
-    var right: Int32
-    var up: Int32
-    /// Visible positions in this treap subtree.
-    var count: Int32
-    /// Treap heap priority (a hash of the id: deterministic, no randomness of our own).
-    var priority: UInt32
+    /// The order-tree leaf holding it.
+    var leaf: Int32
     /// Side of the Fugue parent.
     var side: Side
-    /// True when this position is the current place of a live item (or list).
-    var visible: Bool
   }
 
   var nodes: [Node] = []
-  /// Treap root per sequence.
+  /// Order-tree root per sequence (a leaf when `rootIsLeaf`, else an inner node).
   var roots: [Int32] = []
+  var rootIsLeaf: [Bool] = []
+  /// Leaves: `fanout` slots each (node, visible flag), length, visible count, links.
+  var leafSlots: [Int32] = []
+  var leafVisible: [Bool] = []
+  var leafLength: [Int32] = []
+  var leafCount: [Int32] = []
+  var leafParent: [Int32] = []
+  var leafNext: [Int32] = []
+  var leafPrev: [Int32] = []
+  /// Inner nodes: `fanout` children each with the child's visible count, length, parent.
+  var innerChildren: [Int32] = []
+  var innerCounts: [Int32] = []
+  var innerLength: [Int32] = []
+  var innerParent: [Int32] = []
+  var innerOverLeaves: [Bool] = []
   /// Sentinel (Fugue root, first in full order) per sequence.
   var sentinels: [Int32] = []
-  /// Position id → node.
-  var index = PositionIndex()
+  /// Position id → node (see `PositionIndex.swift`).
+  var indexSlots = [Int32](repeating: -1, count: 16)
+  var indexCount = 0
 
   /// Number of sequences.
   var sequenceCount: Int { roots.count }
-
-  static func priority(_ id: PositionID) -> UInt32 {
-    var z = id.counter &* 0x9E37_79B9_7F4A_7C15 ^ id.replica.rawValue &* 0xC2B2_AE3D_27D4_EB4F
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    z ^= z >> 31
-    return UInt32(truncatingIfNeeded: z >> 32)
-  }
 
   mutating func newNode(id: PositionID, sequence: Int32, parent: Int32, side: Side, owner: Int32) -> Int32 {
     let n = Int32(nodes.count)
     nodes.append(
       Node(
-        id: id, owner: owner, sequence: sequence, parent: parent, firstLeft: -1, firstRight: -1, next: -1,
-        left: -1, right: -1, up: -1, count: 0, priority: PositionStore.priority(id), side: side, visible: false))
+        id: id, owner: owner, sequence: sequence, parent: parent, firstLeft: -1, firstRight: -1, next: -1, leaf: -1,
+        side: side))
     return n
   }
 
@@ -72,8 +72,12 @@ struct PositionStore: Sendable {
   mutating func addSequence() -> Int32 {
     let s = Int32(roots.count)
     let n = newNode(id: PositionID(replica: ReplicaID(0), counter: 0), sequence: s, parent: -1, side: .right, owner: -1)
-    nodes[Int(n)].priority = UInt32.max
-    roots.append(n)
+    let leaf = newLeaf()
+    leafSlots[Int(leaf) * PositionStore.fanout] = n
+    leafLength[Int(leaf)] = 1
+    nodes[Int(n)].leaf = leaf
+    roots.append(leaf)
+    rootIsLeaf.append(true)
     sentinels.append(n)
     return s
   }
@@ -82,7 +86,7 @@ struct PositionStore: Sendable {
   /// position is unknown or belongs to another sequence.
   func node(_ id: PositionID?, in sequence: Int32) -> Int32? {
     guard let id else { return sentinels[Int(sequence)] }
-    guard let n = index[id], nodes[Int(n)].sequence == sequence else { return nil }
+    guard let n = lookup(id), nodes[Int(n)].sequence == sequence else { return nil }
     return n
   }
 
@@ -113,7 +117,7 @@ struct PositionStore: Sendable {
   mutating func integrate(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> Int32 {
     let sequence = nodes[Int(p)].sequence
     let n = newNode(id: id, sequence: sequence, parent: p, side: side, owner: owner)
-    index.insert(id, n)
+    indexInsert(n)
     var prev: Int32 = -1
     var cur = side == .left ? nodes[Int(p)].firstLeft : nodes[Int(p)].firstRight
     while cur >= 0 && nodes[Int(cur)].id < id {
@@ -129,11 +133,11 @@ struct PositionStore: Sendable {
       nodes[Int(p)].firstRight = n
     }
     if cur >= 0 {
-      treapInsert(n, before: leftmostDescendant(cur))
+      orderInsert(n, before: leftmostDescendant(cur))
     } else if side == .right {
-      treapInsert(n, after: prev >= 0 ? rightmostDescendant(prev) : p)
+      orderInsert(n, after: prev >= 0 ? rightmostDescendant(prev) : p)
     } else {
-      treapInsert(n, before: p)
+      orderInsert(n, before: p)
     }
     return n
   }

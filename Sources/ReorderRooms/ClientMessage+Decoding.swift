@@ -14,8 +14,10 @@ public enum WireLimits {
   public static let maxFields = 32
   /// Opaque `drag.t` strings: up to 64 UTF-8 bytes.
   public static let maxOpaqueBytes = 64
-  /// Largest `drag.index` and `hello.since`.
+  /// Largest `drag.index`.
   public static let maxIndex = 1 << 31
+  /// Largest `hello.since` (2^53: every seq a JSON number holds exactly).
+  public static let maxSeq = 1 << 53
 }
 
 extension ClientMessage {
@@ -76,7 +78,7 @@ extension ClientMessage {
     guard !color.isEmpty, color.unicodeScalars.allSatisfy(Field.isColorScalar) else {
       throw ProtocolError.invalid("color", "must be a CSS colour such as #e91e63")
     }
-    let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxIndex).map { UInt64($0) }
+    let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxSeq).map { UInt64($0) }
     return Hello(room: room, client: client, name: name, color: color, since: since)
   }
 

@@ -49,8 +49,6 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case itemLimit = "item_limit"
   /// The room has `--max-lists-per-room` lists.
   case listLimit = "list_limit"
-  /// The same op id is in flight with different content.
-  case conflictingId = "conflicting_id"
 }
 
 /// A protocol violation, turned into an `error` or `rejected` frame.

@@ -38,10 +38,14 @@ extension RoomRegistry {
           ProtocolError(.roomMismatch, "hello.room must be the room of the websocket path /ws/<room>"),
           now: now)
       }
-      guard rooms[state.room] != nil else { return [] }
+      var loading: [RoomAction] = []
+      guard ensureLoaded(state.room, now: now, actions: &loading) else {
+        state.closing = true
+        return loading + refuseLoad(connection, state.room)
+      }
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
-      let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
+      let actions = loading + rooms[state.room]!.join(connection, hello: hello, session: session)
       if rooms[state.room]!.members[connection] != nil {
         state.session = session
       } else {

@@ -22,6 +22,8 @@ public final class RoomRegistry {
   var rooms: [String: Room] = [:]
   var connections: [ConnectionHandle: Connection] = [:]
   var nextSession: UInt64 = 1
+  /// Open connections per room (joined or not): a room with any is never unloaded.
+  var attached: [String: Int] = [:]
 
   /// A registry over `storage`; sessions are named `<sessionPrefix><n>`.
   public init(limits: RoomLimits, storage: any RoomStorage, boards: RoomBoardFactory, sessionPrefix: String = "s") {
@@ -40,25 +42,10 @@ public final class RoomRegistry {
   /// A websocket on `/ws/<room>` opened: load the room (or refuse when the server is full).
   public func opened(_ connection: ConnectionHandle, room name: String, now: Double) -> [RoomAction] {
     var actions: [RoomAction] = []
-    if rooms[name] == nil {
-      guard rooms.count < limits.maxRooms else {
-        return refuse(
-          connection, ProtocolError(.serverFull, "the server has too many rooms open; try again later"),
-          code: CloseCode.tryAgainLater, reason: "server full")
-      }
-      do {
-        let start = now
-        rooms[name] = try Room.load(name: name, storage: storage, boards: boards, limits: limits, now: now)
-        actions.append(
-          .log(.info, "room loaded", [("room", name), ("seq", "\(rooms[name]!.seq)"), ("at", "\(start)")]))
-      } catch {
-        actions.append(.log(.error, "room load failed", [("room", name), ("error", "\(error)")]))
-        return actions
-          + refuse(
-            connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
-            code: CloseCode.internalError, reason: "room unavailable")
-      }
+    guard ensureLoaded(name, now: now, actions: &actions) else {
+      return actions + refuseLoad(connection, name)
     }
+    attached[name, default: 0] += 1
     let rate = Double(limits.maxOpsPerSecond)
     connections[connection] = Connection(
       room: name, session: nil, ops: TokenBucket(rate: rate, burst: rate * 2, now: now),
@@ -67,7 +54,34 @@ public final class RoomRegistry {
     return actions
   }
 
-  private func refuse(_ connection: ConnectionHandle, _ error: ProtocolError, code: UInt16, reason: String)
+  /// Loads `name` if needed; false (with the reason logged) when it cannot be.
+  func ensureLoaded(_ name: String, now: Double, actions: inout [RoomAction]) -> Bool {
+    if rooms[name] != nil { return true }
+    guard rooms.count < limits.maxRooms else { return false }
+    do {
+      let room = try Room.load(name: name, storage: storage, boards: boards, limits: limits, now: now)
+      rooms[name] = room
+      actions.append(.log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)")]))
+      return true
+    } catch {
+      actions.append(.log(.error, "room load failed", [("room", name), ("error", "\(error)")]))
+      return false
+    }
+  }
+
+  /// The refusal when `ensureLoaded` failed.
+  func refuseLoad(_ connection: ConnectionHandle, _ name: String) -> [RoomAction] {
+    if rooms.count >= limits.maxRooms {
+      return refuse(
+        connection, ProtocolError(.serverFull, "the server has too many rooms open; try again later"),
+        code: CloseCode.tryAgainLater, reason: "server full")
+    }
+    return refuse(
+      connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
+      code: CloseCode.internalError, reason: "room unavailable")
+  }
+
+  func refuse(_ connection: ConnectionHandle, _ error: ProtocolError, code: UInt16, reason: String)
     -> [RoomAction]
   {
     [.send(connection, ServerMessage.error(error), .data), .close(connection, code: code, reason: reason)]
@@ -76,6 +90,8 @@ public final class RoomRegistry {
   /// The connection is gone.
   public func closed(_ connection: ConnectionHandle, now: Double) -> [RoomAction] {
     guard let state = connections.removeValue(forKey: connection) else { return [] }
+    attached[state.room, default: 1] -= 1
+    if attached[state.room] == 0 { attached[state.room] = nil }
     guard state.session != nil else { return [] }
     return rooms[state.room]?.leave(connection, now: now) ?? []
   }
@@ -90,7 +106,7 @@ public final class RoomRegistry {
     var actions: [RoomAction] = []
     for name in rooms.keys {
       actions.append(contentsOf: rooms[name]!.flushPresence())
-      if rooms[name]!.isIdle(now: now) {
+      if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         rooms[name] = nil

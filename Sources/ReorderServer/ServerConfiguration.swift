@@ -6,7 +6,7 @@ public struct ServerConfiguration: Sendable {
   public var host = "127.0.0.1"
   /// TCP port; 0 picks a free one (`--port`, `REORDER_PORT`).
   public var port = 8080
-  /// Directory of the static web client (`--web`, `REORDER_WEB`).
+  /// Directory of the static web client (`--web`, `REORDER_WEB`); empty serves no static files.
   public var webRoot = "web"
   /// Data directory, or `:memory:` for a throwaway server (`--data`, `REORDER_DATA`).
   public var dataPath = "./data"

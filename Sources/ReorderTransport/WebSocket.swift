@@ -20,7 +20,8 @@ public final class WebSocket: @unchecked Sendable {
   /// Connects and waits for the handshake on a context of its own.
   /// - Throws: `TransportError.connectFailed` (with the reason) or `.timeout`.
   public static func connect(_ url: String, timeout: Double = 5, allowSelfSigned: Bool = false) throws -> WebSocket {
-    let context = try WebSocketClientContext(allowSelfSigned: allowSelfSigned)
+    let context = try WebSocketClientContext(
+      allowSelfSigned: allowSelfSigned, supportsTLS: url.hasPrefix("wss:") || allowSelfSigned)
     return try connect(url, on: context, ownsContext: true, timeout: timeout)
   }
 

@@ -11,6 +11,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
   let arena = CArena()
   let maxMessageBytes: Int
   let allowSelfSigned: Bool
+  let supportsTLS: Bool
   private let nextID = Locked<UInt64>(0)
   private let stopped = Locked(false)
 
@@ -22,14 +23,18 @@ public final class WebSocketClientContext: @unchecked Sendable {
   ///   - maxMessageBytes: larger incoming messages close the connection with 1009.
   ///   - allowSelfSigned: accept self-signed server certificates and skip the host name check
   ///     (tests only).
-  public init(maxMessageBytes: Int = 16 << 20, allowSelfSigned: Bool = false) throws {
+  ///   - supportsTLS: set up TLS so `wss://` URLs work. Pass false for a `ws://`-only context:
+  ///     lws 4.1.6 loses about 670 KB (its client TLS state) every time a TLS-capable client
+  ///     context is destroyed.
+  public init(maxMessageBytes: Int = 16 << 20, allowSelfSigned: Bool = false, supportsTLS: Bool = true) throws {
     self.maxMessageBytes = maxMessageBytes
     self.allowSelfSigned = allowSelfSigned
+    self.supportsTLS = supportsTLS
     TransportLog.installLibWebSocketsEmitter()
     var info = lws_context_creation_info()
     info.port = CONTEXT_PORT_NO_LISTEN
     info.user = Unmanaged.passUnretained(self).toOpaque()
-    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+    if supportsTLS { info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
     let protocols = arena.allocate(lws_protocols.self, count: 2)
     protocols[0].name = arena.string("reorder-client")
     protocols[0].callback = clientCallback
@@ -62,6 +67,10 @@ public final class WebSocketClientContext: @unchecked Sendable {
     let posted = loop.post { [self] in
       guard let target else {
         connection.finish(code: nil, reason: TransportError.invalidURL(url).description)
+        return
+      }
+      guard supportsTLS || !target.secure else {
+        connection.finish(code: nil, reason: "this client context was created without TLS support (wss)")
         return
       }
       open(connection, target, subprotocol: subprotocol)

@@ -10,7 +10,7 @@ extension WebSocketServer {
     info.vhost_name = arena.string("default")
     info.server_string = arena.string("reorder")
     info.user = Unmanaged.passUnretained(self).toOpaque()
-    info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) | UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+    info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
     if !configuration.host.contains(":") {
       info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)  // an IPv4 address: bind IPv4 only
     }
@@ -37,6 +37,7 @@ extension WebSocketServer {
     info.retry_and_idle_policy = UnsafePointer(retry)
 
     if let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
+      info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
       info.ssl_cert_filepath = arena.string(cert)
       info.ssl_private_key_filepath = arena.string(key)
     }

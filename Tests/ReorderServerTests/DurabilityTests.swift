@@ -88,3 +88,26 @@ struct DurabilityTests {
     #expect(final.welcome["seq"] == .number(1_001))
   }
 }
+
+@Suite("Server logging", .serialized)
+struct LoggingTests {
+  @Test("--log-format json writes one JSON object per line for room and connection events")
+  func jsonLogLines() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let server = try ServerProcess.start(data: directory.path, extra: ["--log-format", "json", "--log-level", "debug"])
+    defer { server.child.terminate() }
+    let client = try RoomClient.join(port: server.port, room: "logs", client: "l")
+    client.send("not json")
+    _ = try client.next(type: "error")
+    client.close()
+    let left = server.child.waitForLine(timeout: 10) { $0.contains("\"left\"") }
+    #expect(left != nil)
+    let lines = server.child.output.filter { $0.hasPrefix("{") }
+    for event in ["room loaded", "joined", "bad frame", "left"] {
+      let line = lines.first { $0.contains("\"\(event)\"") }
+      #expect(line != nil, "no \(event) line")
+      #expect((try? JSONValue.parse(line ?? "")) != nil, "not JSON: \(line ?? "")")
+    }
+  }
+}

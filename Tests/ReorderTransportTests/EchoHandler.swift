@@ -10,8 +10,8 @@ final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
   private var _received: [(ConnectionID, [UInt8])] = []
   private var _ticks = 0
   private var _binaryCount = 0
-  /// Set once the server exists (service thread reads it).
-  var server: WebSocketServer?
+  /// Set once the server exists (service thread reads it); weak: the server owns its handler.
+  weak var server: WebSocketServer?
 
   private func locked<T>(_ body: () -> T) -> T {
     lock.lock()

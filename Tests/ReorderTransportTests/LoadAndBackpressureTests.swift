@@ -41,7 +41,7 @@ final class LoadAndBackpressureTests: XCTestCase {
     try XCTSkipIf(limit < 2_200, "needs ~2,100 file descriptors, RLIMIT_NOFILE is \(limit)")
     let fixture = try ServerFixture()
     defer { fixture.stop() }
-    let client = try WebSocketClientContext()
+    let client = try WebSocketClientContext(supportsTLS: false)
     defer { client.shutdown() }
     let counter = EventCounter()
     let total = 1_000

@@ -108,6 +108,11 @@ final class ShutdownTests: XCTestCase {
     XCTAssertThrowsError(try WebSocket.connect("http://127.0.0.1/ws/x", timeout: 5)) { error in
       XCTAssertTrue("\(error)".contains("invalid websocket URL"), "\(error)")
     }
+    let plainOnly = try WebSocketClientContext(supportsTLS: false)
+    defer { plainOnly.shutdown() }
+    XCTAssertThrowsError(try WebSocket.connect("wss://127.0.0.1:1/ws/x", on: plainOnly)) { error in
+      XCTAssertTrue("\(error)".contains("without TLS support"), "\(error)")
+    }
   }
 }
 
@@ -115,7 +120,7 @@ final class KeepaliveAndBoundsTests: XCTestCase {
   func testSilentPeersAreDroppedWhilePingedPeersStay() throws {
     let fixture = try ServerFixture {
       $0.pingIntervalSeconds = 1
-      $0.idleTimeoutSeconds = 2
+      $0.idleTimeoutSeconds = 4  // room for a loaded machine: the answering peer has 3 s to pong
     }
     defer { fixture.stop() }
     let silent = try RawSocket(port: fixture.port)

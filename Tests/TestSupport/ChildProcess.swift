@@ -21,7 +21,11 @@ public final class ChildProcess: @unchecked Sendable {
     let collector = lines
     output.fileHandleForReading.readabilityHandler = { handle in
       let data = handle.availableData
-      collector.append(data)
+      if data.isEmpty {
+        handle.readabilityHandler = nil  // end of output: stop polling
+      } else {
+        collector.append(data)
+      }
     }
     try process.run()
   }

@@ -84,3 +84,17 @@ def test_food_onto_person_updates_totals_everywhere_and_can_be_unassigned(server
     page_a.wait(lambda: totals(page_a, person) == [p1, 1], 5, "totals in A after unassign")
     page_b.wait(lambda: totals(page_b, person) == [p1, 1], 5, "totals in B after unassign")
     settled(page_b)
+
+
+def test_move_to_dialog_assigns_a_food_without_dragging(server, page_a: Page):
+    page_a.open(server, "food")
+    foods = items_with_role(page_a, "food")
+    people = items_with_role(page_a, "person")
+    food, person = foods[-1], people[-1]
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", food)
+    page_a.js("document.getElementById('move-button').click()")
+    page_a.wait(lambda: page_a.js("return document.getElementById('move-dialog').open"), 3, "the dialog")
+    page_a.js("const s = document.getElementById('move-list'); s.value = 'assign:' + arguments[0];"
+              "s.dispatchEvent(new Event('change')); document.getElementById('move-submit').click();", person)
+    page_a.wait(lambda: totals(page_a, person) == [price(page_a, food), 1], 5, "the totals")
+    settled(page_a)

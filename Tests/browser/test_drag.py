@@ -199,3 +199,68 @@ def test_pointercancel_mid_drag_restores_the_exact_order(server, page_a: Page):
     assert page_a.order(col["id"]) == ids
     assert "Cancelled" in page_a.announcement()
     assert page_a.js("return document.body.dataset.pending") in ("0", None)
+
+
+def test_a_rejected_intent_rolls_back_visibly_with_a_message(server, page_a: Page):
+    # `?debug` exposes the board, so the test can send an intent the server must refuse: a move
+    # after an item that does not exist. It applies optimistically, then rolls back.
+    d = page_a.driver
+    page_a.open(server, "cities")
+    d.get(server.base + "?debug#/b/cities")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the board")
+    page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") > 3, 10, "items")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    page_a.js("window.reorder.connection.ready = false")  # hold the op back to see the optimistic state
+    page_a.js("window.reorder.propose({kind: 'move', item: arguments[0], list: arguments[1], after: 'no-such-item'})", ids[0], col["id"])
+    assert page_a.order(col["id"]) == ids[1:] + [ids[0]], "applied optimistically at once"
+    page_a.js("window.reorder.connection.ready = true; const p = window.reorder.model.pending[0];"
+              "window.reorder.connection.sendOp(p.id, p.op);")
+    page_a.wait_order(col["id"], ids)
+    page_a.wait(lambda: "Could not move" in page_a.js("return document.getElementById('toasts').textContent"), 3, "the message")
+    assert page_a.js("return document.body.dataset.pending") == "0"
+
+
+def test_reduced_motion_means_no_animations(server, page_a: Page):
+    page_a.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    try:
+        page_a.open(server, "cities")
+        col = first_list(page_a, "list")
+        ids = col["items"]
+        page_a.js(
+            "window.__anims = 0; const orig = Element.prototype.animate;"
+            "Element.prototype.animate = function (...a) { window.__anims++; return orig.apply(this, a); };"
+        )
+        a, c = page_a.item(ids[0]), page_a.item(ids[3])
+        page_a.mouse_drag(a["cx"], a["cy"], c["cx"], c["cy"] + 2, steps=10)
+        page_a.wait_order(col["id"], ids[1:4] + [ids[0]] + ids[4:])
+        assert page_a.js("return window.__anims") == 0
+        page_a.js("document.getElementById('edit-button').click()")
+        assert page_a.js("return getComputedStyle(document.querySelector('[data-item]')).animationName") == "none"
+        page_a.js("document.getElementById('done-button').click()")
+    finally:
+        page_a.cdp("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_phone_sized_touch_drag_in_a_grid(server, page_a: Page):
+    page_a.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page_a.open(server, "home")
+        col = first_list(page_a, "grid", min_items=12)
+        ids = col["items"]
+        cols = page_a.js(
+            "const u = document.querySelector(`[data-list='${arguments[0]}']`); const t = u.children[0].offsetTop;"
+            "return [...u.children].filter(c => c.offsetTop === t).length;",
+            col["id"],
+        )
+        target = ids[cols + 1]
+        a, b = page_a.item(ids[0]), page_a.item(target)
+        page_a.touch("touchStart", a["cx"], a["cy"])
+        page_a.wait(page_a.lifted, 3, "the long press to lift")
+        for i in range(1, 9):
+            page_a.touch("touchMove", a["cx"] + (b["cx"] - a["cx"]) * i / 8, a["cy"] + (b["cy"] - a["cy"]) * i / 8)
+        page_a.touch("touchEnd")
+        page_a.wait_order(col["id"], ids[1 : cols + 2] + [ids[0]] + ids[cols + 2 :])
+        settled(page_a)
+    finally:
+        page_a.cdp("Emulation.clearDeviceMetricsOverride", {})

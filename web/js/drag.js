@@ -450,7 +450,7 @@ export class DragController {
     const label = this.model.label(item);
     if (d.assignTo) {
       const target = d.assignTo;
-      this.finish(true);
+      this.finish(true, d.highlighted);
       this.actions.assign(item, target);
       this.actions.announce(`Dropped ${label} on ${this.model.label(target)}.`);
       this.actions.presence({ phase: "end", item });
@@ -484,8 +484,9 @@ export class DragController {
   /**
    * Ends the drag. With `restore`, the DOM goes back to the model's order (with animation).
    * @private @param {boolean} restore
+   * @param {HTMLElement | null} [into] an assign target the preview shrinks into
    */
-  finish(restore) {
+  finish(restore, into = null) {
     const d = this.drag;
     this.drag = null;
     clearTimeout(d.trailing);
@@ -499,11 +500,17 @@ export class DragController {
       snapshot.remove();
       return;
     }
-    const to = target.getBoundingClientRect();
-    const anim = snapshot.animate(
-      [{ opacity: 0.98 }, { transform: `translate3d(${to.left}px, ${to.top}px, 0) scale(1)`, opacity: 0 }],
-      { duration: 140, easing: "ease-out" },
-    );
+    let end;
+    if (into && into.isConnected) {
+      const r = into.getBoundingClientRect();
+      const w = snapshot.offsetWidth;
+      const h = snapshot.offsetHeight;
+      end = `translate3d(${r.left + r.width / 2 - w / 2}px, ${r.top + r.height / 2 - h / 2}px, 0) scale(0.4)`;
+    } else {
+      const to = target.getBoundingClientRect();
+      end = `translate3d(${to.left}px, ${to.top}px, 0) scale(1)`;
+    }
+    const anim = snapshot.animate([{ opacity: 0.98 }, { transform: end, opacity: 0 }], { duration: 140, easing: "ease-out" });
     anim.onfinish = () => snapshot.remove();
     anim.oncancel = () => snapshot.remove();
   }

@@ -6,7 +6,7 @@
  * the arrow keys move focus between items; "m" opens "Move to…"; Delete removes in edit mode.
  */
 import { measureSlots, columns } from "./geometry.js";
-import { measure, play } from "./motion.js";
+import { measure, play, reducedMotion } from "./motion.js";
 
 /**
  * @typedef {object} KeyboardActions
@@ -151,8 +151,19 @@ export class KeyboardController {
     const el = /** @type {NonNullable<typeof this.held>} */ (this.held).el;
     const from = /** @type {HTMLElement} */ (el.parentElement);
     const others = Array.from(ul.children).filter((c) => c !== el);
-    const first = measure(/** @type {HTMLElement[]} */ ([...Array.from(from.children), ...(from === ul ? [] : others)]));
+    const first = measure(/** @type {HTMLElement[]} */ ([...Array.from(from.children), ...(from === ul ? [] : others)]).filter((x) => x !== el));
+    const before = el.getBoundingClientRect();
     ul.insertBefore(el, others[index] ?? null);
+    if (!reducedMotion()) {
+      // The held item slides to its new slot, staying lifted (scaled) all the way.
+      const after = el.getBoundingClientRect();
+      const dx = before.left - after.left;
+      const dy = before.top - after.top;
+      el.animate([{ transform: `translate(${dx}px, ${dy}px) scale(1.05)` }, { transform: "scale(1.05)" }], {
+        duration: 150,
+        easing: "cubic-bezier(0.2, 0, 0, 1)",
+      });
+    }
     /** @type {NonNullable<typeof this.held>} */ (this.held).target = { list: /** @type {string} */ (ul.dataset.list), index };
     play(first, 150);
     el.focus({ preventScroll: true });

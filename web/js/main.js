@@ -54,7 +54,11 @@ function route() {
     askIdentity(() => route());
     return;
   }
-  if (!session) session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+  if (!session) {
+    session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+    // `?debug` exposes the open board to the console and to tests (e.g. to send a crafted intent).
+    if (new URLSearchParams(location.search).has("debug")) /** @type {any} */ (window).reorder = session;
+  }
 }
 
 /** Asks for a name and colour, remembers them, then calls `done`. @param {() => void} done */

@@ -237,7 +237,14 @@ export class BoardView {
         chip.dataset.assignment = a.id;
         chip.dataset.assignedItem = a.item;
         const food = this.model.item(a.item)?.fields;
-        chip.textContent = String(food?.emoji ?? "") + " " + this.model.label(a.item);
+        const emoji = document.createElement("span");
+        emoji.className = "chip-emoji";
+        emoji.textContent = String(food?.emoji ?? "");
+        const name = document.createElement("span");
+        name.className = "chip-title";
+        name.textContent = this.model.label(a.item);
+        chip.title = this.model.label(a.item);
+        chip.append(emoji, name);
         const x = document.createElement("button");
         x.type = "button";
         x.className = "chip-remove";

@@ -1,0 +1,222 @@
+import Foundation
+import ReorderRooms
+import ReorderTransport
+import TestSupport
+import Testing
+
+/// What a bad frame must produce.
+enum Outcome: Sendable, CustomStringConvertible {
+  case error(String)
+  case rejected(String)
+  case close(UInt16)
+
+  var description: String {
+    switch self {
+    case .error(let c): return "error \(c)"
+    case .rejected(let c): return "rejected \(c)"
+    case .close(let c): return "close \(c)"
+    }
+  }
+}
+
+/// One bad-input case: frames sent on a fresh connection (after hello when `joined`).
+struct BadCase: Sendable, CustomTestStringConvertible {
+  var name: String
+  var joined = true
+  var frames: [String]
+  var expect: Outcome
+
+  init(_ name: String, joined: Bool = true, _ frames: [String], _ expect: Outcome) {
+    self.name = name
+    self.joined = joined
+    self.frames = frames
+    self.expect = expect
+  }
+
+  var testDescription: String { name }
+}
+
+let hello = #"{"type":"hello","room":"t","client":"bad","name":"Bad","color":"red"}"#
+
+func op(_ body: String, id: String = "x:1") -> String { #"{"type":"op","id":"\#(id)","op":\#(body)}"# }
+
+let badCases: [BadCase] = [
+  BadCase("not JSON", ["hello there"], .error("bad_json")),
+  BadCase("empty frame", [""], .error("bad_json")),
+  BadCase("truncated JSON", [#"{"type":"op","id":"#], .error("bad_json")),
+  BadCase("array instead of object", ["[1,2,3]"], .error("bad_message")),
+  BadCase("number instead of object", ["42"], .error("bad_message")),
+  BadCase("null", ["null"], .error("bad_message")),
+  BadCase("object without type", [#"{"room":"t"}"#], .error("bad_message")),
+  BadCase("type is a number", [#"{"type":7}"#], .error("bad_message")),
+  BadCase("unknown type", [#"{"type":"teleport"}"#], .error("unknown_type")),
+  BadCase("op before hello", joined: false, [op(#"{"kind":"delete","item":"p"}"#)], .error("not_joined")),
+  BadCase("drag before hello", joined: false, [#"{"type":"drag","phase":"start","item":"p"}"#], .error("not_joined")),
+  BadCase("hello twice", [hello], .error("already_joined")),
+  BadCase(
+    "hello for another room", joined: false,
+    [#"{"type":"hello","room":"other","client":"b","name":"B","color":"red"}"#],
+    .error("room_mismatch")),
+  BadCase(
+    "hello without client", joined: false, [#"{"type":"hello","room":"t","name":"B","color":"red"}"#],
+    .error("missing_field")),
+  BadCase(
+    "hello name is a number", joined: false, [#"{"type":"hello","room":"t","client":"b","name":5,"color":"red"}"#],
+    .error("wrong_type")),
+  BadCase(
+    "hello name too long", joined: false,
+    [#"{"type":"hello","room":"t","client":"b","name":"\#(String(repeating: "n", count: 200))","color":"red"}"#],
+    .error("invalid_value")),
+  BadCase(
+    "hello since negative", joined: false,
+    [#"{"type":"hello","room":"t","client":"b","name":"B","color":"red","since":-1}"#], .error("invalid_value")),
+  BadCase("op without id", [#"{"type":"op","op":{"kind":"delete","item":"p"}}"#], .error("missing_field")),
+  BadCase("op id is a number", [#"{"type":"op","id":3,"op":{"kind":"delete","item":"p"}}"#], .error("wrong_type")),
+  BadCase("op without op", [#"{"type":"op","id":"x:1"}"#], .rejected("missing_field")),
+  BadCase("unknown op kind", [op(#"{"kind":"explode","item":"p"}"#)], .rejected("unknown_kind")),
+  BadCase("move of an unknown item", [op(#"{"kind":"move","item":"ghost","list":"l"}"#)], .rejected("unknown_item")),
+  BadCase(
+    "move into an unknown list", [op(#"{"kind":"move","item":"p","list":"nowhere"}"#)], .rejected("unknown_list")),
+  BadCase(
+    "unassign of an unknown assignment", [op(#"{"kind":"unassign","assignment":"zz"}"#)],
+    .rejected("unknown_assignment")),
+  BadCase(
+    "insert of an existing id", [op(#"{"kind":"insert","list":"l","item":"p","fields":{}}"#)],
+    .rejected("duplicate_item")),
+  BadCase(
+    "move after an item of another list", [op(#"{"kind":"move","item":"p","list":"l","after":"m1"}"#)],
+    .rejected("invalid_anchor")),
+  BadCase(
+    "move next to itself", [op(#"{"kind":"move","item":"p","list":"l","after":"p"}"#)], .rejected("invalid_anchor")),
+  BadCase("item id is a number", [op(#"{"kind":"delete","item":12}"#)], .rejected("wrong_type")),
+  BadCase("fields is an array", [op(#"{"kind":"insert","list":"l","fields":[1]}"#)], .rejected("wrong_type")),
+  BadCase(
+    "field value is an object", [op(#"{"kind":"insert","list":"l","fields":{"title":{"a":1}}}"#)],
+    .rejected("wrong_type")),
+  BadCase(
+    "layout not list or grid", [op(#"{"kind":"createList","title":"T","layout":"table"}"#)], .rejected("invalid_value")),
+  BadCase("restore of a live item", [op(#"{"kind":"restore","item":"p"}"#)], .rejected("invalid_field")),
+  BadCase(
+    "server-reserved item id", [op(#"{"kind":"insert","list":"l","item":"_i9","fields":{}}"#)],
+    .rejected("invalid_value")),
+  BadCase(
+    "long string field",
+    [op(#"{"kind":"set","item":"p","field":"title","value":"\#(String(repeating: "x", count: 5_000))"}"#)],
+    .rejected("invalid_value")),
+  BadCase(
+    "long id", [op(#"{"kind":"delete","item":"\#(String(repeating: "i", count: 300))"}"#)], .rejected("invalid_value")),
+  BadCase("huge number (overflow)", [#"{"type":"drag","phase":"move","item":"p","index":1e999}"#], .error("bad_json")),
+  BadCase(
+    "huge number (in range)", [#"{"type":"drag","phase":"move","item":"p","index":1e300}"#], .error("invalid_value")),
+  BadCase(
+    "huge integer literal", [#"{"type":"drag","phase":"move","item":"p","x":\#(String(repeating: "9", count: 600))}"#],
+    .error("bad_json")),
+  BadCase(
+    "deep nesting", [String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000)], .error("bad_json")),
+  BadCase(
+    "deep nesting inside an op",
+    [op(String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40))], .error("bad_json")),
+  BadCase("drag phase unknown", [#"{"type":"drag","phase":"hover","item":"p"}"#], .error("invalid_value")),
+  BadCase("drag x is a string", [#"{"type":"drag","phase":"move","item":"p","x":"left"}"#], .error("wrong_type")),
+  BadCase("drag of an unknown item", [#"{"type":"drag","phase":"start","item":"ghost"}"#], .error("unknown_item")),
+  BadCase("duplicate member", [#"{"type":"op","type":"drag"}"#], .error("bad_json")),
+  BadCase(
+    "1 MiB frame", [#"{"type":"op","id":"big","pad":""# + String(repeating: "x", count: 1 << 20) + #""}"#], .close(1009)
+  ),
+]
+
+@Suite("Bad input", .serialized)
+struct BadInputTests {
+  /// A room with list `l` = [p, q, r] and list `m` = [m1], and a good client in it.
+  func prepare(_ server: TestServer) throws -> (good: RoomClient, board: JSONValue) {
+    let good = try RoomClient.join(port: server.port, client: "good")
+    good.op("s0", Ops.createList("l"))
+    good.op("s1", Ops.createList("m"))
+    good.op("s2", Ops.insert("p", list: "l"))
+    good.op("s3", Ops.insert("q", list: "l"))
+    good.op("s4", Ops.insert("r", list: "l"))
+    good.op("s5", Ops.insert("m1", list: "m"))
+    _ = try good.applied(id: "s5")
+    let probe = try RoomClient.join(port: server.port, client: "probe")
+    probe.close()
+    return (good, probe.welcome["board"] ?? .null)
+  }
+
+  /// The good client is still served, and a fresh join sees the same board.
+  func checkUnharmed(_ server: TestServer, _ good: RoomClient, board: JSONValue, probe: String) throws {
+    good.op(probe, Ops.move("p", list: "l"))
+    #expect(try good.applied(id: probe)["op"]?["kind"] == .string("move"))
+    good.op(probe + "-back", Ops.move("p", list: "l", before: "q"))
+    _ = try good.applied(id: probe + "-back")
+    let after = try RoomClient.join(port: server.port, client: "after-" + probe)
+    after.close()
+    #expect(after.welcome["board"] == board, "the board changed")
+  }
+
+  @Test("Each bad frame gets its documented error, rejection or close", arguments: badCases)
+  func badFrame(_ bad: BadCase) throws {
+    let server = try TestServer()
+    let (good, board) = try prepare(server)
+    let client = try RoomClient.connect(port: server.port, room: "t")
+    if bad.joined { try client.hello(room: "t", client: "bad") }
+    for frame in bad.frames { client.send(frame) }
+    switch bad.expect {
+    case .error(let code):
+      let frame = try client.next(type: "error")
+      #expect(frame["code"] == .string(code), "\(frame.jsonText)")
+      #expect((frame["message"]?.stringValue?.count ?? 0) > 5)
+    case .rejected(let code):
+      let frame = try client.next(type: "rejected")
+      #expect(frame["code"] == .string(code), "\(frame.jsonText)")
+      #expect(frame["id"] == .string("x:1"))
+    case .close(let code):
+      #expect(client.waitForClose()?.code == code)
+    }
+    try checkUnharmed(server, good, board: board, probe: "probe")
+    if bad.expect.isOpen {
+      // The bad connection stays usable.
+      if !bad.joined { try client.hello(room: "t", client: "bad-later") }
+      client.send(#"{"type":"drag","phase":"start","item":"q"}"#)
+      _ = try good.next { $0["type"] == .string("drags") }
+    }
+    client.close()
+  }
+
+  @Test("A flood of 10,000 ops per second is rate limited and then closed; others keep being served")
+  func flood() throws {
+    let server = try TestServer()
+    let (good, board) = try prepare(server)
+    let flooder = try RoomClient.join(port: server.port, client: "flooder")
+    for i in 0..<10_000 { flooder.op("f:\(i)", Ops.delete("ghost")) }
+    // The server answers the burst, rejects the excess as rate_limited, then closes with 1008. The
+    // client may see the close as a lost connection (a TCP reset discards what it had not read yet).
+    let close = flooder.waitForClose(timeout: 20)
+    #expect(close != nil, "the flooding connection was not closed")
+    #expect(close?.code == nil || close?.code == 1008, "\(String(describing: close))")
+    let answered = flooder.buffer.filter { $0["type"] == .string("rejected") }
+    #expect(answered.count < 10_000)
+    #expect(answered.allSatisfy { $0["code"] == .string("unknown_item") || $0["code"] == .string("rate_limited") })
+    try checkUnharmed(server, good, board: board, probe: "after-flood")
+  }
+
+  @Test("An abrupt disconnect in the middle of a frame harms nobody")
+  func disconnectMidFrame() throws {
+    let server = try TestServer()
+    let (good, board) = try prepare(server)
+    let raw = try RawSocket(port: server.port)
+    #expect(try raw.websocketHandshake(path: "/ws/t").contains("101"))
+    // A masked text frame announcing 1,000 bytes, of which only 10 are sent.
+    var bytes: [UInt8] = [0x81, 0xFE, 0x03, 0xE8, 1, 2, 3, 4]
+    bytes += Array(#"{"type":"h"#.utf8).enumerated().map { $0.element ^ UInt8($0.offset % 4 + 1) }
+    _ = bytes.withUnsafeBytes { Glibc.write(raw.fd, $0.baseAddress, $0.count) }
+    raw.close()
+    try checkUnharmed(server, good, board: board, probe: "after-abrupt")
+  }
+}
+
+extension Outcome {
+  var isOpen: Bool {
+    if case .close = self { return false }
+    return true
+  }
+}
