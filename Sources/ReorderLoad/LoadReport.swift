@@ -33,7 +33,9 @@ public struct LoadReport: Sendable, Codable, Equatable {
   /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.
   public init(runs: [LoadResult]) {
     generatedAt = ISO8601DateFormatter().string(from: Date())
-    self.runs = runs
+    // Each run right before its mirror twin: "a" < "a-mirror" < "b"; "e" < "e-ramp".
+    self.runs = runs.sorted { Self.sortKey($0.label) < Self.sortKey($1.label) }
+    let runs = self.runs
     let byLabel = Dictionary(runs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
     comparisons = runs.filter { $0.mode == .reorder && $0.counters.dragUpdatesSent > 0 }.map { ours in
       let mirror = byLabel[ours.label + "-mirror"]
@@ -54,6 +56,10 @@ public struct LoadReport: Sendable, Codable, Equatable {
       }
       return comparison
     }
+  }
+
+  static func sortKey(_ label: String) -> String {
+    label == "idle" ? "" : label.replacingOccurrences(of: "-", with: "~")
   }
 
   /// Headline figures of a run: the best step when ramped, the whole run otherwise.
