@@ -37,7 +37,7 @@ final class ServiceLoop: @unchecked Sendable {
     guard let created = lws_create_context(&info) else {
       throw TransportError.contextCreationFailed(failure)
     }
-    context = created
+    shared.withLock { _ in context = created }  // post() reads it under the same lock
   }
 
   /// lws sizes its descriptor tables from RLIMIT_NOFILE when a context is created, and a soft limit
