@@ -14,10 +14,12 @@ extension WebSocketServer {
     ("referrer-policy:", "no-referrer"),
   ]
 
-  /// `LWS_CALLBACK_HTTP`: `/healthz`, else a static file, else 404. Only GET is served.
+  /// `LWS_CALLBACK_HTTP`: `/healthz`, else a static file, else 404. GET and HEAD are served.
   func handleHTTP(_ wsi: OpaquePointer) -> Int32 {
-    guard let path = header(wsi, WSI_TOKEN_GET_URI) else {
-      return respond(wsi, status: 405, body: "method not allowed: only GET is served\n")
+    guard let path = header(wsi, WSI_TOKEN_GET_URI) ?? header(wsi, WSI_TOKEN_HEAD_URI) else {
+      return respond(
+        wsi, status: 405, body: "method not allowed: only GET and HEAD are served\n",
+        extraHeaders: [("allow:", "GET, HEAD")])
     }
     if path == "/healthz" {
       return respond(
@@ -71,14 +73,16 @@ extension WebSocketServer {
     _ wsi: OpaquePointer, status: UInt32, contentType: String = "text/plain; charset=utf-8", body: String,
     extraHeaders: [(String, String)] = []
   ) -> Int32 {
-    let bodyBytes = Array(body.utf8)
+    // HEAD: the same headers (Content-Length included), no body.
+    let bodyBytes = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 ? [] : Array(body.utf8)
+    let contentLength = body.utf8.count
     let pre = Int(reorder_lws_pre())
     var buffer = [UInt8](repeating: 0, count: pre + 2048)
     let ok = buffer.withUnsafeMutableBufferPointer { raw -> Bool in
       let start = raw.baseAddress! + pre
       let end = raw.baseAddress! + raw.count - 1
       var cursor: UnsafeMutablePointer<UInt8>? = start
-      if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(bodyBytes.count), &cursor, end) != 0 {
+      if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(contentLength), &cursor, end) != 0 {
         return false
       }
       for (name, value) in Self.securityHeaders + extraHeaders {

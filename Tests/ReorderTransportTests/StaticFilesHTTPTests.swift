@@ -103,13 +103,29 @@ final class StaticFilesHTTPEdgeTests: XCTestCase {
     XCTAssertTrue(changed.text.contains("changed"))
   }
 
-  func testOnlyGetIsServed() throws {
+  func testOnlyGetAndHeadAreServed() throws {
     let fixture = try ServerFixture()
     defer { fixture.stop() }
     let socket = try RawSocket(port: fixture.port)
     try socket.write("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     let response = try parseHTTPResponse(try socket.readToEnd())
-    XCTAssertNotEqual(response.status, 200)
+    XCTAssertEqual(response.status, 405)
+    XCTAssertEqual(response.headers["allow"], "GET, HEAD")
+  }
+
+  func testHeadSendsHeadersWithoutABody() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    for path in ["/", "/healthz", "/missing"] {
+      let socket = try RawSocket(port: fixture.port)
+      try socket.write("HEAD \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      let raw = try socket.readToEnd()
+      let response = try parseHTTPResponse(raw)
+      XCTAssertNotEqual(response.status, 405, path)
+      XCTAssertTrue(response.body.isEmpty, "\(path): \(response.text)")
+      XCTAssertNotNil(response.headers["content-length"], path)
+      XCTAssertEqual(response.headers["content-security-policy"], StaticFilesHTTPTests.csp, path)
+    }
   }
 
   func testNoWebRootServesOnlyHealthz() throws {

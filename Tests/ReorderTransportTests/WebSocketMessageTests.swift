@@ -120,6 +120,32 @@ final class WebSocketMessageTests: XCTestCase {
     XCTAssertEqual(accepted.value, 5)
   }
 
+  func testPresenceIsDroppedFirstWhenTheQueueIsOverHalfFull() throws {
+    let fixture = try ServerFixture { $0.maxQueueBytes = 64 << 10 }
+    defer { fixture.stop() }
+    let socket = try WebSocket.connect(fixture.url("/ws/room-1"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+    let id = try XCTUnwrap(fixture.handler.opened.keys.first)
+    let server = fixture.server
+    let chunk = String(repeating: "d", count: 4_096)
+    let results = SharedValue<[Bool]>([])
+    server.post {
+      // All in one turn of the service thread: nothing is written in between, so the queue holds
+      // 40 KiB (> half of 64 KiB) when the presence frame arrives.
+      for index in 0..<10 { server.send(Array("\(index)\(chunk)".utf8), to: id) }
+      let presence = server.send(Array("presence".utf8), to: id, priority: .presence)
+      let data = server.send(Array("end".utf8), to: id)
+      results.set([presence, data])
+    }
+    var received: [String] = []
+    while received.last != "end" { received.append(try receiveText(socket)) }
+    XCTAssertEqual(received.count, 11, "ten data frames and the end marker, no presence")
+    XCTAssertFalse(received.contains("presence"))
+    XCTAssertEqual(results.value, [true, true], "a dropped presence frame is not a failure")
+    server.post { server.send(Array("presence".utf8), to: id, priority: .presence) }
+    XCTAssertEqual(try receiveText(socket), "presence", "an empty queue takes presence")
+  }
+
   func testServerCloseFlushesQueuedDataThenSendsTheCode() throws {
     let fixture = try ServerFixture()
     defer { fixture.stop() }

@@ -165,3 +165,30 @@ def test_undo_and_redo_in_a_are_seen_in_b(server, page_a: Page, page_b: Page):
     page_a.js("document.getElementById('undo-button').click()")
     page_b.wait_order(col["id"], ids)
     settled(page_a)
+
+
+def test_a_remote_move_during_a_local_drag_keeps_the_drag_and_both_converge(server, page_a: Page, page_b: Page):
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    b5, b7 = page_b.item(ids[5]), page_b.item(ids[7])
+    page_b.mouse("mousePressed", b5["cx"], b5["cy"])
+    page_b.mouse_path(b5["cx"], b5["cy"], b7["cx"], b7["cy"] + 2, 6)
+    page_b.wait(lambda: page_b.order(col["id"]).index(ids[5]) == 7, 5, "B's placeholder at slot 7")
+    # Meanwhile A moves the first item to the end (keyboard "Move to…").
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[0])
+    ActionChains(page_a.driver).send_keys("m").perform()
+    page_a.wait(lambda: page_a.js("return document.getElementById('move-dialog').open"), 5, "the dialog")
+    page_a.js("const p = document.getElementById('move-position'); p.value = p.max; document.getElementById('move-submit').click();")
+    page_b.wait(lambda: page_b.order(col["id"])[-1] == ids[0], 5, "A's move to reach B mid-drag")
+    assert page_b.lifted(), "B's drag survived the remote change"
+    at_release = page_b.order(col["id"])
+    assert at_release.index(ids[5]) == 7 or at_release[at_release.index(ids[5]) - 1] == ids[7]
+    page_b.mouse("mouseReleased", b7["cx"], b7["cy"] + 2)
+    settled(page_a)
+    settled(page_b)
+    page_a.wait(lambda: page_a.order(col["id"]) == page_b.order(col["id"]), 5, "convergence")
+    final = page_b.order(col["id"])
+    assert final[-1] == ids[0] and sorted(final) == sorted(ids)
+    assert final[final.index(ids[5]) - 1] == at_release[at_release.index(ids[5]) - 1], "B's drop kept its neighbour"

@@ -240,3 +240,27 @@ def test_reduced_motion_means_no_animations(server, page_a: Page):
         page_a.js("document.getElementById('done-button').click()")
     finally:
         page_a.cdp("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_phone_sized_touch_drag_in_a_grid(server, page_a: Page):
+    page_a.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page_a.open(server, "home")
+        col = first_list(page_a, "grid", min_items=12)
+        ids = col["items"]
+        cols = page_a.js(
+            "const u = document.querySelector(`[data-list='${arguments[0]}']`); const t = u.children[0].offsetTop;"
+            "return [...u.children].filter(c => c.offsetTop === t).length;",
+            col["id"],
+        )
+        target = ids[cols + 1]
+        a, b = page_a.item(ids[0]), page_a.item(target)
+        page_a.touch("touchStart", a["cx"], a["cy"])
+        page_a.wait(page_a.lifted, 3, "the long press to lift")
+        for i in range(1, 9):
+            page_a.touch("touchMove", a["cx"] + (b["cx"] - a["cx"]) * i / 8, a["cy"] + (b["cy"] - a["cy"]) * i / 8)
+        page_a.touch("touchEnd")
+        page_a.wait_order(col["id"], ids[1 : cols + 2] + [ids[0]] + ids[cols + 2 :])
+        settled(page_a)
+    finally:
+        page_a.cdp("Emulation.clearDeviceMetricsOverride", {})
