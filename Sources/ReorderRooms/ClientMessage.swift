@@ -99,6 +99,7 @@ public enum DragPhase: String, Sendable, Equatable {
 
 /// `drag`: the sender's current drag (ephemeral presence; coalesced, never stored).
 public struct DragMessage: Sendable, Equatable {
+  /// `start`, `move`, `end` or `cancel`.
   public var phase: DragPhase
   /// The dragged item.
   public var item: String
@@ -110,6 +111,7 @@ public struct DragMessage: Sendable, Equatable {
   public var index: Int?
   /// The pointer relative to the list's box (0…1 inside it).
   public var x: Double?
+  /// See `x`.
   public var y: Double?
   /// Opaque, passed through (a number or a short string).
   public var t: JSONValue?
