@@ -17,14 +17,18 @@ public struct Hello: Sendable, Equatable {
   public var color: String
   /// The last `seq` this client has seen; asks for a catch-up instead of a full board.
   public var since: UInt64?
+  /// The room's `epoch` from this client's last welcome: a catch-up is served only if it matches
+  /// (the room's history was not replaced, e.g. by a server on a fresh data directory).
+  public var epoch: String?
 
   /// A hello with every field.
-  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil) {
+  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil, epoch: String? = nil) {
     self.room = room
     self.client = client
     self.name = name
     self.color = color
     self.since = since
+    self.epoch = epoch
   }
 }
 
