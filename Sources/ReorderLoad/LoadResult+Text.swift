@@ -56,12 +56,18 @@ extension LoadResult {
       row(
         "server",
         String(
-          format: "CPU %.0f%% (peak %.0f%%); RSS %.1f MB before → %.1f MB idle → %.1f MB peak; %@",
-          server.cpuPercent, server.peakCPUPercent, Double(server.rssBeforeBytes) / 1_048_576,
+          format:
+            "CPU %.0f%% (peak %.0f%%), waiting for a CPU %.0f%%; RSS %.1f MB before → %.1f MB idle → %.1f MB peak; %@",
+          server.cpuPercent, server.peakCPUPercent, server.runQueueWaitPercent,
+          Double(server.rssBeforeBytes) / 1_048_576,
           Double(server.rssIdleBytes) / 1_048_576, Double(server.rssPeakBytes) / 1_048_576, perConnection))
     }
     if let loadClient {
-      row("load tool", String(format: "CPU %.0f%% (peak %.0f%%)", loadClient.cpuPercent, loadClient.peakCPUPercent))
+      row(
+        "load tool",
+        String(
+          format: "CPU %.0f%% (peak %.0f%%), waiting for a CPU %.0f%%", loadClient.cpuPercent,
+          loadClient.peakCPUPercent, loadClient.runQueueWaitPercent))
     }
     if !steps.isEmpty {
       let header = ["draggers", "moves/s", "offered/s", "delivered/s", "covered/s", "acked/s", "drag p99", "ack p99"]

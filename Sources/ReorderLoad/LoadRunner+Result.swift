@@ -111,10 +111,13 @@ extension LoadRunner {
     let wall = Double(last.time - first.time) / 1e6
     let average = wall > 0 ? 100 * (last.cpuSeconds - first.cpuSeconds) / wall : 0
     let idleBytes = idle?.rssBytes ?? before.rssBytes
-    return ProcessUsage(
+    let waited = wall > 0 ? 100 * (last.runQueueSeconds - first.runQueueSeconds) / wall : 0
+    var usage = ProcessUsage(
       cpuPercent: average, peakCPUPercent: perSecond.max() ?? 0, rssBeforeBytes: before.rssBytes,
       rssIdleBytes: idleBytes, rssPeakBytes: ([before.rssBytes, idleBytes] + samples.map(\.rssBytes)).max() ?? 0,
       bytesPerIdleConnection: Double(idleBytes - before.rssBytes) / Double(max(1, clients)),
       cpuPercentPerSecond: perSecond, rssBytesPerSecond: samples.map(\.rssBytes))
+    usage.runQueueWaitPercent = waited
+    return usage
   }
 }
