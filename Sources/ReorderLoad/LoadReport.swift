@@ -24,6 +24,11 @@ public struct LoadReport: Sendable, Codable, Equatable {
     public var throughputRatio: Double?
     /// mirror p99 ÷ ours p99 (target ≥ 1: ours no higher).
     public var latencyRatio: Double?
+    /// Server CPU and run-queue wait (% of wall time), ours then the mirror's.
+    public var serverCPU: Double?
+    public var serverWait: Double?
+    public var mirrorCPU: Double?
+    public var mirrorWait: Double?
   }
 
   public var generatedAt: String
@@ -33,7 +38,9 @@ public struct LoadReport: Sendable, Codable, Equatable {
   /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.
   public init(runs: [LoadResult]) {
     generatedAt = ISO8601DateFormatter().string(from: Date())
-    self.runs = runs
+    // Each run right before its mirror twin: "a" < "a-mirror" < "b"; "e" < "e-ramp".
+    self.runs = runs.sorted { Self.sortKey($0.label) < Self.sortKey($1.label) }
+    let runs = self.runs
     let byLabel = Dictionary(runs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
     comparisons = runs.filter { $0.mode == .reorder && $0.counters.dragUpdatesSent > 0 }.map { ours in
       let mirror = byLabel[ours.label + "-mirror"]
@@ -42,7 +49,11 @@ public struct LoadReport: Sendable, Codable, Equatable {
         label: ours.label, coveredPerSecond: oursFigures.covered, deliveredPerSecond: oursFigures.delivered,
         offeredPerSecond: oursFigures.offered, coverage: ours.coverage, dragP50: ours.dragLatency.p50,
         dragP99: oursFigures.p99, stalenessP99: ours.staleness.p99, lost: ours.counters.dragUpdatesLost)
+      comparison.serverCPU = ours.server?.cpuPercent
+      comparison.serverWait = ours.server?.runQueueWaitPercent
       if let mirror {
+        comparison.mirrorCPU = mirror.server?.cpuPercent
+        comparison.mirrorWait = mirror.server?.runQueueWaitPercent
         let theirs = Self.figures(mirror)
         comparison.mirrorDeliveredPerSecond = theirs.delivered
         comparison.mirrorOfferedPerSecond = theirs.offered
@@ -54,6 +65,10 @@ public struct LoadReport: Sendable, Codable, Equatable {
       }
       return comparison
     }
+  }
+
+  static func sortKey(_ label: String) -> String {
+    label == "idle" ? "" : label.replacingOccurrences(of: "-", with: "~")
   }
 
   /// Headline figures of a run: the best step when ramped, the whole run otherwise.
@@ -71,8 +86,9 @@ public struct LoadReport: Sendable, Codable, Equatable {
     if !comparisons.isEmpty {
       lines.append(
         "| run | scenario | offered/s | delivered/s | covered/s | coverage | p50 ms | p99 ms | stale p99 ms "
-          + "| mirror delivered/s | mirror p99 ms | mirror undelivered | covered ÷ mirror | mirror p99 ÷ ours |")
-      lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          + "| mirror delivered/s | mirror p99 ms | mirror undelivered | covered ÷ mirror | mirror p99 ÷ ours "
+          + "| server CPU / wait | mirror CPU / wait |")
+      lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
       for row in comparisons {
         let cells = [
           row.label, titles[row.label] ?? "", rate(row.offeredPerSecond), rate(row.deliveredPerSecond),
@@ -81,6 +97,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
           row.mirrorUndelivered.map { String(format: "%.1f%%", 100 * $0) } ?? "–",
           row.throughputRatio.map { String(format: "%.2f×", $0) } ?? "–",
           row.latencyRatio.map { String(format: "%.2f×", $0) } ?? "–",
+          Self.cpu(row.serverCPU, row.serverWait), Self.cpu(row.mirrorCPU, row.mirrorWait),
         ]
         lines.append("| " + cells.joined(separator: " | ") + " |")
       }
@@ -115,6 +132,12 @@ public struct LoadReport: Sendable, Codable, Equatable {
           Double(server.rssIdleBytes) / 1_048_576))
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// "35% / 60%": CPU and run-queue wait in % of wall time.
+  static func cpu(_ cpu: Double?, _ wait: Double?) -> String {
+    guard let cpu else { return "–" }
+    return String(format: "%.0f%% / %.0f%%", cpu, wait ?? 0)
   }
 
   private func rate(_ value: Double) -> String { ProgressPrinter.rate(value) }

@@ -49,17 +49,25 @@ extension LoadResult {
       "errors",
       "rejected \(counters.rejected), error frames \(counters.errors), closed during run \(counters.unexpectedCloses)")
     if let server {
+      let perConnection =
+        server.bytesPerIdleConnection > 0
+        ? String(format: "%.1f KB per idle connection", server.bytesPerIdleConnection / 1024)
+        : "RSS did not grow with the connections (a server that already held more memory)"
       row(
         "server",
         String(
           format:
-            "CPU %.0f%% (peak %.0f%%); RSS %.1f MB empty → %.1f MB idle → %.1f MB peak; %.1f KB per idle connection",
-          server.cpuPercent, server.peakCPUPercent, Double(server.rssBeforeBytes) / 1_048_576,
-          Double(server.rssIdleBytes) / 1_048_576, Double(server.rssPeakBytes) / 1_048_576,
-          server.bytesPerIdleConnection / 1024))
+            "CPU %.0f%% (peak %.0f%%), waiting for a CPU %.0f%%; RSS %.1f MB before → %.1f MB idle → %.1f MB peak; %@",
+          server.cpuPercent, server.peakCPUPercent, server.runQueueWaitPercent,
+          Double(server.rssBeforeBytes) / 1_048_576,
+          Double(server.rssIdleBytes) / 1_048_576, Double(server.rssPeakBytes) / 1_048_576, perConnection))
     }
     if let loadClient {
-      row("load tool", String(format: "CPU %.0f%% (peak %.0f%%)", loadClient.cpuPercent, loadClient.peakCPUPercent))
+      row(
+        "load tool",
+        String(
+          format: "CPU %.0f%% (peak %.0f%%), waiting for a CPU %.0f%%", loadClient.cpuPercent,
+          loadClient.peakCPUPercent, loadClient.runQueueWaitPercent))
     }
     if !steps.isEmpty {
       let header = ["draggers", "moves/s", "offered/s", "delivered/s", "covered/s", "acked/s", "drag p99", "ack p99"]

@@ -11,13 +11,29 @@ extension LoadRunner {
     var notes = notes
     if counters.connectFailures > 0 { notes.append("\(counters.connectFailures) connections failed") }
     if counters.unexpectedCloses > 0 { notes.append("\(counters.unexpectedCloses) connections closed during the run") }
+    for (reason, count) in measurements.closeReasons.sorted(by: { $0.value > $1.value }).prefix(3) {
+      notes.append("closed: \(reason) × \(count)")
+    }
     if configuration.rooms > 1 && configuration.clients % configuration.rooms != 0 {
       notes.append("rooms have unequal sizes; offered rates assume the first room's size")
     }
+    // Plots and per-second figures cover whole seconds of traffic only (the last partial second
+    // and the drain would show as a dip).
+    var series = measurements.series
+    let whole = max(1, Int(seconds))
+    for path in [
+      \ThroughputSeries.dragUpdatesSent, \.dragUpdatesDelivered, \.dragUpdatesCovered, \.dragFrames, \.movesSent,
+      \.movesAcknowledged, \.errors,
+    ] where series[keyPath: path].count > whole {
+      series[keyPath: path].removeLast(series[keyPath: path].count - whole)
+    }
     let steps = configuration.ramp ? rampSteps(measurements, traffic: traffic, receivers: receivers) : []
+    // The maximum of a ramp: acknowledged moves/s; covered drag updates/s for Reorder (what users
+    // get from coalesced frames); delivered messages/s for the mirror (what it does: relay).
     let best = steps.max {
-      configuration.moveRate > 0
-        ? $0.acknowledgedPerSecond < $1.acknowledgedPerSecond : $0.deliveredPerSecond < $1.deliveredPerSecond
+      if configuration.moveRate > 0 { return $0.acknowledgedPerSecond < $1.acknowledgedPerSecond }
+      if configuration.mode == .mirror { return $0.deliveredPerSecond < $1.deliveredPerSecond }
+      return $0.coveredPerSecond < $1.coveredPerSecond
     }
     return LoadResult(
       label: configuration.label, title: configuration.title, mode: configuration.mode, url: target.origin,
@@ -33,9 +49,9 @@ extension LoadRunner {
       framesPerSecond: Double(counters.dragFrames) / seconds,
       coverage: counters.dragUpdatesExpected == 0
         ? 1 : Double(counters.dragUpdatesCovered) / Double(counters.dragUpdatesExpected),
-      acknowledgedPerSecond: Double(counters.movesAcknowledged) / seconds, series: measurements.series,
-      dragP99PerSecond: measurements.dragLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
-      ackP99PerSecond: measurements.ackLatencyPerSecond.map { Double($0.percentile(0.99)) / 1000 },
+      acknowledgedPerSecond: Double(counters.movesAcknowledged) / seconds, series: series,
+      dragP99PerSecond: measurements.dragLatencyPerSecond.prefix(whole).map { Double($0.percentile(0.99)) / 1000 },
+      ackP99PerSecond: measurements.ackLatencyPerSecond.prefix(whole).map { Double($0.percentile(0.99)) / 1000 },
       dragLatencyEdgesMs: edges.map { Double($0) / 1000 },
       dragLatencyCounts: measurements.dragLatency.binned(edges: edges),
       ackLatencyCounts: measurements.ackLatency.binned(edges: edges),
@@ -95,10 +111,13 @@ extension LoadRunner {
     let wall = Double(last.time - first.time) / 1e6
     let average = wall > 0 ? 100 * (last.cpuSeconds - first.cpuSeconds) / wall : 0
     let idleBytes = idle?.rssBytes ?? before.rssBytes
-    return ProcessUsage(
+    let waited = wall > 0 ? 100 * (last.runQueueSeconds - first.runQueueSeconds) / wall : 0
+    var usage = ProcessUsage(
       cpuPercent: average, peakCPUPercent: perSecond.max() ?? 0, rssBeforeBytes: before.rssBytes,
       rssIdleBytes: idleBytes, rssPeakBytes: ([before.rssBytes, idleBytes] + samples.map(\.rssBytes)).max() ?? 0,
       bytesPerIdleConnection: Double(idleBytes - before.rssBytes) / Double(max(1, clients)),
       cpuPercentPerSecond: perSecond, rssBytesPerSecond: samples.map(\.rssBytes))
+    usage.runQueueWaitPercent = waited
+    return usage
   }
 }

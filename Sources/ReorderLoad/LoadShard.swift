@@ -71,9 +71,13 @@ final class LoadShard: @unchecked Sendable {
       receive(text, for: client)
     case .binary:
       measurements.counters.errors += 1
-    case .closed:
+    case .closed(let code, let reason):
       let wasReady = client.phase == .ready
       client.phase = .closed
+      if !closing {
+        let key = (code.map { String($0) } ?? "no close frame") + (reason.isEmpty ? "" : " '\(reason.prefix(80))'")
+        measurements.closeReasons[key, default: 0] += 1
+      }
       if !wasReady {
         failed += 1
         measurements.counters.connectFailures += 1

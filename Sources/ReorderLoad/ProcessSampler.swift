@@ -6,6 +6,9 @@ public struct ProcessSample: Sendable, Codable, Equatable {
   public var cpuSeconds: Double
   /// Resident set size in bytes.
   public var rssBytes: Int
+  /// Seconds its threads spent runnable but waiting for a CPU (sum of `/proc/<pid>/task/*/schedstat`
+  /// run-queue delays; 0 when schedstats are not available).
+  public var runQueueSeconds: Double = 0
   /// When it was taken (monotonic µs).
   public var time: Int64
 }
@@ -30,7 +33,8 @@ public struct ProcessSampler: Sendable {
       let status = try? String(contentsOfFile: directory + "/status", encoding: .utf8),
       let cpu = Self.cpuSeconds(stat: stat), let rss = Self.rssBytes(status: status)
     else { return nil }
-    return ProcessSample(cpuSeconds: cpu, rssBytes: rss, time: MonotonicClock.microseconds())
+    return ProcessSample(
+      cpuSeconds: cpu, rssBytes: rss, runQueueSeconds: runQueueSeconds(), time: MonotonicClock.microseconds())
   }
 
   /// utime + stime (fields 14 and 15) of a `/proc/<pid>/stat` line, in seconds.
@@ -43,6 +47,20 @@ public struct ProcessSampler: Sendable {
     // fields[0] is field 3 (state); utime is field 14 → index 11, stime index 12.
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
     return (user + system) / ticksPerSecond
+  }
+
+  /// Sum over the threads of the run-queue delay (second field of `schedstat`, ns), in seconds.
+  func runQueueSeconds() -> Double {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/task")) ?? []
+    var total = 0.0
+    for task in tasks {
+      guard let text = try? String(contentsOfFile: "\(directory)/task/\(task)/schedstat", encoding: .utf8) else {
+        continue
+      }
+      let fields = text.split(separator: " ")
+      if fields.count >= 2, let waited = Double(fields[1]) { total += waited / 1e9 }
+    }
+    return total
   }
 
   /// The 1-minute load average from /proc/loadavg, or nil.
@@ -80,4 +98,7 @@ public struct ProcessUsage: Sendable, Codable, Equatable {
   public var cpuPercentPerSecond: [Double]
   /// RSS (bytes) per second of traffic.
   public var rssBytesPerSecond: [Int]
+  /// Share of the traffic phase its threads spent runnable but waiting for a CPU, in % of wall
+  /// time (summed over threads): high values mean the machine, not the process, set the pace.
+  public var runQueueWaitPercent: Double = 0
 }

@@ -39,6 +39,8 @@ struct Measurements {
   var origin: Int64?
   /// Coverage window (µs).
   var window: Int64 = 100_000
+  /// Why connections closed during the run (`code reason` → count).
+  var closeReasons: [String: Int] = [:]
 
   /// Whole second of traffic containing `time`, or -1 before the traffic phase.
   @inline(__always)
@@ -159,6 +161,7 @@ struct Measurements {
     ackLatency.merge(other.ackLatency)
     remoteApplyLatency.merge(other.remoteApplyLatency)
     connectLatency.merge(other.connectLatency)
+    closeReasons.merge(other.closeReasons, uniquingKeysWith: +)
     for (second, histogram) in other.dragLatencyPerSecond.enumerated() {
       if second >= dragLatencyPerSecond.count { dragLatencyPerSecond.append(LatencyHistogram()) }
       dragLatencyPerSecond[second].merge(histogram)

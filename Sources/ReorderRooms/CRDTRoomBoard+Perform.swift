@@ -20,10 +20,11 @@ extension CRDTRoomBoard {
     return at
   }
 
-  /// Anchors must be items of the target list (deleted ones are fine) and not the moved item.
+  /// The anchor used (`after`, else `before`) must be an item of the target list (deleted ones are
+  /// fine) other than the moved item; the other one is ignored, as in the CRDT ("after wins").
   func checkAnchors(list: String, after: String?, before: String?, moving: String?) throws(ProtocolError) {
     guard board.isLive(ListID(list)) else { throw ProtocolError(.unknownList, "no list with this id") }
-    for (name, anchor) in [("after", after), ("before", before)] {
+    for (name, anchor) in [("after", after), ("before", after == nil ? before : nil)] {
       guard let anchor else { continue }
       guard anchor != moving else { throw ProtocolError(.invalidAnchor, "an item cannot move next to itself") }
       guard let info = board.item(ItemID(anchor)), info.list == ListID(list) else {
@@ -77,18 +78,32 @@ extension CRDTRoomBoard {
       ])
     case .delete(let item):
       let at = try liveIndex(item)
+      let hidden = board.assignments.filter { $0.item.rawValue == item || $0.target.rawValue == item }
       op = try board.delete(ItemID(item))
-      resolved = .object([("kind", .string("delete")), ("item", .string(item)), ("list", .string(at.list.rawValue))])
+      var members: [(key: String, value: JSONValue)] = [
+        ("kind", .string("delete")), ("item", .string(item)), ("list", .string(at.list.rawValue)),
+      ]
+      let board = self
+      members += AssignmentChanges.members(
+        key: "unassigned", ids: hidden.map(\.id.rawValue), assignments: [], targets: hidden.map(\.target.rawValue),
+        totals: { board.totalsJSON(ItemID($0)) })
+      resolved = .object(members)
     case .restore(let item):
       guard let info = board.item(ItemID(item)) else { throw ProtocolError(.unknownItem, "no item with this id") }
       guard !info.alive else { throw ProtocolError(.invalidField, "the item is not deleted") }
       guard board.isLive(info.list) else { throw ProtocolError(.unknownList, "the item's list was deleted") }
       op = try board.restore(ItemID(item))
       let p = place(of: ItemID(item))
-      resolved = .object([
+      var members: [(key: String, value: JSONValue)] = [
         ("kind", .string("restore")), ("item", .string(item)), ("list", .string(p.list.rawValue)),
         ("index", .int(p.index)), ("after", p.after), ("fields", fieldsJSON(of: ItemID(item))),
-      ])
+      ]
+      let shown = board.assignments.filter { $0.item.rawValue == item || $0.target.rawValue == item }
+      let board = self
+      members += AssignmentChanges.members(
+        key: "assigned", ids: [], assignments: shown.map { ($0.id.rawValue, $0.item.rawValue, $0.target.rawValue) },
+        targets: shown.map(\.target.rawValue), totals: { board.totalsJSON(ItemID($0)) })
+      resolved = .object(members)
     case .set(let item, let field, let value):
       guard board.item(ItemID(item)) != nil else { throw ProtocolError(.unknownItem, "no item with this id") }
       op = try board.set(ItemID(item), field: field, value: CRDTRoomBoard.fieldValue(value))

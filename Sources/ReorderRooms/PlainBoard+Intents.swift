@@ -23,7 +23,7 @@ extension PlainBoard {
     case .move(let item, let list, let after, let before):
       guard let from = position(of: item) else { throw ProtocolError(.unknownItem, "no live item with this id") }
       guard let l = listIndex(list) else { throw ProtocolError(.unknownList, "no list with this id") }
-      guard after != item, before != item else {
+      guard after != item, after != nil || before != item else {
         throw ProtocolError(.invalidAnchor, "an item cannot move next to itself")
       }
       let others = lists[l].items.filter { $0 != item }
@@ -35,7 +35,16 @@ extension PlainBoard {
       ])
     case .delete(let item):
       guard let state = items[item], state.alive else { throw ProtocolError(.unknownItem, "no live item with this id") }
-      return .object([("kind", .string("delete")), ("item", .string(item)), ("list", .string(state.list))])
+      var after = self
+      after.items[item]?.alive = false
+      let hidden = liveAssignments.filter { $0.item == item || $0.target == item }
+      var op: [(key: String, value: JSONValue)] = [
+        ("kind", .string("delete")), ("item", .string(item)), ("list", .string(state.list)),
+      ]
+      op += AssignmentChanges.members(
+        key: "unassigned", ids: hidden.map(\.id), assignments: [], targets: hidden.map(\.target),
+        totals: { PlainBoard.totalsJSON(after.totals(of: $0)) })
+      return .object(op)
     case .restore(let item):
       guard let state = items[item] else { throw ProtocolError(.unknownItem, "no item with this id") }
       guard !state.alive else { throw ProtocolError(.invalidField, "the item is not deleted") }
@@ -44,10 +53,17 @@ extension PlainBoard {
       var index = min(state.lastIndex, current.count)
       if let anchor = state.lastAfter, let i = current.firstIndex(of: anchor) { index = i + 1 }
       if state.lastAfter == nil { index = 0 }
-      return .object([
+      var after = self
+      after.items[item]?.alive = true
+      let shown = after.liveAssignments.filter { $0.item == item || $0.target == item }
+      var op: [(key: String, value: JSONValue)] = [
         ("kind", .string("restore")), ("item", .string(item)), ("list", .string(state.list)), ("index", .int(index)),
         ("after", .stringOrNull(index > 0 ? current[index - 1] : nil)), ("fields", PlainBoard.fieldsJSON(state.fields)),
-      ])
+      ]
+      op += AssignmentChanges.members(
+        key: "assigned", ids: [], assignments: shown.map { ($0.id, $0.item, $0.target) }, targets: shown.map(\.target),
+        totals: { PlainBoard.totalsJSON(after.totals(of: $0)) })
+      return .object(op)
     case .set(let item, let field, let value):
       guard items[item] != nil else { throw ProtocolError(.unknownItem, "no item with this id") }
       return .object([
@@ -65,7 +81,7 @@ extension PlainBoard {
         ("target", .string(target)), ("totals", PlainBoard.totalsJSON(t)),
       ])
     case .unassign(let assignment):
-      guard let a = assignments.first(where: { $0.id == assignment }) else {
+      guard let a = assignments.first(where: { $0.id == assignment }), isLive(a) else {
         throw ProtocolError(.unknownAssignment, "no assignment with this id")
       }
       var t = totals(of: a.target)

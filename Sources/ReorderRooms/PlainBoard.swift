@@ -41,11 +41,21 @@ public struct PlainBoard: RoomBoard {
     return (l, i)
   }
 
+  /// An assignment counts while neither its item nor its target is deleted (as in the CRDT).
+  func isLive(_ a: (id: String, item: String, target: String)) -> Bool {
+    items[a.item]?.alive == true && items[a.target]?.alive == true
+  }
+
+  /// The live assignments, sorted by id.
+  var liveAssignments: [(id: String, item: String, target: String)] {
+    assignments.filter(isLive).sorted { $0.id < $1.id }
+  }
+
   /// Count and sum of `price` over the live assignments to `target`.
   func totals(of target: String) -> (count: Int, sum: Double) {
     var count = 0
     var sum = 0.0
-    for a in assignments where a.target == target {
+    for a in assignments where a.target == target && isLive(a) {
       count += 1
       if case .number(let p)? = items[a.item]?.fields["price"] { sum += p }
     }
@@ -73,10 +83,11 @@ public struct PlainBoard: RoomBoard {
         ),
       ])
     }
-    let assignmentsJSON: [JSONValue] = assignments.map {
+    let live = liveAssignments
+    let assignmentsJSON: [JSONValue] = live.map {
       .object([("id", .string($0.id)), ("item", .string($0.item)), ("target", .string($0.target))])
     }
-    var targets = Set(assignments.map(\.target))
+    var targets = Set(live.map(\.target))
     for (id, item) in items where item.alive && item.fields["role"] == .string("person") { targets.insert(id) }
     let totalsJSON = JSONValue.object(targets.sorted().map { ($0, PlainBoard.totalsJSON(totals(of: $0))) })
     return .object([("lists", .array(listsJSON)), ("assignments", .array(assignmentsJSON)), ("totals", totalsJSON)])

@@ -1,7 +1,10 @@
 /// Who a session is, as the others see it.
 public struct PeerInfo: Sendable, Equatable {
+  /// The server-made session id.
   public var session: String
+  /// Display name from `hello`.
   public var name: String
+  /// Display colour from `hello`.
   public var color: String
 
   /// A peer.

@@ -34,9 +34,12 @@ struct MessageAssembler {
     _ chunk: UnsafeRawBufferPointer, isBinary binary: Bool, isFinalFragment: Bool, remainingInFrame: Int
   ) -> Outcome {
     if !inMessage {
+      let known = chunk.count + remainingInFrame
+      if known > maxBytes { return .tooLarge(bytes: known) }
+      // The common case, a whole message in one chunk: no intermediate buffer.
+      if isFinalFragment && remainingInFrame == 0 { return .complete(Array(chunk), isBinary: binary) }
       inMessage = true
       isBinary = binary
-      buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
     }
     let known = buffer.count + chunk.count + remainingInFrame
     if known > maxBytes {
@@ -47,12 +50,13 @@ struct MessageAssembler {
     guard isFinalFragment && remainingInFrame == 0 else { return .incomplete }
     let message = buffer
     let wasBinary = isBinary
-    reset()
+    buffer = []  // the message takes the storage; nothing is kept per idle connection
+    inMessage = false
     return .complete(message, isBinary: wasBinary)
   }
 
   private mutating func reset() {
     inMessage = false
-    buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
+    buffer = []
   }
 }

@@ -33,10 +33,23 @@ final class ServiceLoop: @unchecked Sendable {
   /// says what was being attempted and what to check (lws logs the exact cause just before).
   func createContext(_ info: inout lws_context_creation_info, failure: String) throws {
     precondition(context == nil, "context created twice")
+    Self.raiseOpenFileLimit()
     guard let created = lws_create_context(&info) else {
       throw TransportError.contextCreationFailed(failure)
     }
-    context = created
+    shared.withLock { _ in context = created }  // post() reads it under the same lock
+  }
+
+  /// lws sizes its descriptor tables from RLIMIT_NOFILE when a context is created, and a soft limit
+  /// of 1,024 would cap a server (or the load tool) below 1,000 connections. Like Go's runtime, raise
+  /// the soft limit to the hard one, capped at 65,536 (lws allocates a slot per possible fd).
+  static func raiseOpenFileLimit(cap: rlim_t = 65_536) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let target = min(limit.rlim_max, cap)
+    guard limit.rlim_cur < target else { return }
+    limit.rlim_cur = target
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
   }
 
   /// Starts the service thread. `onStopped` runs on it after the context is destroyed.

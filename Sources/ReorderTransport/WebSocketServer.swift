@@ -56,6 +56,9 @@ public final class WebSocketServer: @unchecked Sendable {
   }
 
   /// Binds, starts the service thread, returns the bound port (the real one when 0 was asked).
+  ///
+  /// Raises the process' soft RLIMIT_NOFILE to its hard limit (at most 65,536) first, because lws
+  /// sizes its connection tables from it.
   /// - Throws: `TransportError` when the port cannot be bound or the TLS files are unusable.
   public func start() throws -> Int {
     try lifecycle.withLock { state in

@@ -182,3 +182,38 @@ struct LimitTests {
     #expect(h.take(a).first?["type"] == .string("welcome"))
   }
 }
+
+@Suite("Storage failures")
+struct StorageFailureTests {
+  @Test(
+    "A room whose stored data cannot be read is refused with room_unavailable and 1011", arguments: BoardKind.allCases)
+  func corruptSnapshot(kind: BoardKind) {
+    let storage = InMemoryRoomStorage()
+    storage.saveSnapshot(room: "r", seq: 3, bytes: [1, 2, 3])
+    let h = RoomsHarness(boards: kind.factory, storage: storage)
+    let a = h.open(1)
+    #expect(h.take(a).first?["code"] == .string("room_unavailable"))
+    #expect(h.closed[a]?.code == 1011)
+    #expect(h.registry.roomCount == 0)
+  }
+
+  @Test("A gap in the op log is refused rather than loaded wrong")
+  func logGap() {
+    let storage = InMemoryRoomStorage()
+    let record = OpRecord(id: "x", client: "c", by: "s", resolved: .object([]), logged: [])
+    storage.append(room: "r", entries: [LogEntry(seq: 2, payload: record.encoded())])
+    let h = RoomsHarness(storage: storage)
+    let a = h.open(1)
+    #expect(h.closed[a]?.code == 1011)
+  }
+
+  @Test("When appends fail, the room's connections are closed with 1011 and the room is dropped (to reload from disk)")
+  func appendFailure() {
+    let h = RoomsHarness(autoDurable: false)
+    let a = h.join(1)
+    h.send(a, #"{"type":"op","id":"1","op":{"kind":"createList","list":"l","title":"L","layout":"list"}}"#)
+    h.perform(h.registry.fail(room: "r", reason: "storage failure"))
+    #expect(h.closed[a]?.code == 1011)
+    #expect(h.registry.roomCount == 0)
+  }
+}

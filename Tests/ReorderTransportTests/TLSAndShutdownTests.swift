@@ -120,7 +120,7 @@ final class KeepaliveAndBoundsTests: XCTestCase {
   func testSilentPeersAreDroppedWhilePingedPeersStay() throws {
     let fixture = try ServerFixture {
       $0.pingIntervalSeconds = 1
-      $0.idleTimeoutSeconds = 2
+      $0.idleTimeoutSeconds = 4  // room for a loaded machine: the answering peer has 3 s to pong
     }
     defer { fixture.stop() }
     let silent = try RawSocket(port: fixture.port)
