@@ -32,6 +32,7 @@ extension Room {
   /// A connection left (closed for any reason): cancel its drag, tell the others.
   public mutating func leave(_ connection: ConnectionHandle, now: Double) -> [RoomAction] {
     guard let member = members.removeValue(forKey: connection) else { return [] }
+    presenceBacklog[connection] = nil
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []

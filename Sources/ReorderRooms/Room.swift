@@ -44,6 +44,8 @@ public struct Room: Sendable {
   var opIDHead = 0
   var members: [ConnectionHandle: Member] = [:]
   var presence = Presence()
+  /// Presence updates held back for busy connections (latest per session, bounded by the sessions).
+  var presenceBacklog: [ConnectionHandle: [PresenceUpdate]] = [:]
   var opsSinceSnapshot = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
