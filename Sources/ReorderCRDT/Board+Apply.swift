@@ -32,16 +32,16 @@ extension Board {
   private mutating func applyMove(_ op: Op, item: ItemID, list: ListID, anchor: Anchor) -> Bool {
     if positions.lookup(op.id) != nil { return false }
     guard let i = itemIndex[item] else { return bufferOp(op, waitingFor: .item(item)) }
-    guard let l = listIndex[list] else { return bufferOp(op, waitingFor: .list(list)) }
+    guard let l = listNumber(list) else { return bufferOp(op, waitingFor: .list(list)) }
     let p: Int32
     if let parent = anchor.parent {
       guard let n = positions.lookup(parent) else { return bufferOp(op, waitingFor: .position(parent)) }
       p = n
     } else {
       guard anchor.side == .right else { return false }
-      p = positions.sentinels[Int(listTable[Int(l)].sequence)]
+      p = positions.sentinels[Int((l + 1))]
     }
-    guard positions.nodes[Int(p)].sequence == listTable[Int(l)].sequence else { return false }
+    guard positions.nodes[Int(p)].sequence == (l + 1) else { return false }
     integrateMove(i, list: l, parent: p, side: anchor.side, stamp: op.id)
     if op.id.counter > lamport { lamport = op.id.counter }
     return true
@@ -125,8 +125,8 @@ extension Board {
     let stamp = op.id
     switch op.action {
     case .insert(let item, let list, let anchor, let fields):
-      let l = listIndex[list]!
-      guard let p = parentNode(anchor, in: listTable[Int(l)].sequence) else { return false }
+      let l = listNumber(list)!
+      guard let p = parentNode(anchor, in: (l + 1)) else { return false }
       if let i = itemIndex[item] {
         let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: i)
         updatePlace(i, list: l, node: n, stamp: stamp)
@@ -136,15 +136,15 @@ extension Board {
         let i = Int32(itemTable.count)
         let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: i)
         let registers = fields.keys.sorted().map { FieldRegister(name: $0, value: fields[$0]!, stamp: stamp) }
-        itemTable.append(
-          ItemState(
-            id: item, list: l, place: n, placeStamp: stamp, alive: true, aliveStamp: stamp, fields: registers))
+        itemTable.append(ItemState(list: l, place: n, placeStamp: stamp, alive: true, aliveStamp: stamp))
+        itemFields.append(registers)
         itemIndex[item] = i
+        itemIDs.append(item)
         positions.setVisible(n, true)
       }
     case .move(let item, let list, let anchor):
-      let l = listIndex[list]!
-      guard let p = parentNode(anchor, in: listTable[Int(l)].sequence) else { return false }
+      let l = listNumber(list)!
+      guard let p = parentNode(anchor, in: (l + 1)) else { return false }
       integrateMove(itemIndex[item]!, list: l, parent: p, side: anchor.side, stamp: stamp)
     case .delete(let item):
       updateAlive(itemIndex[item]!, false, stamp: stamp)
@@ -163,7 +163,7 @@ extension Board {
       seenOps.insert(stamp)
     case .createList(let list, let title, let layout, let anchor):
       guard let p = parentNode(anchor, in: 0) else { return false }
-      if let l = listIndex[list] {
+      if let l = listNumber(list) {
         let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: l)
         updateListPlace(l, node: n, stamp: stamp)
         updateListAlive(l, true, stamp: stamp)
@@ -181,15 +181,16 @@ extension Board {
             id: list, sequence: sequence, title: title, layout: layout, infoStamp: stamp, place: n,
             placeStamp: stamp, alive: true, aliveStamp: stamp))
         listIndex[list] = l
+        listIDs.append(list)
         positions.setVisible(n, true)
       }
     case .moveList(let list, let anchor):
       guard let p = parentNode(anchor, in: 0) else { return false }
-      let l = listIndex[list]!
+      let l = listNumber(list)!
       let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: l)
       updateListPlace(l, node: n, stamp: stamp)
     case .deleteList(let list):
-      updateListAlive(listIndex[list]!, false, stamp: stamp)
+      updateListAlive(listNumber(list)!, false, stamp: stamp)
       seenOps.insert(stamp)
     }
     if stamp.counter > lamport { lamport = stamp.counter }
@@ -220,7 +221,7 @@ extension Board {
 
   /// LWW write of one field.
   mutating func updateField(_ i: Int32, _ name: String, _ value: FieldValue, stamp: OpID) {
-    var fields = itemTable[Int(i)].fields
+    var fields = itemFields[Int(i)]
     if let k = fields.firstIndex(where: { $0.name >= name }), fields[k].name == name {
       guard stamp > fields[k].stamp else { return }
       fields[k].value = value
@@ -229,7 +230,7 @@ extension Board {
       let k = fields.firstIndex(where: { $0.name > name }) ?? fields.count
       fields.insert(FieldRegister(name: name, value: value, stamp: stamp), at: k)
     }
-    itemTable[Int(i)].fields = fields
+    itemFields[Int(i)] = fields
   }
 
   mutating func updateListPlace(_ l: Int32, node n: Int32, stamp: OpID) {

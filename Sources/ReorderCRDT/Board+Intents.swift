@@ -34,11 +34,11 @@ extension Board {
       guard itemTable[Int(i)].list == l else { throw .invalidAnchor("'before' item is in another list") }
       return positions.predecessor(itemTable[Int(i)].place)!
     }
-    return positions.last(listTable[Int(l)].sequence)
+    return positions.last((l + 1))
   }
 
   func liveList(_ list: ListID) throws(BoardError) -> Int32 {
-    guard let l = listIndex[list], listTable[Int(l)].alive else { throw .unknownList(list) }
+    guard let l = listNumber(list), listTable[Int(l)].alive else { throw .unknownList(list) }
     return l
   }
 
@@ -170,7 +170,7 @@ extension Board {
     let anchor = positions.anchor(after: try listAnchorNode(after: after))
     var id = nextOpID()
     var listID = list ?? ListID(GeneratedID.text(id))
-    while list == nil && listIndex[listID] != nil {
+    while list == nil && listNumber(listID) != nil {
       id = nextOpID()
       listID = ListID(GeneratedID.text(id))
     }
@@ -194,7 +194,7 @@ extension Board {
 
   func listAnchorNode(after: ListID?) throws(BoardError) -> Int32 {
     guard let after else { return positions.sentinels[0] }
-    guard let l = listIndex[after] else { throw .unknownList(after) }
+    guard let l = listNumber(after) else { throw .unknownList(after) }
     return listTable[Int(l)].place
   }
 }

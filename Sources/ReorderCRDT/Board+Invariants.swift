@@ -45,12 +45,13 @@ extension Board {
       }
     }
     for (i, item) in itemTable.enumerated() {
-      precondition(itemIndex[item.id] == Int32(i), "item index agrees")
+      precondition(itemIndex[itemIDs[i]] == Int32(i), "item index agrees")
+      let fields = itemFields[i]
       let place = nodes[Int(item.place)]
       precondition(place.sequence == listTable[Int(item.list)].sequence, "item place is in its list")
       precondition(place.id == item.placeStamp, "item place has the stamp's id")
-      precondition(item.fields.map(\.name) == item.fields.map(\.name).sorted(), "fields sorted")
-      precondition(Set(item.fields.map(\.name)).count == item.fields.count, "fields unique")
+      precondition(fields.map(\.name) == fields.map(\.name).sorted(), "fields sorted")
+      precondition(Set(fields.map(\.name)).count == fields.count, "fields unique")
       if item.alive {
         precondition(place.owner == Int32(i), "visible item node owner")
         precondition(visibleExpected.insert(item.place).inserted, "a live item appears exactly once")
@@ -61,6 +62,9 @@ extension Board {
         positions.isVisible(Int32(k)) == visibleExpected.contains(Int32(k)),
         "visible iff the place of a live item or list")
     }
+    precondition(
+      listIDs == listTable.map(\.id) && itemIDs.count == itemTable.count && itemFields.count == itemTable.count,
+      "id arrays agree")
     // Assignments.
     for (k, a) in assignmentTable.enumerated() {
       precondition(assignmentIndex[a.id] == Int32(k), "assignment index agrees")

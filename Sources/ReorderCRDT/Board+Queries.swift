@@ -70,8 +70,8 @@ extension Board {
   /// - Complexity: O(L log L).
   public var lists: [ListInfo] {
     var out: [ListInfo] = []
-    positions.forEachVisible(0) { n in
-      let l = listTable[Int(positions.nodes[Int(n)].owner)]
+    positions.forEachVisibleOwner(0) { owner in
+      let l = listTable[Int(owner)]
       out.append(ListInfo(id: l.id, title: l.title, layout: l.layout))
     }
     return out
@@ -79,48 +79,48 @@ extension Board {
 
   /// A list by id (deleted lists too), or nil.
   public func list(_ id: ListID) -> ListInfo? {
-    guard let l = listIndex[id] else { return nil }
+    guard let l = listNumber(id) else { return nil }
     let state = listTable[Int(l)]
     return ListInfo(id: state.id, title: state.title, layout: state.layout)
   }
 
   /// True when the list exists and is not deleted.
   public func isLive(_ list: ListID) -> Bool {
-    guard let l = listIndex[list] else { return false }
+    guard let l = listNumber(list) else { return false }
     return listTable[Int(l)].alive
   }
 
   /// The visible index of a live list among ``lists``, or nil.
   /// - Complexity: O(log L).
   public func index(ofList list: ListID) -> Int? {
-    guard let l = listIndex[list], listTable[Int(l)].alive else { return nil }
+    guard let l = listNumber(list), listTable[Int(l)].alive else { return nil }
     return positions.rank(listTable[Int(l)].place)
   }
 
   /// The visible items of a list in order (empty for an unknown list).
   /// - Complexity: O(v log n) for v visible items.
   public func items(in list: ListID) -> [ItemID] {
-    guard let l = listIndex[list] else { return [] }
+    guard let l = listNumber(list) else { return [] }
     var out: [ItemID] = []
-    out.reserveCapacity(positions.visibleCount(listTable[Int(l)].sequence))
-    positions.forEachVisible(listTable[Int(l)].sequence) { n in
-      out.append(itemTable[Int(positions.nodes[Int(n)].owner)].id)
-    }
+    out.reserveCapacity(positions.visibleCount((l + 1)))
+    positions.forEachVisibleOwner((l + 1)) { owner in out.append(itemIDs[Int(owner)]) }
     return out
   }
 
   /// Number of visible items in a list.
   /// - Complexity: O(1).
   public func count(in list: ListID) -> Int {
-    guard let l = listIndex[list] else { return 0 }
-    return positions.visibleCount(listTable[Int(l)].sequence)
+    guard let l = listNumber(list) else { return 0 }
+    return positions.visibleCount((l + 1))
   }
 
   /// The visible item at `index` of a list, or nil when out of range.
   /// - Complexity: O(log n).
   public func item(at index: Int, in list: ListID) -> ItemID? {
-    guard let l = listIndex[list], let n = positions.select(listTable[Int(l)].sequence, index) else { return nil }
-    return itemTable[Int(positions.nodes[Int(n)].owner)].id
+    guard let l = listNumber(list), let owner = positions.selectOwner((l + 1), index) else {
+      return nil
+    }
+    return itemIDs[Int(owner)]
   }
 
   /// Everything known of an item (deleted ones too), or nil when unknown.
@@ -129,14 +129,14 @@ extension Board {
     guard let i = itemIndex[id] else { return nil }
     let item = itemTable[Int(i)]
     var fields: [String: FieldValue] = [:]
-    for f in item.fields { fields[f.name] = f.value }
-    return ItemInfo(id: item.id, list: listTable[Int(item.list)].id, alive: item.alive, fields: fields)
+    for f in itemFields[Int(i)] { fields[f.name] = f.value }
+    return ItemInfo(id: itemIDs[Int(i)], list: listIDs[Int(item.list)], alive: item.alive, fields: fields)
   }
 
   /// One field of an item, or nil.
   public func field(_ name: String, of id: ItemID) -> FieldValue? {
     guard let i = itemIndex[id] else { return nil }
-    return itemTable[Int(i)].fields.first { $0.name == name }?.value
+    return itemFields[Int(i)].first { $0.name == name }?.value
   }
 
   /// The list and visible index of a live item; nil when deleted or unknown.
@@ -145,7 +145,7 @@ extension Board {
     guard let i = itemIndex[item] else { return nil }
     let state = itemTable[Int(i)]
     guard state.alive else { return nil }
-    return (listTable[Int(state.list)].id, positions.rank(state.place))
+    return (listIDs[Int(state.list)], positions.rank(state.place))
   }
 
   /// Ids of every list known here (deleted too), sorted.
@@ -158,7 +158,7 @@ extension Board {
   public var listCount: Int { listTable.count }
 
   /// All item ids known here (deleted too), sorted.
-  public var allItems: [ItemID] { itemTable.map(\.id).sorted() }
+  public var allItems: [ItemID] { itemIDs.sorted() }
 
   func isLiveAssignment(_ a: AssignmentState) -> Bool {
     !a.removed && itemTable[Int(a.item)].alive && itemTable[Int(a.target)].alive
@@ -168,7 +168,7 @@ extension Board {
   /// - Complexity: O(A log A).
   public var assignments: [Assignment] {
     assignmentTable.filter(isLiveAssignment).sorted { $0.id < $1.id }.map {
-      Assignment(id: $0.id, item: itemTable[Int($0.item)].id, target: itemTable[Int($0.target)].id)
+      Assignment(id: $0.id, item: itemIDs[Int($0.item)], target: itemIDs[Int($0.target)])
     }
   }
 
@@ -176,7 +176,7 @@ extension Board {
   public func assignment(_ id: AssignmentID) -> Assignment? {
     guard let a = assignmentIndex[id], isLiveAssignment(assignmentTable[Int(a)]) else { return nil }
     let s = assignmentTable[Int(a)]
-    return Assignment(id: s.id, item: itemTable[Int(s.item)].id, target: itemTable[Int(s.target)].id)
+    return Assignment(id: s.id, item: itemIDs[Int(s.item)], target: itemIDs[Int(s.target)])
   }
 
   /// Totals of a target over its live assignments: count, and the sum of `sumField` (numbers only).
@@ -186,8 +186,8 @@ extension Board {
     var totals = Totals(count: 0, sum: 0)
     for a in list where isLiveAssignment(assignmentTable[Int(a)]) {
       totals.count += 1
-      let item = itemTable[Int(assignmentTable[Int(a)].item)]
-      if case .number(let d)? = item.fields.first(where: { $0.name == sumField })?.value { totals.sum += d }
+      let item = assignmentTable[Int(a)].item
+      if case .number(let d)? = itemFields[Int(item)].first(where: { $0.name == sumField })?.value { totals.sum += d }
     }
     return totals
   }

@@ -57,14 +57,14 @@ extension Board {
     }
 
     w.varint(itemTable.count)
-    for item in itemTable {
-      let own = table.writeID(item.id.rawValue, &w)
+    for (i, item) in itemTable.enumerated() {
+      let own = table.writeID(itemIDs[i].rawValue, &w)
       w.varint(Int(item.list))
       table.writeStamp(item.placeStamp, own: own, &w)
       w.byte(item.alive ? 1 : 0)
       table.writeStamp(item.aliveStamp, own: own, &w)
-      w.varint(item.fields.count)
-      for f in item.fields {
+      w.varint(itemFields[i].count)
+      for f in itemFields[i] {
         w.varint(table.fieldIndex[f.name]!)
         Op.writeValue(f.value, &w)
         table.writeStamp(f.stamp, own: own, &w)
@@ -124,9 +124,9 @@ struct SnapshotTables {
       set.insert(list.infoStamp.replica)
       set.insert(list.aliveStamp.replica)
     }
-    for item in board.itemTable {
+    for (i, item) in board.itemTable.enumerated() {
       set.insert(item.aliveStamp.replica)
-      for f in item.fields {
+      for f in board.itemFields[i] {
         set.insert(f.stamp.replica)
         names.insert(f.name)
       }

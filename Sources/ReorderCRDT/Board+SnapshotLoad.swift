@@ -75,12 +75,13 @@ extension Board {
       let id = ListID(text)
       guard listIndex[id] == nil else { throw .malformed("duplicate list") }
       listIndex[id] = Int32(l)
+      listIDs.append(id)
       listTable.append(
         ListState(
           id: id, sequence: Int32(sequence), title: title, layout: layoutByte == 0 ? .list : .grid,
           infoStamp: infoStamp, place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
       guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two lists share a place") }
-      positions.nodes[Int(place)].owner = Int32(l)
+      positions.setOwner(place, Int32(l))
       if alive { positions.setVisible(place, true) }
     }
     guard listCount == sequenceCount - 1 else { throw .malformed("lists and sequences disagree") }
@@ -104,15 +105,15 @@ extension Board {
         guard fields.last.map({ $0.name < fieldNames[k] }) ?? true else { throw .malformed("fields out of order") }
         fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
       }
-      let place = try placeNode(placeStamp, sequence: listTable[l].sequence)
+      let place = try placeNode(placeStamp, sequence: Int32(l + 1))
       let id = ItemID(text)
       guard itemIndex.updateValue(Int32(i), forKey: id) == nil else { throw .malformed("duplicate item") }
+      itemIDs.append(id)
       itemTable.append(
-        ItemState(
-          id: id, list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp,
-          fields: fields))
+        ItemState(list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
+      itemFields.append(fields)
       guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two items share a place") }
-      positions.nodes[Int(place)].owner = Int32(i)
+      positions.setOwner(place, Int32(i))
       if alive {
         guard positions.setVisible(place, true) else { throw .malformed("two items share a place") }
       }

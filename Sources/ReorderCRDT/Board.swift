@@ -54,15 +54,14 @@ public struct Board: Sendable {
     var stamp: OpID
   }
 
+  /// An item's registers, except its id (`itemIDs`) and fields (`itemFields`): plain data, so
+  /// reading it from the table copies no references.
   struct ItemState: Sendable {
-    var id: ItemID
     var list: Int32
     var place: Int32
     var placeStamp: OpID
     var alive: Bool
     var aliveStamp: OpID
-    /// Sorted by name.
-    var fields: [FieldRegister]
   }
 
   struct AssignmentState: Sendable {
@@ -82,6 +81,12 @@ public struct Board: Sendable {
   }
 
   var listTable: [ListState] = []
+  /// `listTable[k].id`, kept apart so lookups by id need not copy list states.
+  var listIDs: [ListID] = []
+  /// The id of item k.
+  var itemIDs: [ItemID] = []
+  /// The field registers of item k, sorted by name.
+  var itemFields: [[FieldRegister]] = []
   var listIndex: [ListID: Int32] = [:]
   var itemTable: [ItemState] = []
   var itemIndex: [ItemID: Int32] = [:]
@@ -99,6 +104,17 @@ public struct Board: Sendable {
   public init(replica: ReplicaID) {
     self.replica = replica
     _ = positions.addSequence()
+  }
+
+  /// The number of a list: a linear scan while the board has few lists (cheaper than hashing the
+  /// id), the dictionary beyond.
+  @inline(__always)
+  func listNumber(_ id: ListID) -> Int32? {
+    if listIDs.count <= 8 {
+      for k in listIDs.indices where listIDs[k] == id { return Int32(k) }
+      return nil
+    }
+    return listIndex[id]
   }
 
   /// Number of ops waiting in the causal buffer for a dependency.

@@ -42,6 +42,16 @@ extension PositionStore {
     return true
   }
 
+  /// Adds node `n`, whose id is known to be absent: probes only for a free slot.
+  mutating func indexInsertNew(_ n: Int32) {
+    if (indexCount + 1) * 2 > indexSlots.count { growIndex(to: max(16, indexSlots.count * 2)) }
+    var s = indexSlot(nodes[Int(n)].id)
+    let mask = indexSlots.count - 1
+    while indexSlots[s] >= 0 { s = (s + 1) & mask }
+    indexSlots[s] = n
+    indexCount += 1
+  }
+
   /// Makes room for `capacity` entries.
   mutating func reserveIndex(_ capacity: Int) {
     var size = max(16, indexSlots.count)

@@ -13,6 +13,7 @@ extension PositionStore {
     let leaf = Int32(leafLength.count)
     leafSlots.append(contentsOf: repeatElement(-1, count: PositionStore.fanout))
     leafVisible.append(contentsOf: repeatElement(false, count: PositionStore.fanout))
+    leafOwner.append(contentsOf: repeatElement(-1, count: PositionStore.fanout))
     leafLength.append(0)
     leafCount.append(0)
     leafParent.append(-1)
@@ -58,11 +59,13 @@ extension PositionStore {
 
   /// Inserts the fresh (invisible) node `n` directly after `a` in the full order.
   /// - Complexity: O(log n) (a split now and then).
+  @inline(__always)
   mutating func orderInsert(_ n: Int32, after a: Int32) {
     insert(n, leaf: nodes[Int(a)].leaf, at: slot(of: a) + 1)
   }
 
   /// Inserts the fresh (invisible) node `n` directly before `b` in the full order.
+  @inline(__always)
   mutating func orderInsert(_ n: Int32, before b: Int32) {
     insert(n, leaf: nodes[Int(b)].leaf, at: slot(of: b))
   }
@@ -84,10 +87,12 @@ extension PositionStore {
     while j > base + k {
       leafSlots[j] = leafSlots[j - 1]
       leafVisible[j] = leafVisible[j - 1]
+      leafOwner[j] = leafOwner[j - 1]
       j -= 1
     }
     leafSlots[base + k] = n
     leafVisible[base + k] = false
+    leafOwner[base + k] = nodes[Int(n)].owner
     leafLength[Int(leaf)] += 1
     nodes[Int(n)].leaf = leaf
   }
@@ -103,6 +108,7 @@ extension PositionStore {
       let n = leafSlots[from + k]
       leafSlots[to + k - half] = n
       leafVisible[to + k - half] = leafVisible[from + k]
+      leafOwner[to + k - half] = leafOwner[from + k]
       if leafVisible[from + k] { moved += 1 }
       nodes[Int(n)].leaf = right
       leafSlots[from + k] = -1
@@ -213,6 +219,7 @@ extension PositionStore {
   /// - Complexity: O(log n).
   /// Returns false when it already was.
   @discardableResult
+  @inline(__always)
   mutating func setVisible(_ n: Int32, _ visible: Bool) -> Bool {
     let leaf = nodes[Int(n)].leaf
     let k = Int(leaf) * PositionStore.fanout + slot(of: n)
@@ -232,6 +239,7 @@ extension PositionStore {
 
   /// Number of visible nodes before `n` in its sequence (its visible index when visible).
   /// - Complexity: O(log n).
+  @inline(__always)
   func rank(_ n: Int32) -> Int {
     let leaf = nodes[Int(n)].leaf
     let base = Int(leaf) * PositionStore.fanout
@@ -251,6 +259,19 @@ extension PositionStore {
   /// The visible node at visible index `k` of a sequence.
   /// - Complexity: O(log n).
   func select(_ sequence: Int32, _ k: Int) -> Int32? {
+    selectSlot(sequence, k).map { leafSlots[$0] }
+  }
+
+  /// The owner (item or list number) of the visible node at visible index `k`, without touching
+  /// the node itself.
+  @inline(__always)
+  func selectOwner(_ sequence: Int32, _ k: Int) -> Int32? {
+    selectSlot(sequence, k).map { leafOwner[$0] }
+  }
+
+  /// The global leaf slot of the visible node at visible index `k`.
+  @inline(__always)
+  private func selectSlot(_ sequence: Int32, _ k: Int) -> Int? {
     guard k >= 0, k < visibleCount(sequence) else { return nil }
     var k = Int32(k)
     var x = roots[Int(sequence)]
@@ -267,24 +288,31 @@ extension PositionStore {
         if overLeaves { break }
       }
     }
-    let base = Int(x) * PositionStore.fanout
-    var j = base
+    var j = Int(x) * PositionStore.fanout
     while true {
       if leafVisible[j] {
-        if k == 0 { return leafSlots[j] }
+        if k == 0 { return j }
         k -= 1
       }
       j += 1
     }
   }
 
+  /// Sets the owner of a node (snapshot loading).
+  mutating func setOwner(_ n: Int32, _ owner: Int32) {
+    nodes[Int(n)].owner = owner
+    leafOwner[Int(nodes[Int(n)].leaf) * PositionStore.fanout + slot(of: n)] = owner
+  }
+
   /// Visible nodes in a sequence.
+  @inline(__always)
   func visibleCount(_ sequence: Int32) -> Int {
     let root = roots[Int(sequence)]
     return Int(rootIsLeaf[Int(sequence)] ? leafCount[Int(root)] : subtreeCount(root))
   }
 
   /// The next node in the full order, or nil at the end.
+  @inline(__always)
   func successor(_ n: Int32) -> Int32? {
     let leaf = nodes[Int(n)].leaf
     let k = slot(of: n)
@@ -294,6 +322,7 @@ extension PositionStore {
   }
 
   /// The previous node in the full order, or nil at the start (only the sentinel has none).
+  @inline(__always)
   func predecessor(_ n: Int32) -> Int32? {
     let leaf = nodes[Int(n)].leaf
     let k = slot(of: n)
@@ -326,14 +355,15 @@ extension PositionStore {
     return leafSlots[Int(x) * PositionStore.fanout + Int(leafLength[Int(x)]) - 1]
   }
 
-  /// Calls `body` with each visible node of a sequence in order, skipping leaves with none.
+  /// Calls `body` with the owner of each visible node of a sequence in order, skipping leaves
+  /// with none.
   /// - Complexity: O(positions / fanout + visible).
-  func forEachVisible(_ sequence: Int32, _ body: (Int32) -> Void) {
+  func forEachVisibleOwner(_ sequence: Int32, _ body: (Int32) -> Void) {
     var leaf = firstLeaf(sequence)
     while leaf >= 0 {
       if leafCount[Int(leaf)] > 0 {
         let base = Int(leaf) * PositionStore.fanout
-        for k in base..<(base + Int(leafLength[Int(leaf)])) where leafVisible[k] { body(leafSlots[k]) }
+        for k in base..<(base + Int(leafLength[Int(leaf)])) where leafVisible[k] { body(leafOwner[k]) }
       }
       leaf = leafNext[Int(leaf)]
     }
@@ -364,6 +394,7 @@ extension PositionStore {
       for k in start..<end {
         leafSlots[base + k - start] = order[k]
         leafVisible[base + k - start] = false
+        leafOwner[base + k - start] = nodes[Int(order[k])].owner
         nodes[Int(order[k])].leaf = leaf
       }
       leafLength[Int(leaf)] = Int32(end - start)
@@ -412,6 +443,7 @@ extension PositionStore {
         for k in 0..<length {
           let n = leafSlots[Int(x) * PositionStore.fanout + k]
           precondition(nodes[Int(n)].leaf == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
+          precondition(leafOwner[Int(x) * PositionStore.fanout + k] == nodes[Int(n)].owner, "leaf owner")
           if leafVisible[Int(x) * PositionStore.fanout + k] { visible += 1 }
         }
         precondition(leafCount[Int(x)] == visible, "leaf visible count")

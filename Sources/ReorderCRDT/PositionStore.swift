@@ -38,6 +38,8 @@ struct PositionStore: Sendable {
   /// Leaves: `fanout` slots each (node, visible flag), length, visible count, links.
   var leafSlots: [Int32] = []
   var leafVisible: [Bool] = []
+  /// Owner of each slot's node (copied from the node, so queries need not touch nodes).
+  var leafOwner: [Int32] = []
   var leafLength: [Int32] = []
   var leafCount: [Int32] = []
   var leafParent: [Int32] = []
@@ -117,7 +119,7 @@ struct PositionStore: Sendable {
   mutating func integrate(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> Int32 {
     let sequence = nodes[Int(p)].sequence
     let n = newNode(id: id, sequence: sequence, parent: p, side: side, owner: owner)
-    indexInsert(n)
+    indexInsertNew(n)
     var prev: Int32 = -1
     var cur = side == .left ? nodes[Int(p)].firstLeft : nodes[Int(p)].firstRight
     while cur >= 0 && nodes[Int(cur)].id < id {
