@@ -10,6 +10,7 @@ public struct CRDTRoomBoard: RoomBoard {
   /// The server's replica id.
   public static let replica = ReplicaID(1)
   var board: Board
+  /// Items ever created (live and deleted), kept as a counter: the CRDT has no O(1) count.
   public internal(set) var itemCount: Int
 
   /// An empty board.

@@ -79,7 +79,8 @@ extension ClientMessage {
       throw ProtocolError.invalid("color", "must be a CSS colour such as #e91e63")
     }
     let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxSeq).map { UInt64($0) }
-    return Hello(room: room, client: client, name: name, color: color, since: since)
+    let epoch = try Field.optionalID(v, "epoch")
+    return Hello(room: room, client: client, name: name, color: color, since: since, epoch: epoch)
   }
 
   static func decodeDrag(_ v: JSONValue) throws(ProtocolError) -> DragMessage {

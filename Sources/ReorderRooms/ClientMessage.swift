@@ -17,14 +17,18 @@ public struct Hello: Sendable, Equatable {
   public var color: String
   /// The last `seq` this client has seen; asks for a catch-up instead of a full board.
   public var since: UInt64?
+  /// The room's `epoch` from this client's last welcome: a catch-up is served only if it matches
+  /// (the room's history was not replaced, e.g. by a server on a fresh data directory).
+  public var epoch: String?
 
   /// A hello with every field.
-  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil) {
+  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil, epoch: String? = nil) {
     self.room = room
     self.client = client
     self.name = name
     self.color = color
     self.since = since
+    self.epoch = epoch
   }
 }
 
@@ -99,6 +103,7 @@ public enum DragPhase: String, Sendable, Equatable {
 
 /// `drag`: the sender's current drag (ephemeral presence; coalesced, never stored).
 public struct DragMessage: Sendable, Equatable {
+  /// `start`, `move`, `end` or `cancel`.
   public var phase: DragPhase
   /// The dragged item.
   public var item: String
@@ -110,6 +115,7 @@ public struct DragMessage: Sendable, Equatable {
   public var index: Int?
   /// The pointer relative to the list's box (0…1 inside it).
   public var x: Double?
+  /// See `x`.
   public var y: Double?
   /// Opaque, passed through (a number or a short string).
   public var t: JSONValue?

@@ -82,7 +82,7 @@ extension Room {
   public mutating func performSystem(_ intent: Intent, id: String) throws(ProtocolError) -> [RoomAction] {
     let (logged, resolved) = try board.perform(intent, ids: GeneratedIDs(seq: seq + 1))
     seq += 1
-    let record = OpRecord(id: id, client: "server", by: "server", resolved: resolved, logged: logged)
+    let record = self.record(id: id, client: "server", by: "server", resolved: resolved, logged: logged, seq: seq)
     pending.append((seq, record.applied(seq: seq)))
     remember(key: OpRecord.key(client: "server", id: id), seq: seq)
     opsSinceSnapshot += 1

@@ -15,6 +15,8 @@ public struct OpRecord: Sendable, Equatable {
   public var resolved: JSONValue
   /// The board's replayable bytes.
   public var logged: [UInt8]
+  /// The room's epoch (on the first op of a room only).
+  public var epoch: String?
 
   /// A record.
   public init(id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8]) {
@@ -27,9 +29,11 @@ public struct OpRecord: Sendable, Equatable {
 
   /// The stored payload.
   public func encoded() -> [UInt8] {
-    let header = JSONValue.object([
+    var members: [(key: String, value: JSONValue)] = [
       ("id", .string(id)), ("client", .string(client)), ("by", .string(by)), ("op", resolved),
-    ]).encoded()
+    ]
+    if let epoch { members.append(("epoch", .string(epoch))) }
+    let header = JSONValue.object(members).encoded()
     var out: [UInt8] = [1]
     out.reserveCapacity(5 + header.count + logged.count)
     let n = UInt32(header.count)
@@ -49,6 +53,7 @@ public struct OpRecord: Sendable, Equatable {
       let by = header["by"]?.stringValue, let op = header["op"]
     else { throw BoardDataError("op record: incomplete header") }
     self.init(id: id, client: client, by: by, resolved: op, logged: Array(payload[(5 + n)...]))
+    epoch = header["epoch"]?.stringValue
   }
 
   /// The `applied` frame for this record at `seq`.

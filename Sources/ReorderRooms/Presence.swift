@@ -1,7 +1,13 @@
+/// One session's latest drag state, encoded for a `drags` frame.
+public typealias PresenceUpdate = (session: String, update: [UInt8], isFinal: Bool)
+
 /// Who a session is, as the others see it.
 public struct PeerInfo: Sendable, Equatable {
+  /// The server-made session id.
   public var session: String
+  /// Display name from `hello`.
   public var name: String
+  /// Display colour from `hello`.
   public var color: String
 
   /// A peer.
@@ -59,7 +65,7 @@ public struct Presence: Sendable {
 
   /// Takes the pending updates, oldest change first: (session, encoded update, whether final).
   /// - Complexity: O(p) in the number of pending updates.
-  public mutating func flush() -> [(session: String, update: [UInt8], isFinal: Bool)] {
+  public mutating func flush() -> [PresenceUpdate] {
     defer {
       pending.removeAll(keepingCapacity: true)
       order.removeAll(keepingCapacity: true)

@@ -9,7 +9,8 @@ extension Room {
       ]
     }
     let peer = PeerInfo(session: session, name: hello.name, color: hello.color)
-    var member = Member(connection: connection, peer: peer, client: hello.client, since: hello.since, joinSeq: seq)
+    var member = Member(
+      connection: connection, peer: peer, client: hello.client, since: hello.since, epoch: hello.epoch, joinSeq: seq)
     var actions: [RoomAction] = []
     let others = welcomed()
     if !others.isEmpty {
@@ -21,7 +22,7 @@ extension Room {
       members[connection] = member
       actions.append(contentsOf: sendWelcome(connection))
     } else {
-      if !canCatchUp(since: hello.since, to: seq) { member.capturedBoard = board.boardJSON() }
+      if !canCatchUp(since: hello.since, epoch: hello.epoch, to: seq) { member.capturedBoard = board.boardJSON() }
       members[connection] = member
     }
     actions.append(.log(.info, "joined", [("room", name), ("session", session), ("connection", "\(connection)")]))
@@ -31,6 +32,7 @@ extension Room {
   /// A connection left (closed for any reason): cancel its drag, tell the others.
   public mutating func leave(_ connection: ConnectionHandle, now: Double) -> [RoomAction] {
     guard let member = members.removeValue(forKey: connection) else { return [] }
+    presenceBacklog[connection] = nil
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
@@ -44,9 +46,11 @@ extension Room {
     return actions
   }
 
-  /// Whether `since` can be answered with the ops (since, to] rather than a full board.
-  func canCatchUp(since: UInt64?, to target: UInt64) -> Bool {
+  /// Whether `since` can be answered with the ops (since, to] rather than a full board: same history
+  /// (epoch, when the client gives one), not ahead of the room, not too far behind.
+  func canCatchUp(since: UInt64?, epoch clientEpoch: String?, to target: UInt64) -> Bool {
     guard let since, since <= target else { return false }
+    if let clientEpoch, clientEpoch != epoch { return false }
     return target - since <= UInt64(limits.maxCatchUpOps)
   }
 
@@ -68,7 +72,7 @@ extension Room {
     let target = member.joinSeq
     let peers = peersJSON(except: connection)
     var frame: [UInt8]?
-    if canCatchUp(since: member.since, to: target), let since = member.since {
+    if canCatchUp(since: member.since, epoch: member.epoch, to: target), let since = member.since {
       var ops: [[UInt8]] = []
       ops.reserveCapacity(Int(target - since))
       var next = since + 1
@@ -77,12 +81,14 @@ extension Room {
         next += 1
       }
       if next > target {
-        frame = ServerMessage.welcome(session: member.peer.session, seq: target, ops: ops, peers: peers)
+        frame = ServerMessage.welcome(
+          session: member.peer.session, epoch: epoch, seq: target, ops: ops, peers: peers)
       }
     }
     if frame == nil {
       let boardJSON = member.capturedBoard ?? board.boardJSON()
-      frame = ServerMessage.welcome(session: member.peer.session, seq: target, board: boardJSON, peers: peers)
+      frame = ServerMessage.welcome(
+        session: member.peer.session, epoch: epoch, seq: target, board: boardJSON, peers: peers)
     }
     var actions: [RoomAction] = [.send(connection, frame!, .data)]
     for ack in member.acksAfterWelcome {

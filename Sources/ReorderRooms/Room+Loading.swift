@@ -24,6 +24,10 @@ extension Room {
     } else {
       room = Room(name: name, board: boards.empty(), limits: limits, storage: storage, now: now)
     }
+    // The history's epoch is stored with op 1 (logs written before epochs existed get "").
+    if let first = try storage.entries(room: name, after: 0, limit: 1).first {
+      room.epoch = (try? OpRecord(payload: first.payload))?.epoch ?? ""
+    }
     while true {
       let entries = try storage.entries(room: name, after: room.seq, limit: 1_000)
       if entries.isEmpty { break }

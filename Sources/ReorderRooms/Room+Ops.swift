@@ -10,8 +10,8 @@ extension Room {
       let ids = GeneratedIDs(seq: seq + 1)
       let (logged, resolved) = try board.perform(request.intent, ids: ids)
       seq += 1
-      let record = OpRecord(
-        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged)
+      let record = self.record(
+        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged, seq: seq)
       pending.append((seq, record.applied(seq: seq)))
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]

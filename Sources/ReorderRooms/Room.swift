@@ -14,6 +14,7 @@ public struct Room: Sendable {
     var peer: PeerInfo
     var client: String
     var since: UInt64?
+    var epoch: String?
     /// The seq of its welcome; `nil` until the welcome is sent.
     var welcomedAt: UInt64?
     /// The seq it joined at, while its welcome waits for durability.
@@ -29,6 +30,8 @@ public struct Room: Sendable {
   var board: any RoomBoard
   let limits: RoomLimits
   let storage: (any RoomStorage)?
+  /// Identifies this room's history: made when the room is created, stored with op 1.
+  public internal(set) var epoch: String
   /// Last assigned seq.
   public internal(set) var seq: UInt64 = 0
   /// Last seq the store reported durable.
@@ -41,13 +44,19 @@ public struct Room: Sendable {
   var opIDHead = 0
   var members: [ConnectionHandle: Member] = [:]
   var presence = Presence()
+  /// Presence updates held back for busy connections (latest per session, bounded by the sessions).
+  var presenceBacklog: [ConnectionHandle: [PresenceUpdate]] = [:]
   var opsSinceSnapshot = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
 
   /// An empty room with the given board.
-  public init(name: String, board: any RoomBoard, limits: RoomLimits, storage: (any RoomStorage)?, now: Double) {
+  public init(
+    name: String, board: any RoomBoard, limits: RoomLimits, storage: (any RoomStorage)?, now: Double,
+    epoch: String = Room.makeEpoch()
+  ) {
     self.name = name
+    self.epoch = epoch
     self.board = board
     self.limits = limits
     self.storage = storage
@@ -101,5 +110,21 @@ public struct Room: Sendable {
       let entry = entries.first, entry.seq == seq, let record = try? OpRecord(payload: entry.payload)
     else { return nil }
     return record.applied(seq: seq)
+  }
+}
+
+extension Room {
+  /// A fresh random epoch (16 hex digits).
+  public static func makeEpoch() -> String {
+    let n = UInt64.random(in: 1...UInt64.max)
+    let hex = String(n, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  /// The record of an op at `seq`: the first op of a room also carries the room's epoch.
+  func record(id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8], seq: UInt64) -> OpRecord {
+    var record = OpRecord(id: id, client: client, by: by, resolved: resolved, logged: logged)
+    if seq == 1 { record.epoch = epoch }
+    return record
   }
 }

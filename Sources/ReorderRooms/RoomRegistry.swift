@@ -101,11 +101,11 @@ public final class RoomRegistry {
     rooms[name]?.durable(upTo: seq) ?? []
   }
 
-  /// The periodic tick: presence frames, and unloading idle rooms.
-  public func tick(now: Double) -> [RoomAction] {
+  /// The periodic tick: presence frames (held back for `busy` connections), and unloading idle rooms.
+  public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
     for name in rooms.keys {
-      actions.append(contentsOf: rooms[name]!.flushPresence())
+      actions.append(contentsOf: rooms[name]!.flushPresence(busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))

@@ -31,18 +31,24 @@ public enum ServerMessage {
     ]).encoded()
   }
 
-  /// `welcome {session, seq, board, peers}`.
-  public static func welcome(session: String, seq: UInt64, board: JSONValue, peers: [JSONValue]) -> [UInt8] {
+  /// `welcome {session, epoch, seq, board, peers}`.
+  public static func welcome(session: String, epoch: String, seq: UInt64, board: JSONValue, peers: [JSONValue])
+    -> [UInt8]
+  {
     JSONValue.object([
-      ("type", .string("welcome")), ("session", .string(session)), ("seq", .number(Double(seq))),
+      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+      ("seq", .number(Double(seq))),
       ("board", board), ("peers", .array(peers)),
     ]).encoded()
   }
 
-  /// `welcome {session, seq, ops, peers}`, where `ops` are already-encoded `applied` frames.
-  public static func welcome(session: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue]) -> [UInt8] {
+  /// `welcome {session, epoch, seq, ops, peers}`, where `ops` are already-encoded `applied` frames.
+  public static func welcome(session: String, epoch: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue])
+    -> [UInt8]
+  {
     var out = JSONValue.object([
-      ("type", .string("welcome")), ("session", .string(session)), ("seq", .number(Double(seq))),
+      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+      ("seq", .number(Double(seq))),
     ]).encoded()
     out.removeLast()  // "}"
     out.append(contentsOf: ",\"ops\":[".utf8)

@@ -35,8 +35,16 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   func transportTick() {
-    perform(registry.tick(now: MonotonicClock.now()))
+    let transport = self.transport
+    perform(
+      registry.tick(now: MonotonicClock.now()) { connection in
+        (transport?.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
+      })
   }
+
+  /// A connection with more frames than this still queued gets no new presence frame this tick
+  /// (its drags wait, latest per session, until it drains).
+  static let busyFrames = 2
 
   func healthFields() -> [String: Int] {
     ["rooms": registry.roomCount]

@@ -217,3 +217,59 @@ struct StorageFailureTests {
     #expect(h.registry.roomCount == 0)
   }
 }
+
+@Suite("Presence for busy connections")
+struct BusyPresenceTests {
+  func drags(_ h: RoomsHarness, _ c: ConnectionHandle) -> [[JSONValue]] {
+    h.take(c).compactMap { frame in
+      guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return nil }
+      return updates
+    }
+  }
+
+  @Test("A busy connection gets no drags frame; when it drains it gets one frame with the latest of each session")
+  func heldBackLatestWins() {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    let b = h.join(2)
+    let slow = h.join(3)
+    h.seed(a, ids: ["p", "q"])
+    for c in [a, b, slow] { _ = h.take(c) }
+    h.busy = [slow]
+    for x in [0.1, 0.2, 0.3] {
+      h.send(a, #"{"type":"drag","phase":"move","item":"p","x":\#(x)}"#)
+      h.tick()
+    }
+    h.send(b, #"{"type":"drag","phase":"start","item":"q"}"#)
+    h.tick()
+    #expect(drags(h, slow).isEmpty)
+    #expect(drags(h, b).count == 3)
+    h.busy = []
+    h.tick()
+    let frames = drags(h, slow)
+    #expect(frames.count == 1)
+    #expect(frames.first?.map { $0["x"] } == [.number(0.3), .null])
+    #expect(frames.first?.map { $0["item"] } == [.string("p"), .string("q")])
+    h.tick()
+    #expect(drags(h, slow).isEmpty)
+  }
+
+  @Test("A cancel held back for a busy connection is not lost")
+  func cancelNotLost() {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    let slow = h.join(2)
+    h.seed(a, ids: ["p"])
+    _ = h.take(slow)
+    h.busy = [slow]
+    h.send(a, #"{"type":"drag","phase":"start","item":"p"}"#)
+    h.tick()
+    h.close(a)
+    h.tick()
+    h.busy = []
+    h.tick()
+    let frames = drags(h, slow)
+    #expect(frames.count == 1)
+    #expect(frames.first?.first?["phase"] == .string("cancel"))
+  }
+}

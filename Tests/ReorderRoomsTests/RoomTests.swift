@@ -240,3 +240,38 @@ struct RoomTests {
     #expect(h.take(c)[0]["op"]?["totals"] == .object([("count", .number(1)), ("sum", .number(20))]))
   }
 }
+
+@Suite("Room epochs")
+struct EpochTests {
+  @Test("The epoch survives a restart; a since from another history gets the full board")
+  func epochGuardsCatchUp() {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    let epoch = h.take(a)[0]["epoch"]?.stringValue ?? ""
+    #expect(epoch.count == 16)
+    h.seed(a, ids: ["p", "q"])
+    h.restart()
+    let b = h.open(2)
+    h.send(b, #"{"type":"hello","room":"r","client":"b","name":"B","color":"red","since":1,"epoch":"\#(epoch)"}"#)
+    let same = h.take(b)[0]
+    #expect(same["epoch"] == .string(epoch))
+    #expect(same["ops"] != nil)
+    let c = h.open(3)
+    h.send(
+      c, #"{"type":"hello","room":"r","client":"c","name":"C","color":"red","since":1,"epoch":"0123456789abcdef"}"#)
+    let other = h.take(c)[0]
+    #expect(other["ops"] == nil)
+    #expect(other["board"] != nil)
+  }
+
+  @Test("A room recreated on fresh storage has a new epoch")
+  func freshStorageNewEpoch() {
+    let first = RoomsHarness()
+    let a = first.join(1)
+    first.seed(a, ids: ["p"])
+    let second = RoomsHarness()
+    let b = second.join(1)
+    second.seed(b, ids: ["p"])
+    #expect(first.registry.room("r")?.epoch != second.registry.room("r")?.epoch)
+  }
+}

@@ -81,7 +81,13 @@ final class RoomsHarness {
     perform(registry.closed(c, now: now))
   }
 
-  func tick() { perform(registry.tick(now: now)) }
+  /// Connections the driver would report as busy (not drained).
+  var busy: Set<ConnectionHandle> = []
+
+  func tick() {
+    let busy = self.busy
+    perform(registry.tick(now: now) { busy.contains($0) })
+  }
 
   /// Opens a connection and says hello; returns it (its inbox holds the welcome).
   @discardableResult

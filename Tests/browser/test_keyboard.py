@@ -55,6 +55,13 @@ def test_keyboard_reorder_with_announcements(server, page_a: Page):
     assert page_a.order(col["id"]) == [ids[1], ids[2], ids[0]] + ids[3:]
     assert "Position 3" in page_a.announcement()
 
+    # End takes it to the last place.
+    keys(page_a, Keys.SPACE, Keys.END)
+    page_a.wait(lambda: f"Position {n} of {n}" in page_a.announcement(), 3, "moved to the end")
+    keys(page_a, Keys.SPACE)
+    page_a.wait_order(col["id"], [ids[1], ids[2]] + ids[3:] + [ids[0]])
+    settled(page_a)
+
 
 def test_keyboard_moves_across_collections(server, page_a: Page):
     page_a.open(server, "cities")
@@ -94,7 +101,7 @@ def test_jiggle_mode_remove_and_done(server, page_a: Page):
     page_a.js("document.getElementById('edit-button').click()")
     page_a.wait(lambda: page_a.js("return document.body.classList.contains('editing')"), 3, "edit mode")
     anim = page_a.js("return getComputedStyle(document.querySelector('[data-item]')).animationName")
-    assert anim == "jiggle"
+    assert anim in ("jiggle", "jiggle-row")
     remove = page_a.driver.find_element("css selector", f"[data-item='{ids[0]}'] .item-remove")
     assert remove.is_displayed()
     remove.click()

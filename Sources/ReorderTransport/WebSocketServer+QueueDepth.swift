@@ -1,0 +1,10 @@
+extension WebSocketServer {
+  /// Service thread only. Frames queued for `connection` and not yet written; nil when it is gone.
+  ///
+  /// Lets the rooms hold presence back (latest wins) for a connection that has not drained its
+  /// previous frames, instead of queueing stale drags behind them.
+  public func queuedFrames(_ connection: ConnectionID) -> Int? {
+    loop.assertServiceThread()
+    return connectionsByID[connection]?.outgoing.count
+  }
+}
