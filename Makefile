@@ -5,7 +5,7 @@
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
 
-.PHONY: run test build lint check-imports swift-test browser-test bench load clean
+.PHONY: run test build lint check-imports swift-test browser-test bench bench-web load clean
 
 run:
 	@scripts/install-deps.sh run
@@ -36,6 +36,11 @@ browser-test:
 bench:
 	@scripts/install-deps.sh run
 	$(SWIFT) run -c release reorder-bench crdt
+
+bench-web:
+	@scripts/install-deps.sh test
+	$(SWIFT) build --product reorder
+	Tests/browser/run.sh -m perf -s -k long_tasks
 
 load:
 	@scripts/install-deps.sh load

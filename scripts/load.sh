@@ -9,8 +9,9 @@
 # Builds `reorder` in release mode, starts `reorder serve` on a free port with a throwaway data
 # directory, and `libwebsockets-test-server` (Debian package libwebsockets-test-server) on another
 # free port on loopback; runs idle + a–e against the server and a–c against the mirror; stops both
-# by PID; prints one table and writes reports/load.json and reports/load.html (one JSON per run in
-# reports/runs/). Everything goes to 127.0.0.1 only.
+# by PID; prints one table on stdout (each run's own report and progress go to stderr) and writes
+# reports/load.json and reports/load.html (one JSON per run in reports/runs/). Everything goes to
+# 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -117,7 +118,7 @@ run() {
   echo "== $label: $title" >&2
   timeout --signal=TERM --kill-after=5 "$((left < 150 ? left : 150))" \
     "${PRIO[@]}" "$BIN" load "${target[@]}" --label "$label" --title "$title" --room-prefix "${label//-/_}" \
-    --json "$RUNS/$label.json" "$@" || echo "load.sh: run $label failed (status $?)" >&2
+    --json "$RUNS/$label.json" "$@" >&2 || echo "load.sh: run $label failed (status $?)" >&2
 }
 
 run idle "1 room × 1,000 idle clients (memory per connection)" \

@@ -51,11 +51,15 @@ extension Board {
       default: throw .malformed("unknown id form")
       }
     }
-    func placeNode(_ stamp: OpID, sequence: Int32) throws(BoardError) -> Int32 {
-      guard let n = positions.node(stamp, in: sequence) else {
-        throw .malformed("place \(stamp) is not in its sequence")
-      }
-      return n
+    /// A place is written as its index in the sequence's full order (the sentinel is index 0).
+    func readPlace(sequence: Int32) throws(BoardError) -> Int32 {
+      let k = try r.varint()
+      let base = Int(positions.sentinels[Int(sequence)])
+      let end =
+        Int(sequence) + 1 < positions.sentinels.count
+        ? Int(positions.sentinels[Int(sequence) + 1]) : positions.nodes.count
+      guard k >= 1, k < UInt64(end - base) else { throw .malformed("a place is outside its sequence") }
+      return Int32(base + Int(k))
     }
 
     let listCount = try r.count(max: 1 << 24)
@@ -68,10 +72,10 @@ extension Board {
       let layoutByte = try r.byte()
       guard layoutByte <= 1 else { throw .malformed("unknown layout") }
       let infoStamp = try readStamp(own: own)
-      let placeStamp = try readStamp(own: own)
+      let place = try readPlace(sequence: 0)
+      let placeStamp = positions.nodes[Int(place)].id
       let alive = try r.byte() != 0
       let aliveStamp = try readStamp(own: own)
-      let place = try placeNode(placeStamp, sequence: 0)
       let id = ListID(text)
       guard listIndex[id] == nil else { throw .malformed("duplicate list") }
       listIndex[id] = Int32(l)
@@ -93,7 +97,8 @@ extension Board {
       let (text, own) = try readID()
       let l = try r.count(max: max(listCount - 1, 0))
       guard listCount > 0 else { throw .malformed("item without lists") }
-      let placeStamp = try readStamp(own: own)
+      let place = try readPlace(sequence: Int32(l + 1))
+      let placeStamp = positions.nodes[Int(place)].id
       let alive = try r.byte() != 0
       let aliveStamp = try readStamp(own: own)
       var fields: [FieldRegister] = []
@@ -105,7 +110,6 @@ extension Board {
         guard fields.last.map({ $0.name < fieldNames[k] }) ?? true else { throw .malformed("fields out of order") }
         fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
       }
-      let place = try placeNode(placeStamp, sequence: Int32(l + 1))
       let id = ItemID(text)
       guard itemIndex.updateValue(Int32(i), forKey: id) == nil else { throw .malformed("duplicate item") }
       itemIDs.append(id)
@@ -168,6 +172,7 @@ extension Board {
     let base = Int(positions.sentinels[Int(s)])
     let m = try r.count(max: 1 << 28)
     positions.nodes.reserveCapacity(positions.nodes.count + m)
+    positions.nodeLeaf.reserveCapacity(positions.nodes.count + m)
     positions.reserveIndex(positions.indexCount + m)
     var lastReplica = -1
     var replica = ReplicaID(0)

@@ -39,4 +39,6 @@ struct ShardProgress: Sendable {
   /// Boards of rooms seeded by this shard's clients, by room index.
   var boards: [Int: RoomBoard] = [:]
   var seedingFailures: [String] = []
+  /// Why the last connection that never became ready failed.
+  var lastConnectFailure: String?
 }

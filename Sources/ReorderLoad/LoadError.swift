@@ -22,7 +22,7 @@ public enum LoadError: Error, CustomStringConvertible, Equatable {
     case .invalidConfiguration(let problems):
       return problems.joined(separator: "; ")
     case .connectFailed(let connected, let wanted, let reason):
-      return "only \(connected) of \(wanted) clients connected (\(reason)); raise `ulimit -n` or --connect-timeout"
+      return "only \(connected) of \(wanted) clients connected: \(reason)"
     case .seedingFailed(let reason):
       return "could not prepare the room: \(reason)"
     case .io(let reason):

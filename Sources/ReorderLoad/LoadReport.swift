@@ -102,6 +102,29 @@ public struct LoadReport: Sendable, Codable, Equatable {
         lines.append("| " + cells.joined(separator: " | ") + " |")
       }
     }
+    let efficiency = comparisons.filter { ($0.serverCPU ?? 0) > 0 }
+    if !efficiency.isEmpty {
+      // On a shared machine the CPU a server gets varies run to run; work per CPU-second does not.
+      lines.append("")
+      lines.append(
+        "| run | delivered per server CPU-s | covered per server CPU-s | mirror delivered per CPU-s "
+          + "| delivered ÷ mirror, per CPU-s |")
+      lines.append("|---|--:|--:|--:|--:|")
+      for row in efficiency {
+        let cpu = (row.serverCPU ?? 0) / 100
+        let run = runs.first { $0.label == row.label }
+        let delivered = (run?.deliveredPerSecond ?? 0) / cpu
+        let covered = (run?.coveredPerSecond ?? 0) / cpu
+        let mirrorRun = runs.first { $0.label == row.label + "-mirror" }
+        let mirrorCPU = (row.mirrorCPU ?? 0) / 100
+        let mirror = mirrorCPU > 0 ? (mirrorRun?.deliveredPerSecond ?? 0) / mirrorCPU : nil
+        let cells = [
+          row.label, rate(delivered), rate(covered), mirror.map(rate) ?? "–",
+          mirror.map { $0 > 0 ? String(format: "%.2f×", delivered / $0) : "–" } ?? "–",
+        ]
+        lines.append("| " + cells.joined(separator: " | ") + " |")
+      }
+    }
     let movers = runs.filter { $0.counters.movesSent > 0 }
     if !movers.isEmpty {
       lines.append("")

@@ -99,6 +99,7 @@ public final class LoadRunner {
       total.lastSecondAckLatency.merge(part.lastSecondAckLatency)
       total.boards.merge(part.boards) { first, _ in first }
       total.seedingFailures += part.seedingFailures
+      total.lastConnectFailure = total.lastConnectFailure ?? part.lastConnectFailure
     }
     return total
   }
@@ -120,7 +121,9 @@ public final class LoadRunner {
       let state = published()
       if configuration.mode == .mirror, state.ready + state.failed >= seeders.count {
         if state.failed > 0 {
-          throw LoadError.connectFailed(connected: state.ready, wanted: seeders.count, reason: "first clients failed")
+          throw LoadError.connectFailed(
+            connected: state.ready, wanted: clients.count,
+            reason: "could not connect to \(target.origin): \(state.lastConnectFailure ?? "no reason given")")
         }
         boards = Array(repeating: RoomBoard(list: "mirror", items: ["item"]), count: configuration.rooms)
         return
@@ -128,7 +131,9 @@ public final class LoadRunner {
       if let failure = state.seedingFailures.first { throw LoadError.seedingFailed(failure) }
       if state.failed > 0 {
         throw LoadError.connectFailed(
-          connected: state.ready, wanted: seeders.count, reason: "the first client of a room could not connect")
+          connected: state.ready, wanted: clients.count,
+          reason: "the first client of a room could not connect to \(target.origin): "
+            + (state.lastConnectFailure ?? "no reason given") + "; is the server running there?")
       }
       if state.boards.count == seeders.count {
         boards = (0..<configuration.rooms).map { state.boards[$0]! }
@@ -165,7 +170,10 @@ public final class LoadRunner {
     progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count, final: true)
     if state.ready < clients.count {
       let reason =
-        state.failed > 0 ? "\(state.failed) failed" : "timed out after \(configuration.connectTimeoutSeconds) s"
+        state.failed > 0
+        ? "\(state.failed) failed, the last with: \(state.lastConnectFailure ?? "no reason given")"
+          + " (for many clients raise `ulimit -n`)"
+        : "timed out after \(configuration.connectTimeoutSeconds) s"
       throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
     }
   }

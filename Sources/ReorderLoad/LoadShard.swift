@@ -17,6 +17,7 @@ final class LoadShard: @unchecked Sendable {
   var closing = false
   var boards: [Int: RoomBoard] = [:]
   var seedingFailures: [String] = []
+  var lastConnectFailure: String?
   /// Picks moved items and anchors.
   var random: SplitMix64
   /// Next receiver to sample staleness at.
@@ -79,6 +80,7 @@ final class LoadShard: @unchecked Sendable {
         measurements.closeReasons[key, default: 0] += 1
       }
       if !wasReady {
+        lastConnectFailure = reason.isEmpty ? "closed with code \(code.map { String($0) } ?? "none")" : reason
         failed += 1
         measurements.counters.connectFailures += 1
       } else if !closing {
@@ -103,7 +105,9 @@ final class LoadShard: @unchecked Sendable {
     let closed = measurements.counters.unexpectedCloses
     let boards = boards
     let failures = seedingFailures
+    let lastFailure = lastConnectFailure
     published.withLock {
+      $0.lastConnectFailure = lastFailure
       $0.ready = ready
       $0.failed = failed
       $0.closedUnexpectedly = closed

@@ -309,3 +309,8 @@ def shot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.driver.save_screenshot(str(path))
     return path
+
+
+def pytest_configure(config):
+    """Registers the `perf` marker: measurements, run only by `make bench-web` (never in `make test`)."""
+    config.addinivalue_line("markers", "perf: a measurement, not a test; run with -m perf (make bench-web)")

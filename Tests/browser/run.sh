@@ -21,4 +21,6 @@ fi
 if [ -z "${REORDER_BIN:-}" ] && [ ! -x .build/debug/reorder ]; then
   swift build --product reorder
 fi
+# Measurements (-m perf) run only when asked: make bench-web.
+if [[ " $* " != *" -m "* ]]; then set -- -m "not perf" "$@"; fi
 exec python3 -m pytest -q -p no:cacheprovider Tests/browser "$@"

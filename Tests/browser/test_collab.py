@@ -65,10 +65,15 @@ def test_remote_drag_shows_a_following_ghost_and_the_drop_reorders_the_other_bro
     page_b.wait(lambda: ghost(page_b)["y"] > g0["y"] + (c["cy"] - a["cy"]) * 0.7, 3, "the ghost to follow")
     shot(page_b, "ghost-in-b")
     shot(page_a, "dragging-in-a")
+    page_b.js(
+        "window.__flip = 0; const orig = Element.prototype.animate;"
+        "Element.prototype.animate = function (...a) { if (this.dataset && this.dataset.item) window.__flip++; return orig.apply(this, a); };"
+    )
     page_a.mouse("mouseReleased", c["cx"], c["cy"] + 2)
     expected = ids[1:4] + [ids[0]] + ids[4:]
     page_a.wait_order(col["id"], expected)
     page_b.wait_order(col["id"], expected)
+    assert page_b.js("return window.__flip") >= 3, "the committed move animates into place in B"
     page_b.wait(lambda: ghost(page_b) is None, 3, "the ghost to go")
     assert not page_b.js("return !!document.querySelector('.held')")
 

@@ -55,6 +55,13 @@ def test_keyboard_reorder_with_announcements(server, page_a: Page):
     assert page_a.order(col["id"]) == [ids[1], ids[2], ids[0]] + ids[3:]
     assert "Position 3" in page_a.announcement()
 
+    # End takes it to the last place.
+    keys(page_a, Keys.SPACE, Keys.END)
+    page_a.wait(lambda: f"Position {n} of {n}" in page_a.announcement(), 3, "moved to the end")
+    keys(page_a, Keys.SPACE)
+    page_a.wait_order(col["id"], [ids[1], ids[2]] + ids[3:] + [ids[0]])
+    settled(page_a)
+
 
 def test_keyboard_moves_across_collections(server, page_a: Page):
     page_a.open(server, "cities")

@@ -261,6 +261,7 @@ export class DragController {
       lastSent: 0,
     };
     this.positionSnapshot();
+    if (p.type === "touch") navigator.vibrate?.(10);
     this.actions.announce(`Lifted ${this.model.label(p.item)}. ${this.actions.describe(p.item, origin.list)}.`);
     this.actions.presence({ phase: "start", item: p.item, list: origin.list, index: origin.index, ...this.relative(ul) });
     this.schedule();

@@ -60,6 +60,7 @@ export class KeyboardController {
       if (key === " " || key === "Enter") this.drop();
       else if (key === "Escape") this.cancel();
       else if (key.startsWith("Arrow")) this.step(key);
+      else if (key === "Home" || key === "End") this.edge(key === "Home");
       else if (key === "Tab") {
         /* Stay on the held item. */
       } else return;
@@ -136,6 +137,17 @@ export class KeyboardController {
     const now = /** @type {HTMLElement} */ (el.parentElement);
     const list = /** @type {string} */ (now.dataset.list);
     const index = Array.prototype.indexOf.call(now.children, el);
+    this.actions.announce(`${this.model.label(h.item)} moved. ${this.actions.describe(h.item, list)}.`);
+    this.actions.presence({ phase: "move", item: h.item, list, index });
+  }
+
+  /** Home / End: to the first or last place of the current collection. @private @param {boolean} start */
+  edge(start) {
+    const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
+    const ul = /** @type {HTMLElement} */ (h.el.parentElement);
+    this.place(ul, start ? 0 : ul.children.length - 1);
+    const index = Array.prototype.indexOf.call(ul.children, h.el);
+    const list = /** @type {string} */ (ul.dataset.list);
     this.actions.announce(`${this.model.label(h.item)} moved. ${this.actions.describe(h.item, list)}.`);
     this.actions.presence({ phase: "move", item: h.item, list, index });
   }
