@@ -92,7 +92,7 @@ extension Board {
 
     let itemCount = try r.count(max: 1 << 28)
     itemTable.reserveCapacity(itemCount)
-    itemIndex.reserveCapacity(itemCount)
+    itemIndex.reserveCapacity(itemCount, keys: itemIDs)
     for i in 0..<itemCount {
       let (text, own) = try readID()
       let l = try r.count(max: max(listCount - 1, 0))
@@ -111,8 +111,9 @@ extension Board {
         fields.append(FieldRegister(name: fieldNames[k], value: value, stamp: try readStamp(own: own)))
       }
       let id = ItemID(text)
-      guard itemIndex.updateValue(Int32(i), forKey: id) == nil else { throw .malformed("duplicate item") }
+      guard itemNumber(id) == nil else { throw .malformed("duplicate item") }
       itemIDs.append(id)
+      itemIndex.insert(id, Int32(i), keys: itemIDs)
       itemTable.append(
         ItemState(list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
       itemFields.append(fields)
