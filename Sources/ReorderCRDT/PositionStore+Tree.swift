@@ -83,16 +83,22 @@ extension PositionStore {
     }
     let base = Int(leaf) * PositionStore.fanout
     let length = Int(leafLength[Int(leaf)])
-    var j = base + length
-    while j > base + k {
-      leafSlots[j] = leafSlots[j - 1]
-      leafVisible[j] = leafVisible[j - 1]
-      leafOwner[j] = leafOwner[j - 1]
-      j -= 1
+    let at = base + k
+    let moved = length - k
+    // Shift the tail one slot right: one uniqueness check per array, not one per element.
+    leafSlots.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = n
     }
-    leafSlots[base + k] = n
-    leafVisible[base + k] = false
-    leafOwner[base + k] = nodes[Int(n)].owner
+    leafVisible.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = false
+    }
+    let owner = nodes[Int(n)].owner
+    leafOwner.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = owner
+    }
     leafLength[Int(leaf)] += 1
     nodeLeaf[Int(n)] = leaf
   }
