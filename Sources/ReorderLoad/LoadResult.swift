@@ -15,7 +15,8 @@ public struct RampStep: Sendable, Codable, Equatable {
   public var coveredPerSecond: Double
   /// Moves acknowledged per second.
   public var acknowledgedPerSecond: Double
-  /// p99 of drag latency during the step (ms).
+  /// p50 and p99 of drag latency during the step (ms).
+  public var dragP50: Double? = nil
   public var dragP99: Double
   /// p99 of ack latency during the step (ms).
   public var ackP99: Double

@@ -93,7 +93,8 @@ extension LoadRunner {
           deliveredPerSecond: sum(series.dragUpdatesDelivered) / span,
           coveredPerSecond: sum(series.dragUpdatesCovered) / span,
           acknowledgedPerSecond: sum(series.movesAcknowledged) / span,
-          dragP99: Double(drag.percentile(0.99)) / 1000, ackP99: Double(ack.percentile(0.99)) / 1000))
+          dragP50: Double(drag.percentile(0.50)) / 1000, dragP99: Double(drag.percentile(0.99)) / 1000,
+          ackP99: Double(ack.percentile(0.99)) / 1000))
     }
     return steps
   }
