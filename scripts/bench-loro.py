@@ -14,11 +14,13 @@ xoshiro256** seeded through SplitMix64 with 42 (`next() % 10000`, from then to).
 Loro measurements: local = mov() + commit(); remote = import_() of one exported single-move update
 into a second doc; merge = two docs that each made 50,000 moves from the same base import each
 other's updates; snapshot = ExportMode.Snapshot() after 100,000 moves, load = import_() into a new
-doc (Loro decodes lazily).
+doc (Loro decodes lazily). Like the Swift bench: process CPU time, each phase run REORDER_BENCH_REPEATS
+times (default 3; loads 5x as many) and the best run counts, since the machine is shared.
 """
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -31,6 +33,8 @@ ITEMS = 10_000
 MOVES = 100_000
 SEED = 42
 MASK = (1 << 64) - 1
+REPEATS = max(1, int(os.environ.get("REORDER_BENCH_REPEATS", "3")))
+clock = time.perf_counter if os.environ.get("REORDER_BENCH_WALL") else time.process_time
 
 
 class Xoshiro256:
@@ -89,48 +93,53 @@ def base_doc():
 def run_loro():
     moves = pairs()
     results = {}
-
-    # Local: mov + commit, timed; the per-move update export happens outside the timed span.
-    doc = base_doc()
-    lst = doc.get_movable_list("list")
-    base_snapshot = doc.export(ExportMode.Snapshot())
-    updates = []
-    local = 0.0
-    vv = doc.oplog_vv
-    for f, t in moves:
-        start = time.perf_counter()
-        lst.mov(f, t)
-        doc.commit()
-        local += time.perf_counter() - start
-        updates.append(doc.export(ExportMode.Updates(vv)))
-        vv = doc.oplog_vv
-    results["local_ops_per_s"] = MOVES / local
-    results["bytes_per_move"] = sum(len(u) for u in updates) / MOVES
-
     expected = list(range(ITEMS))
     for f, t in moves:
         expected.insert(t, expected.pop(f))
-    assert lst.get_value() == expected, "loro's order equals the reference array"
+
+    # Local: mov + commit, timed; the per-move update export happens outside the timed span.
+    best = float("inf")
+    for _ in range(REPEATS):
+        doc = base_doc()
+        lst = doc.get_movable_list("list")
+        base_snapshot = doc.export(ExportMode.Snapshot())
+        updates = []
+        local = 0.0
+        vv = doc.oplog_vv
+        for f, t in moves:
+            start = clock()
+            lst.mov(f, t)
+            doc.commit()
+            local += clock() - start
+            updates.append(doc.export(ExportMode.Updates(vv)))
+            vv = doc.oplog_vv
+        best = min(best, local)
+        assert lst.get_value() == expected, "loro's order equals the reference array"
+    results["local_ops_per_s"] = MOVES / best
+    results["bytes_per_move"] = sum(len(u) for u in updates) / MOVES
 
     # Remote: import one single-move update at a time.
-    remote = LoroDoc()
-    remote.import_(base_snapshot)
-    start = time.perf_counter()
-    for u in updates:
-        remote.import_(u)
-    results["remote_ops_per_s"] = MOVES / (time.perf_counter() - start)
-    assert remote.get_movable_list("list").get_value() == expected
+    best = float("inf")
+    for _ in range(REPEATS):
+        remote = LoroDoc()
+        remote.import_(base_snapshot)
+        start = clock()
+        for u in updates:
+            remote.import_(u)
+        best = min(best, clock() - start)
+        assert remote.get_movable_list("list").get_value() == expected
+    results["remote_ops_per_s"] = MOVES / best
 
     # Snapshot after the 100,000 moves.
     snapshot = doc.export(ExportMode.Snapshot())
     results["snapshot_bytes"] = len(snapshot)
-    loads = []
-    for _ in range(7):
-        start = time.perf_counter()
+    best = float("inf")
+    for _ in range(REPEATS * 5):
+        start = clock()
         loaded = LoroDoc()
         loaded.import_(snapshot)
-        loads.append(time.perf_counter() - start)
-    results["snapshot_load_ms"] = sorted(loads)[len(loads) // 2] * 1000
+        best = min(best, clock() - start)
+    results["snapshot_load_ms"] = best * 1000
 
     # Merge: two docs each make 50,000 moves offline from the same base, then exchange.
     a = LoroDoc()
@@ -146,12 +155,19 @@ def run_loro():
             doc_.commit()
     ua = a.export(ExportMode.Updates(vv_a))
     ub = b.export(ExportMode.Updates(vv_b))
-    start = time.perf_counter()
-    a.import_(ub)
-    b.import_(ua)
-    results["merge_seconds"] = time.perf_counter() - start
-    merged = a.get_movable_list("list").get_value()
-    assert merged == b.get_movable_list("list").get_value(), "loro replicas converge"
+    best = float("inf")
+    for _ in range(REPEATS):
+        a2 = LoroDoc()
+        a2.import_(a.export(ExportMode.Snapshot()))
+        b2 = LoroDoc()
+        b2.import_(b.export(ExportMode.Snapshot()))
+        start = clock()
+        a2.import_(ub)
+        b2.import_(ua)
+        best = min(best, clock() - start)
+        merged = a2.get_movable_list("list").get_value()
+        assert merged == b2.get_movable_list("list").get_value(), "loro replicas converge"
+    results["merge_seconds"] = best
 
     results["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return results

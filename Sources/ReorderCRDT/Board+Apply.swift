@@ -31,7 +31,7 @@ extension Board {
   /// The hot path for a remote move when nothing is buffered: each lookup done once.
   private mutating func applyMove(_ op: Op, item: ItemID, list: ListID, anchor: Anchor) -> Bool {
     if positions.lookup(op.id) != nil { return false }
-    guard let i = itemIndex[item] else { return bufferOp(op, waitingFor: .item(item)) }
+    guard let i = itemNumber(item) else { return bufferOp(op, waitingFor: .item(item)) }
     guard let l = listNumber(list) else { return bufferOp(op, waitingFor: .list(list)) }
     let p: Int32
     if let parent = anchor.parent {
@@ -69,7 +69,7 @@ extension Board {
       if let p = anchor.parent, positions.lookup(p) == nil { return .position(p) }
       return nil
     }
-    func item(_ id: ItemID) -> Dependency? { itemIndex[id] == nil ? .item(id) : nil }
+    func item(_ id: ItemID) -> Dependency? { itemNumber(id) == nil ? .item(id) : nil }
     func list(_ id: ListID) -> Dependency? { listIndex[id] == nil ? .list(id) : nil }
     switch op.action {
     case .insert(_, let l, let anchor, _): return list(l) ?? parent(anchor)
@@ -127,7 +127,7 @@ extension Board {
     case .insert(let item, let list, let anchor, let fields):
       let l = listNumber(list)!
       guard let p = parentNode(anchor, in: (l + 1)) else { return false }
-      if let i = itemIndex[item] {
+      if let i = itemNumber(item) {
         let n = positions.integrate(id: stamp, parent: p, side: anchor.side, owner: i)
         updatePlace(i, list: l, node: n, stamp: stamp)
         updateAlive(i, true, stamp: stamp)
@@ -138,25 +138,25 @@ extension Board {
         let registers = fields.keys.sorted().map { FieldRegister(name: $0, value: fields[$0]!, stamp: stamp) }
         itemTable.append(ItemState(list: l, place: n, placeStamp: stamp, alive: true, aliveStamp: stamp))
         itemFields.append(registers)
-        itemIndex[item] = i
         itemIDs.append(item)
+        itemIndex.insert(item, i, keys: itemIDs)
         positions.setVisible(n, true)
       }
     case .move(let item, let list, let anchor):
       let l = listNumber(list)!
       guard let p = parentNode(anchor, in: (l + 1)) else { return false }
-      integrateMove(itemIndex[item]!, list: l, parent: p, side: anchor.side, stamp: stamp)
+      integrateMove(itemNumber(item)!, list: l, parent: p, side: anchor.side, stamp: stamp)
     case .delete(let item):
-      updateAlive(itemIndex[item]!, false, stamp: stamp)
+      updateAlive(itemNumber(item)!, false, stamp: stamp)
       seenOps.insert(stamp)
     case .restore(let item):
-      updateAlive(itemIndex[item]!, true, stamp: stamp)
+      updateAlive(itemNumber(item)!, true, stamp: stamp)
       seenOps.insert(stamp)
     case .set(let item, let field, let value):
-      updateField(itemIndex[item]!, field, value, stamp: stamp)
+      updateField(itemNumber(item)!, field, value, stamp: stamp)
       seenOps.insert(stamp)
     case .assign(let assignment, let item, let target):
-      integrateAssign(assignment, item: itemIndex[item]!, target: itemIndex[target]!, stamp: stamp)
+      integrateAssign(assignment, item: itemNumber(item)!, target: itemNumber(target)!, stamp: stamp)
       seenOps.insert(stamp)
     case .unassign(let assignment):
       assignmentTable[Int(assignmentIndex[assignment]!)].removed = true

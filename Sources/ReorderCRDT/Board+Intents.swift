@@ -25,12 +25,12 @@ extension Board {
   /// The node after which a new position goes in list `l` (see the anchor rule above).
   func anchorNode(in l: Int32, after: ItemID?, before: ItemID?) throws(BoardError) -> Int32 {
     if let after {
-      guard let i = itemIndex[after] else { throw .unknownItem(after) }
+      guard let i = itemNumber(after) else { throw .unknownItem(after) }
       guard itemTable[Int(i)].list == l else { throw .invalidAnchor("'after' item is in another list") }
       return itemTable[Int(i)].place
     }
     if let before {
-      guard let i = itemIndex[before] else { throw .unknownItem(before) }
+      guard let i = itemNumber(before) else { throw .unknownItem(before) }
       guard itemTable[Int(i)].list == l else { throw .invalidAnchor("'before' item is in another list") }
       return positions.predecessor(itemTable[Int(i)].place)!
     }
@@ -43,7 +43,7 @@ extension Board {
   }
 
   func knownItem(_ item: ItemID) throws(BoardError) -> Int32 {
-    guard let i = itemIndex[item] else { throw .unknownItem(item) }
+    guard let i = itemNumber(item) else { throw .unknownItem(item) }
     return i
   }
 
@@ -76,12 +76,12 @@ extension Board {
     for (name, value) in fields { try Board.validateField(name, value) }
     if let item {
       try Board.validateID(item.rawValue)
-      guard itemIndex[item] == nil else { throw .duplicateItem(item) }
+      guard itemNumber(item) == nil else { throw .duplicateItem(item) }
     }
     let anchor = positions.anchor(after: try anchorNode(in: l, after: after, before: before))
     var id = nextOpID()
     var itemID = item ?? ItemID(GeneratedID.text(id))
-    while item == nil && itemIndex[itemID] != nil {
+    while item == nil && itemNumber(itemID) != nil {
       id = nextOpID()
       itemID = ItemID(GeneratedID.text(id))
     }

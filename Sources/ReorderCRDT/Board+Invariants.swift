@@ -45,7 +45,7 @@ extension Board {
       }
     }
     for (i, item) in itemTable.enumerated() {
-      precondition(itemIndex[itemIDs[i]] == Int32(i), "item index agrees")
+      precondition(itemNumber(itemIDs[i]) == Int32(i), "item index agrees")
       let fields = itemFields[i]
       let place = nodes[Int(item.place)]
       precondition(place.sequence == listTable[Int(item.list)].sequence, "item place is in its list")
@@ -63,7 +63,8 @@ extension Board {
         "visible iff the place of a live item or list")
     }
     precondition(
-      listIDs == listTable.map(\.id) && itemIDs.count == itemTable.count && itemFields.count == itemTable.count,
+      listIDs == listTable.map(\.id) && itemIDs.count == itemTable.count && itemFields.count == itemTable.count
+        && itemIndex.count == itemTable.count,
       "id arrays agree")
     // Assignments.
     for (k, a) in assignmentTable.enumerated() {

@@ -126,7 +126,7 @@ extension Board {
   /// Everything known of an item (deleted ones too), or nil when unknown.
   /// - Complexity: O(f) for f fields.
   public func item(_ id: ItemID) -> ItemInfo? {
-    guard let i = itemIndex[id] else { return nil }
+    guard let i = itemNumber(id) else { return nil }
     let item = itemTable[Int(i)]
     var fields: [String: FieldValue] = [:]
     for f in itemFields[Int(i)] { fields[f.name] = f.value }
@@ -135,14 +135,14 @@ extension Board {
 
   /// One field of an item, or nil.
   public func field(_ name: String, of id: ItemID) -> FieldValue? {
-    guard let i = itemIndex[id] else { return nil }
+    guard let i = itemNumber(id) else { return nil }
     return itemFields[Int(i)].first { $0.name == name }?.value
   }
 
   /// The list and visible index of a live item; nil when deleted or unknown.
   /// - Complexity: O(log n).
   public func index(of item: ItemID) -> (list: ListID, index: Int)? {
-    guard let i = itemIndex[item] else { return nil }
+    guard let i = itemNumber(item) else { return nil }
     let state = itemTable[Int(i)]
     guard state.alive else { return nil }
     return (listIDs[Int(state.list)], positions.rank(state.place))
@@ -182,7 +182,7 @@ extension Board {
   /// Totals of a target over its live assignments: count, and the sum of `sumField` (numbers only).
   /// - Complexity: O(assignments ever made onto the target).
   public func totals(of target: ItemID, sumField: String = "price") -> Totals {
-    guard let t = itemIndex[target], let list = assignmentsByTarget[t] else { return Totals(count: 0, sum: 0) }
+    guard let t = itemNumber(target), let list = assignmentsByTarget[t] else { return Totals(count: 0, sum: 0) }
     var totals = Totals(count: 0, sum: 0)
     for a in list where isLiveAssignment(assignmentTable[Int(a)]) {
       totals.count += 1

@@ -1,19 +1,20 @@
 /// Snapshots: the complete state (including tombstones, the causal buffer and the ids of applied
 /// ops), so a replica loaded from one can still merge any concurrent op and dedupe old ones.
 ///
-/// Format (version 1), all numbers varints:
+/// Format (version 2), all numbers varints:
 /// `"RORD"`, version, lamport, replica table (ids sorted; later "replica" fields are indices into
 /// it), field-name table, then per sequence its positions in full order (sentinel omitted): one
 /// header `replica << 3 | side << 2 | parentForm` (parentForm 0: parent is the previous node,
 /// 1: the next node, 2: a signed order-distance follows), then the counter. The Fugue tree is
 /// rebuilt from the parent links and checked against the stored order; the order tree is bulk-built in
-/// O(n). Then lists, items (stamps equal to the item's own generated id take one byte),
+/// O(n). Then lists and items (places as indices into their sequence's full order; stamps
+/// equal to the item's own generated id take one byte),
 /// assignments, applied non-position op ids (delta-coded per replica) and buffered ops.
 extension Board {
   /// The 4 magic bytes that open a snapshot: `RORD`.
   public static let snapshotMagic: [UInt8] = [0x52, 0x4F, 0x52, 0x44]
   /// Current snapshot format version.
-  public static let snapshotVersion: UInt8 = 1
+  public static let snapshotVersion: UInt8 = 2
 
   /// The binary snapshot of the whole state.
   /// - Complexity: O(n) for n positions, items, assignments and remembered ops.
@@ -51,7 +52,7 @@ extension Board {
       w.string(list.title)
       w.byte(list.layout == .list ? 0 : 1)
       table.writeStamp(list.infoStamp, own: own, &w)
-      table.writeStamp(list.placeStamp, own: own, &w)
+      w.varint(Int(orderIndex[Int(list.place)]))
       w.byte(list.alive ? 1 : 0)
       table.writeStamp(list.aliveStamp, own: own, &w)
     }
@@ -60,7 +61,7 @@ extension Board {
     for (i, item) in itemTable.enumerated() {
       let own = table.writeID(itemIDs[i].rawValue, &w)
       w.varint(Int(item.list))
-      table.writeStamp(item.placeStamp, own: own, &w)
+      w.varint(Int(orderIndex[Int(item.place)]))
       w.byte(item.alive ? 1 : 0)
       table.writeStamp(item.aliveStamp, own: own, &w)
       w.varint(itemFields[i].count)

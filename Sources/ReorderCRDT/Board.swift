@@ -89,7 +89,7 @@ public struct Board: Sendable {
   var itemFields: [[FieldRegister]] = []
   var listIndex: [ListID: Int32] = [:]
   var itemTable: [ItemState] = []
-  var itemIndex: [ItemID: Int32] = [:]
+  var itemIndex = IDIndex()
   var assignmentTable: [AssignmentState] = []
   var assignmentIndex: [AssignmentID: Int32] = [:]
   /// Target item → its assignments (removed ones included).
@@ -116,6 +116,10 @@ public struct Board: Sendable {
     }
     return listIndex[id]
   }
+
+  /// The number of an item, or nil.
+  @inline(__always)
+  func itemNumber(_ id: ItemID) -> Int32? { itemIndex.find(id, keys: itemIDs) }
 
   /// Number of ops waiting in the causal buffer for a dependency.
   public var pendingCount: Int { pendingIDs.count }

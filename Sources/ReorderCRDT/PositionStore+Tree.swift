@@ -36,7 +36,7 @@ extension PositionStore {
   /// The slot of node `n` in its leaf.
   @inline(__always)
   func slot(of n: Int32) -> Int {
-    let leaf = Int(nodes[Int(n)].leaf)
+    let leaf = Int(nodeLeaf[Int(n)])
     let base = leaf * PositionStore.fanout
     var k = base
     while leafSlots[k] != n { k += 1 }
@@ -54,20 +54,20 @@ extension PositionStore {
 
   /// True when node `n` is visible.
   func isVisible(_ n: Int32) -> Bool {
-    leafVisible[Int(nodes[Int(n)].leaf) * PositionStore.fanout + slot(of: n)]
+    leafVisible[Int(nodeLeaf[Int(n)]) * PositionStore.fanout + slot(of: n)]
   }
 
   /// Inserts the fresh (invisible) node `n` directly after `a` in the full order.
   /// - Complexity: O(log n) (a split now and then).
   @inline(__always)
   mutating func orderInsert(_ n: Int32, after a: Int32) {
-    insert(n, leaf: nodes[Int(a)].leaf, at: slot(of: a) + 1)
+    insert(n, leaf: nodeLeaf[Int(a)], at: slot(of: a) + 1)
   }
 
   /// Inserts the fresh (invisible) node `n` directly before `b` in the full order.
   @inline(__always)
   mutating func orderInsert(_ n: Int32, before b: Int32) {
-    insert(n, leaf: nodes[Int(b)].leaf, at: slot(of: b))
+    insert(n, leaf: nodeLeaf[Int(b)], at: slot(of: b))
   }
 
   private mutating func insert(_ n: Int32, leaf: Int32, at position: Int) {
@@ -94,7 +94,7 @@ extension PositionStore {
     leafVisible[base + k] = false
     leafOwner[base + k] = nodes[Int(n)].owner
     leafLength[Int(leaf)] += 1
-    nodes[Int(n)].leaf = leaf
+    nodeLeaf[Int(n)] = leaf
   }
 
   /// Moves the upper half of a full leaf into a new leaf after it; returns the new leaf.
@@ -110,7 +110,7 @@ extension PositionStore {
       leafVisible[to + k - half] = leafVisible[from + k]
       leafOwner[to + k - half] = leafOwner[from + k]
       if leafVisible[from + k] { moved += 1 }
-      nodes[Int(n)].leaf = right
+      nodeLeaf[Int(n)] = right
       leafSlots[from + k] = -1
     }
     leafLength[Int(leaf)] = Int32(half)
@@ -221,7 +221,7 @@ extension PositionStore {
   @discardableResult
   @inline(__always)
   mutating func setVisible(_ n: Int32, _ visible: Bool) -> Bool {
-    let leaf = nodes[Int(n)].leaf
+    let leaf = nodeLeaf[Int(n)]
     let k = Int(leaf) * PositionStore.fanout + slot(of: n)
     guard leafVisible[k] != visible else { return false }
     leafVisible[k] = visible
@@ -241,7 +241,7 @@ extension PositionStore {
   /// - Complexity: O(log n).
   @inline(__always)
   func rank(_ n: Int32) -> Int {
-    let leaf = nodes[Int(n)].leaf
+    let leaf = nodeLeaf[Int(n)]
     let base = Int(leaf) * PositionStore.fanout
     var r = 0
     for k in base..<(base + slot(of: n)) where leafVisible[k] { r += 1 }
@@ -301,7 +301,7 @@ extension PositionStore {
   /// Sets the owner of a node (snapshot loading).
   mutating func setOwner(_ n: Int32, _ owner: Int32) {
     nodes[Int(n)].owner = owner
-    leafOwner[Int(nodes[Int(n)].leaf) * PositionStore.fanout + slot(of: n)] = owner
+    leafOwner[Int(nodeLeaf[Int(n)]) * PositionStore.fanout + slot(of: n)] = owner
   }
 
   /// Visible nodes in a sequence.
@@ -314,7 +314,7 @@ extension PositionStore {
   /// The next node in the full order, or nil at the end.
   @inline(__always)
   func successor(_ n: Int32) -> Int32? {
-    let leaf = nodes[Int(n)].leaf
+    let leaf = nodeLeaf[Int(n)]
     let k = slot(of: n)
     if k + 1 < Int(leafLength[Int(leaf)]) { return leafSlots[Int(leaf) * PositionStore.fanout + k + 1] }
     let next = leafNext[Int(leaf)]
@@ -324,7 +324,7 @@ extension PositionStore {
   /// The previous node in the full order, or nil at the start (only the sentinel has none).
   @inline(__always)
   func predecessor(_ n: Int32) -> Int32? {
-    let leaf = nodes[Int(n)].leaf
+    let leaf = nodeLeaf[Int(n)]
     let k = slot(of: n)
     if k > 0 { return leafSlots[Int(leaf) * PositionStore.fanout + k - 1] }
     let previous = leafPrev[Int(leaf)]
@@ -384,6 +384,16 @@ extension PositionStore {
   /// Builds the order tree of a sequence from its nodes in full order (all invisible). The
   /// sequence's previous root leaf (holding just the sentinel) is reused as the first leaf.
   mutating func bulkBuild(_ sequence: Int32, order: [Int32]) {
+    let leaves = (order.count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
+    let slots = (leafLength.count + leaves) * PositionStore.fanout
+    leafSlots.reserveCapacity(slots)
+    leafVisible.reserveCapacity(slots)
+    leafOwner.reserveCapacity(slots)
+    leafLength.reserveCapacity(leafLength.count + leaves)
+    leafCount.reserveCapacity(leafLength.count + leaves)
+    leafParent.reserveCapacity(leafLength.count + leaves)
+    leafNext.reserveCapacity(leafLength.count + leaves)
+    leafPrev.reserveCapacity(leafLength.count + leaves)
     var level: [Int32] = []
     var start = 0
     var previous: Int32 = -1
@@ -395,7 +405,7 @@ extension PositionStore {
         leafSlots[base + k - start] = order[k]
         leafVisible[base + k - start] = false
         leafOwner[base + k - start] = nodes[Int(order[k])].owner
-        nodes[Int(order[k])].leaf = leaf
+        nodeLeaf[Int(order[k])] = leaf
       }
       leafLength[Int(leaf)] = Int32(end - start)
       leafCount[Int(leaf)] = 0
@@ -442,7 +452,7 @@ extension PositionStore {
         var visible: Int32 = 0
         for k in 0..<length {
           let n = leafSlots[Int(x) * PositionStore.fanout + k]
-          precondition(nodes[Int(n)].leaf == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
+          precondition(nodeLeaf[Int(n)] == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
           precondition(leafOwner[Int(x) * PositionStore.fanout + k] == nodes[Int(n)].owner, "leaf owner")
           if leafVisible[Int(x) * PositionStore.fanout + k] { visible += 1 }
         }

@@ -25,13 +25,13 @@ struct PositionStore: Sendable {
     var firstRight: Int32
     /// Next Fugue sibling on the same side of the same parent.
     var next: Int32
-    /// The order-tree leaf holding it.
-    var leaf: Int32
     /// Side of the Fugue parent.
     var side: Side
   }
 
   var nodes: [Node] = []
+  /// The order-tree leaf holding each node (apart from `nodes`: it is the hottest field).
+  var nodeLeaf: [Int32] = []
   /// Order-tree root per sequence (a leaf when `rootIsLeaf`, else an inner node).
   var roots: [Int32] = []
   var rootIsLeaf: [Bool] = []
@@ -54,7 +54,7 @@ struct PositionStore: Sendable {
   /// Sentinel (Fugue root, first in full order) per sequence.
   var sentinels: [Int32] = []
   /// Position id → node (see `PositionIndex.swift`).
-  var indexSlots = [Int32](repeating: -1, count: 16)
+  var indexSlots = [UInt64](repeating: PositionStore.emptySlot, count: 16)
   var indexCount = 0
 
   /// Number of sequences.
@@ -62,9 +62,10 @@ struct PositionStore: Sendable {
 
   mutating func newNode(id: PositionID, sequence: Int32, parent: Int32, side: Side, owner: Int32) -> Int32 {
     let n = Int32(nodes.count)
+    nodeLeaf.append(-1)
     nodes.append(
       Node(
-        id: id, owner: owner, sequence: sequence, parent: parent, firstLeft: -1, firstRight: -1, next: -1, leaf: -1,
+        id: id, owner: owner, sequence: sequence, parent: parent, firstLeft: -1, firstRight: -1, next: -1,
         side: side))
     return n
   }
@@ -77,7 +78,7 @@ struct PositionStore: Sendable {
     let leaf = newLeaf()
     leafSlots[Int(leaf) * PositionStore.fanout] = n
     leafLength[Int(leaf)] = 1
-    nodes[Int(n)].leaf = leaf
+    nodeLeaf[Int(n)] = leaf
     roots.append(leaf)
     rootIsLeaf.append(true)
     sentinels.append(n)

@@ -32,7 +32,6 @@ extension Room {
   /// A connection left (closed for any reason): cancel its drag, tell the others.
   public mutating func leave(_ connection: ConnectionHandle, now: Double) -> [RoomAction] {
     guard let member = members.removeValue(forKey: connection) else { return [] }
-    presenceBacklog[connection] = nil
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
@@ -95,6 +94,7 @@ extension Room {
       if let applied = appliedFrame(seq: ack) { actions.append(.send(connection, applied, .data)) }
     }
     member.welcomedAt = target
+    member.presenceTick = presenceTick
     member.capturedBoard = nil
     member.acksAfterWelcome = []
     members[connection] = member

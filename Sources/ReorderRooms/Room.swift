@@ -23,6 +23,8 @@ public struct Room: Sendable {
     var capturedBoard: JSONValue?
     /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
     var acksAfterWelcome: [UInt64] = []
+    /// The presence tick of its last `drags` frame (or of its welcome).
+    var presenceTick: UInt64 = 0
   }
 
   /// The room name (from the websocket path).
@@ -44,8 +46,11 @@ public struct Room: Sendable {
   var opIDHead = 0
   var members: [ConnectionHandle: Member] = [:]
   var presence = Presence()
-  /// Presence updates held back for busy connections (latest per session, bounded by the sessions).
-  var presenceBacklog: [ConnectionHandle: [PresenceUpdate]] = [:]
+  /// Presence ticks that had updates, counted; members remember the tick of their last frame.
+  var presenceTick: UInt64 = 0
+  /// The latest drag update of each session and the tick it changed at (finished drags are dropped
+  /// once every member has been sent them): bounded by the sessions.
+  var latestDrags: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
   var opsSinceSnapshot = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double

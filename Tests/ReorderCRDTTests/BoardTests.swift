@@ -230,6 +230,9 @@ struct BoardTests {
     for cut in stride(from: 0, to: bytes.count, by: 1) {
       #expect(throws: BoardError.self) { try Board(snapshot: Array(bytes[0..<cut]), replica: ReplicaID(1)) }
     }
+    // Huge counts are refused before anything is reserved.
+    let huge: [UInt8] = Board.snapshotMagic + [Board.snapshotVersion, 5, 0, 0, 1, 0x80, 0x80, 0x80, 0x40]
+    #expect(throws: BoardError.self) { try Board(snapshot: huge, replica: ReplicaID(1)) }
     // Random damage to a rich snapshot: refused, or loaded consistent and still usable.
     var world = FuzzWorld(seed: 3)
     world.run(steps: 60)

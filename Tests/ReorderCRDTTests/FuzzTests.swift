@@ -182,3 +182,62 @@ struct FuzzTests {
     }
   }
 }
+
+@Suite("Randomized convergence on long lists")
+struct LongListFuzzTests {
+  @Test("Replicas editing a 3,000-item list offline (order-tree splits at every level) converge", arguments: 0..<2)
+  func longListsConverge(seed: UInt64) throws {
+    var rng = SplitMix64(seed: 1000 + seed)
+    var origin = Board(replica: ReplicaID(1))
+    var baseOps = [try origin.createList("L", title: "", layout: .list, after: nil)]
+    var previous: ItemID? = nil
+    for _ in 0..<3000 {
+      let op = try origin.insert(list: "L", after: previous, before: nil, fields: [:])
+      previous = op.item
+      baseOps.append(op)
+    }
+    var boards: [Board] = [origin]
+    for r in 2...3 {
+      var b = Board(replica: ReplicaID(UInt64(r)))
+      for op in baseOps { b.apply(op) }
+      boards.append(b)
+    }
+    var made: [[Op]] = [[], [], []]
+    for _ in 0..<1500 {
+      let r = rng.below(3)
+      var b = boards[r]
+      let n = b.count(in: "L")
+      let item = b.item(at: rng.below(n), in: "L")!
+      let anchor = b.item(at: rng.below(n), in: "L")
+      let roll = rng.below(100)
+      let op: Op
+      if roll < 70 {
+        op = try b.move(item, to: "L", after: rng.chance(50) ? anchor : nil, before: rng.chance(50) ? anchor : nil)
+      } else if roll < 85 {
+        op = try b.insert(list: "L", after: anchor, before: nil, fields: [:])
+      } else {
+        op = try b.delete(item)
+      }
+      boards[r] = b
+      made[r].append(op)
+      if rng.chance(3) {  // an occasional partial sync, shuffled
+        let source = rng.below(3)
+        var batch = Array(made[source].suffix(20))
+        batch.shuffle(using: &rng)
+        for op in batch { boards[(source + 1) % 3].apply(op) }
+      }
+    }
+    for r in 0..<3 {
+      var all = made.flatMap { $0 }
+      all.shuffle(using: &rng)
+      for op in all { boards[r].apply(op) }
+      boards[r].checkInvariants()
+    }
+    #expect(boards[0].items(in: "L") == boards[1].items(in: "L"))
+    #expect(boards[1].items(in: "L") == boards[2].items(in: "L"))
+    #expect(fingerprint(boards[0]) == fingerprint(boards[2]))
+    let loaded = try Board(snapshot: boards[1].encodedSnapshot(), replica: ReplicaID(4))
+    loaded.checkInvariants()
+    #expect(loaded.items(in: "L") == boards[0].items(in: "L"))
+  }
+}

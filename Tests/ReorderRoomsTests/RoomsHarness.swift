@@ -59,6 +59,13 @@ final class RoomsHarness {
     priorities[c, default: []].append(p)
   }
 
+  /// Makes only the first `count` pending appends durable (the store reports in append order).
+  func makeDurable(count: Int) {
+    let batch = Array(unpersisted.prefix(count))
+    unpersisted.removeFirst(min(count, unpersisted.count))
+    for (room, entries) in batch { perform(registry.durable(room: room, upTo: entries.map(\.seq).max() ?? 0)) }
+  }
+
   func makeDurable() {
     let batch = unpersisted
     unpersisted = []

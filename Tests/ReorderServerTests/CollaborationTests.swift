@@ -213,6 +213,25 @@ struct CollaborationTests {
     #expect(model.lists == ClientModel(welcome: fresh.welcome).lists)
   }
 
+  @Test("Rooms are isolated: ops, drags and peers of one room never reach another")
+  func roomsIsolated() throws {
+    let server = try TestServer()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let a = try RoomClient.join(port: server.port, room: "one", client: "a", context: context)
+    let b = try RoomClient.join(port: server.port, room: "two", client: "b", context: context)
+    a.op("a:1", Ops.createList("l"))
+    a.op("a:2", Ops.insert("p", list: "l"))
+    _ = try a.applied(id: "a:2")
+    a.send(#"{"type":"drag","phase":"start","item":"p"}"#)
+    b.op("b:1", Ops.createList("l"))
+    #expect(try b.applied(id: "b:1")["seq"] == .number(1))
+    let probe = try RoomClient.join(port: server.port, room: "two", client: "probe", context: context)
+    #expect(boardItems(probe.welcome["board"], list: "l").isEmpty)
+    _ = try b.next(type: "peer")
+    #expect(!b.buffer.contains { $0["type"] == .string("drags") || $0["id"] == .string("a:1") })
+  }
+
   @Test("Re-sent unacknowledged ops are applied exactly once")
   func resentOpsAppliedOnce() throws {
     let server = try TestServer()
