@@ -400,26 +400,27 @@ extension PositionStore {
     leafParent.reserveCapacity(leafLength.count + leaves)
     leafNext.reserveCapacity(leafLength.count + leaves)
     leafPrev.reserveCapacity(leafLength.count + leaves)
-    var level: [Int32] = []
-    var start = 0
-    var previous: Int32 = -1
-    while start < order.count {
-      let leaf = level.isEmpty ? roots[Int(sequence)] : newLeaf()
-      let end = min(start + PositionStore.bulkFill, order.count)
-      let base = Int(leaf) * PositionStore.fanout
-      for k in start..<end {
-        leafSlots[base + k - start] = order[k]
-        leafVisible[base + k - start] = false
-        leafOwner[base + k - start] = nodes[Int(order[k])].owner
-        nodeLeaf[Int(order[k])] = leaf
+    // Leaves come out of `newLeaf()` empty, invisible and ownerless; the first reuses the root
+    // leaf (which holds the sentinel). Fill slots and node → leaf links in one pass per array.
+    var level: [Int32] = [roots[Int(sequence)]]
+    for _ in 1..<max(leaves, 1) { level.append(newLeaf()) }
+    let fill = PositionStore.bulkFill
+    leafSlots.withUnsafeMutableBufferPointer { slots in
+      for (j, leaf) in level.enumerated() {
+        let base = Int(leaf) * PositionStore.fanout
+        for k in (j * fill)..<min((j + 1) * fill, order.count) { slots[base + k - j * fill] = order[k] }
       }
-      leafLength[Int(leaf)] = Int32(end - start)
+    }
+    nodeLeaf.withUnsafeMutableBufferPointer { links in
+      for (j, leaf) in level.enumerated() {
+        for k in (j * fill)..<min((j + 1) * fill, order.count) { links[Int(order[k])] = leaf }
+      }
+    }
+    for (j, leaf) in level.enumerated() {
+      leafLength[Int(leaf)] = Int32(min((j + 1) * fill, order.count) - j * fill)
       leafCount[Int(leaf)] = 0
-      leafPrev[Int(leaf)] = previous
-      if previous >= 0 { leafNext[Int(previous)] = leaf }
-      previous = leaf
-      level.append(leaf)
-      start = end
+      leafPrev[Int(leaf)] = j > 0 ? level[j - 1] : -1
+      leafNext[Int(leaf)] = j + 1 < level.count ? level[j + 1] : -1
     }
     if level.count == 1 {
       rootIsLeaf[Int(sequence)] = true
