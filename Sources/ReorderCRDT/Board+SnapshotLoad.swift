@@ -240,28 +240,34 @@ extension PositionStore {
     let base = Int(sentinels[Int(s)])
     var lastLeft = [Int32](repeating: -1, count: m + 1)
     var lastRight = [Int32](repeating: -1, count: m + 1)
-    for k in 1..<(m + 1) {
-      let n = Int32(base + k)
-      let p = Int(nodes[Int(n)].parent)
-      let pk = p - base
-      if nodes[Int(n)].side == .left {
-        if lastLeft[pk] >= 0 {
-          guard nodes[Int(lastLeft[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
-          nodes[Int(lastLeft[pk])].next = n
+    var ordered = true
+    nodes.withUnsafeMutableBufferPointer { nodes in
+      for k in 1..<(m + 1) {
+        let n = Int32(base + k)
+        let p = Int(nodes[Int(n)].parent)
+        let pk = p - base
+        if nodes[Int(n)].side == .left {
+          let last = lastLeft[pk]
+          if last >= 0 {
+            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
+            nodes[Int(last)].next = n
+          } else {
+            nodes[p].firstLeft = n
+          }
+          lastLeft[pk] = n
         } else {
-          nodes[p].firstLeft = n
+          let last = lastRight[pk]
+          if last >= 0 {
+            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
+            nodes[Int(last)].next = n
+          } else {
+            nodes[p].firstRight = n
+          }
+          lastRight[pk] = n
         }
-        lastLeft[pk] = n
-      } else {
-        if lastRight[pk] >= 0 {
-          guard nodes[Int(lastRight[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
-          nodes[Int(lastRight[pk])].next = n
-        } else {
-          nodes[p].firstRight = n
-        }
-        lastRight[pk] = n
       }
     }
+    guard ordered else { throw .malformed("siblings out of order") }
     // The Fugue traversal must visit nodes base, base+1, … base+m in that order.
     var expected = Int32(base)
     var failed = false
