@@ -49,7 +49,9 @@ public struct LoadReport: Sendable, Codable, Equatable {
       var comparison = Comparison(
         label: ours.label, coveredPerSecond: oursFigures.covered, deliveredPerSecond: oursFigures.delivered,
         offeredPerSecond: oursFigures.offered,
-        coverage: ours.best.map { $0.offeredPerSecond > 0 ? $0.coveredPerSecond / $0.offeredPerSecond : 0 }
+        // Per step, covered updates count at their arrival second and offered ones at their send
+        // second, so a step's ratio can pass 1 by the edges: cap it.
+        coverage: ours.best.map { $0.offeredPerSecond > 0 ? min(1, $0.coveredPerSecond / $0.offeredPerSecond) : 0 }
           ?? ours.coverage,
         dragP50: ours.best?.dragP50 ?? ours.dragLatency.p50, dragP99: oursFigures.p99,
         stalenessP99: ours.best == nil ? ours.staleness.p99 : nil, lost: ours.counters.dragUpdatesLost)
