@@ -263,6 +263,21 @@ struct RegressionTests {
     b.checkInvariants()
   }
 
+  @Test("a fresh board answers lookups before any position exists")
+  func freshBoardLookups() {
+    var b = Board(replica: ReplicaID(1))
+    let op = Op(
+      id: OpID(replica: ReplicaID(2), counter: 3),
+      action: .move(item: "x", list: "l", anchor: Anchor(parent: nil, side: .right)))
+    #expect(!b.isApplied(op))
+    let applied = b.apply(op)
+    #expect(!applied)
+    #expect(b.pendingCount == 1)
+    #expect(b.index(of: "x") == nil)
+    #expect(b.items(in: "l").isEmpty)
+    b.checkInvariants()
+  }
+
   @Test("two replicas creating the same explicit item id merge into one item")
   func concurrentSameExplicitID() throws {
     var boards = makeBase(["X"])
