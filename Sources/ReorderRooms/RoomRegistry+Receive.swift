@@ -21,6 +21,15 @@ extension RoomRegistry {
     do {
       message_ = try ClientMessage.decode(message)
     } catch {
+      // The connection state is checked from `type` first: a second hello is `already_joined` and an
+      // op or drag before hello is `not_joined`, however malformed the rest of the frame.
+      if error.type == "hello", state.session != nil {
+        return fail(
+          connection, &state, ProtocolError(.alreadyJoined, "hello was already sent on this connection"), now: now)
+      }
+      if error.type == "op" || error.type == "drag", state.session == nil {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
       if let id = error.opID, state.session != nil {
         return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]
       }
