@@ -15,17 +15,17 @@ extension Board {
     lamport = try r.varint()
 
     var replicas: [ReplicaID] = []
-    for _ in 0..<(try r.count(max: 1 << 20)) { replicas.append(ReplicaID(try r.varint())) }
+    for _ in 0..<(try r.elementCount(max: 1 << 20)) { replicas.append(ReplicaID(try r.varint())) }
     func replicaAt(_ k: Int) throws(BoardError) -> ReplicaID {
       guard k < replicas.count else { throw .malformed("replica index out of range") }
       return replicas[k]
     }
     var fieldNames: [String] = []
-    for _ in 0..<(try r.count(max: 1 << 20)) {
+    for _ in 0..<(try r.elementCount(max: 1 << 20)) {
       fieldNames.append(try r.string(maxBytes: BoardLimits.maxFieldNameBytes))
     }
 
-    let sequenceCount = try r.count(max: 1 << 24)
+    let sequenceCount = try r.elementCount(max: 1 << 24)
     guard sequenceCount >= 1 else { throw .malformed("a snapshot has at least the list sequence") }
     for _ in 0..<sequenceCount { try readSequence(&r, replicaAt: replicaAt) }
 
@@ -62,7 +62,7 @@ extension Board {
       return Int32(base + Int(k))
     }
 
-    let listCount = try r.count(max: 1 << 24)
+    let listCount = try r.elementCount(max: 1 << 24)
     listTable.reserveCapacity(listCount)
     for l in 0..<listCount {
       let (text, own) = try readID()
@@ -90,7 +90,7 @@ extension Board {
     }
     guard listCount == sequenceCount - 1 else { throw .malformed("lists and sequences disagree") }
 
-    let itemCount = try r.count(max: 1 << 28)
+    let itemCount = try r.elementCount(max: 1 << 28)
     itemTable.reserveCapacity(itemCount)
     itemIndex.reserveCapacity(itemCount, keys: itemIDs)
     for i in 0..<itemCount {
@@ -124,7 +124,7 @@ extension Board {
       }
     }
 
-    let assignmentCount = try r.count(max: 1 << 28)
+    let assignmentCount = try r.elementCount(max: 1 << 28)
     for k in 0..<assignmentCount {
       let (text, own) = try readID()
       let item = try r.count(max: max(itemCount - 1, 0))
@@ -142,7 +142,7 @@ extension Board {
     for _ in 0..<(try r.count(max: replicas.count)) {
       let replica = try replicaAt(try r.count(max: replicas.count))
       var counter: UInt64 = 0
-      for _ in 0..<(try r.count(max: 1 << 32)) {
+      for _ in 0..<(try r.elementCount(max: 1 << 32)) {
         let (sum, overflow) = counter.addingReportingOverflow(try r.varint())
         guard !overflow else { throw .malformed("op counter overflow") }
         counter = sum
@@ -151,7 +151,7 @@ extension Board {
       }
     }
 
-    for _ in 0..<(try r.count(max: 1 << 28)) {
+    for _ in 0..<(try r.elementCount(max: 1 << 28)) {
       let length = try r.count(max: bytes.count)
       guard bytes.count - r.offset >= length else { throw .malformed("buffered op runs past the end") }
       let op = try Op(encoded: Array(bytes[r.offset..<(r.offset + length)]))
@@ -171,36 +171,63 @@ extension Board {
   ) throws(BoardError) {
     let s = positions.addSequence()
     let base = Int(positions.sentinels[Int(s)])
-    let m = try r.count(max: 1 << 28)
+    let m = try r.elementCount(max: 1 << 28)
     positions.nodes.reserveCapacity(positions.nodes.count + m)
     positions.nodeLeaf.reserveCapacity(positions.nodes.count + m)
     positions.reserveIndex(positions.indexCount + m)
-    var lastReplica = -1
-    var replica = ReplicaID(0)
-    for k in 1..<(m + 1) {
-      let header = try r.varint()
-      let rk = Int(header >> 3)
-      if rk != lastReplica {
-        replica = try replicaAt(rk)
-        lastReplica = rk
+    // Decode straight into the node array (one bulk append, no per-node uniqueness checks).
+    let start = positions.nodes.count
+    let blank = PositionStore.Node(
+      id: OpID(replica: ReplicaID(0), counter: 0), owner: -1, sequence: s, parent: -1, firstLeft: -1, firstRight: -1,
+      next: -1, side: .left)
+    positions.nodes.append(contentsOf: repeatElement(blank, count: m))
+    positions.nodeLeaf.append(contentsOf: repeatElement(-1, count: m))
+    let clock = lamport
+    var failure: BoardError? = nil
+    positions.nodes.withUnsafeMutableBufferPointer { nodes in
+      var lastReplica = -1
+      var replica = ReplicaID(0)
+      do {
+        for k in 1..<(m + 1) {
+          let header = try r.varint()
+          let rk = Int(header >> 3)
+          if rk != lastReplica {
+            replica = try replicaAt(rk)
+            lastReplica = rk
+          }
+          let counter = try r.varint()
+          guard counter > 0, counter <= clock else { throw BoardError.malformed("a position is ahead of the clock") }
+          let delta: Int
+          switch header & 3 {
+          case 0: delta = -1
+          case 1: delta = 1
+          case 2:
+            let d = try r.signed()
+            guard d != 0, d >= Int64(-k), d <= Int64(m - k) else {
+              throw BoardError.malformed("position parent out of range")
+            }
+            delta = Int(d)
+          default: throw BoardError.malformed("unknown position form")
+          }
+          guard k + delta >= 0, k + delta <= m else { throw BoardError.malformed("position parent out of range") }
+          let side: Side = header & 4 == 0 ? .left : .right
+          guard (side == .left) == (delta > 0) else {
+            throw BoardError.malformed("position on the wrong side of its parent")
+          }
+          let n = start + k - 1
+          nodes[n].id = OpID(replica: replica, counter: counter)
+          nodes[n].parent = Int32(base + k + delta)
+          nodes[n].side = side
+        }
+      } catch let error as BoardError {
+        failure = error
+      } catch {
+        failure = .malformed("positions")
       }
-      let id = OpID(replica: replica, counter: try r.varint())
-      guard id.counter <= lamport else { throw .malformed("a position is ahead of the clock") }
-      let delta: Int
-      switch header & 3 {
-      case 0: delta = -1
-      case 1: delta = 1
-      case 2:
-        let d = try r.signed()
-        guard d != 0, d >= Int64(-k), d <= Int64(m - k) else { throw .malformed("position parent out of range") }
-        delta = Int(d)
-      default: throw .malformed("unknown position form")
-      }
-      guard k + delta >= 0, k + delta <= m else { throw .malformed("position parent out of range") }
-      let side: Side = header & 4 == 0 ? .left : .right
-      guard (side == .left) == (delta > 0) else { throw .malformed("position on the wrong side of its parent") }
-      let n = positions.newNode(id: id, sequence: s, parent: Int32(base + k + delta), side: side, owner: -1)
-      guard positions.indexInsert(n), id.counter > 0 else { throw .malformed("duplicate position \(id)") }
+    }
+    if let failure { throw failure }
+    for n in start..<(start + m) {
+      guard positions.indexInsert(Int32(n)) else { throw .malformed("duplicate position \(positions.nodes[n].id)") }
     }
     try positions.rebuildSequence(s, count: m)
   }
@@ -213,28 +240,34 @@ extension PositionStore {
     let base = Int(sentinels[Int(s)])
     var lastLeft = [Int32](repeating: -1, count: m + 1)
     var lastRight = [Int32](repeating: -1, count: m + 1)
-    for k in 1..<(m + 1) {
-      let n = Int32(base + k)
-      let p = Int(nodes[Int(n)].parent)
-      let pk = p - base
-      if nodes[Int(n)].side == .left {
-        if lastLeft[pk] >= 0 {
-          guard nodes[Int(lastLeft[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
-          nodes[Int(lastLeft[pk])].next = n
+    var ordered = true
+    nodes.withUnsafeMutableBufferPointer { nodes in
+      for k in 1..<(m + 1) {
+        let n = Int32(base + k)
+        let p = Int(nodes[Int(n)].parent)
+        let pk = p - base
+        if nodes[Int(n)].side == .left {
+          let last = lastLeft[pk]
+          if last >= 0 {
+            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
+            nodes[Int(last)].next = n
+          } else {
+            nodes[p].firstLeft = n
+          }
+          lastLeft[pk] = n
         } else {
-          nodes[p].firstLeft = n
+          let last = lastRight[pk]
+          if last >= 0 {
+            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
+            nodes[Int(last)].next = n
+          } else {
+            nodes[p].firstRight = n
+          }
+          lastRight[pk] = n
         }
-        lastLeft[pk] = n
-      } else {
-        if lastRight[pk] >= 0 {
-          guard nodes[Int(lastRight[pk])].id < nodes[Int(n)].id else { throw .malformed("siblings out of order") }
-          nodes[Int(lastRight[pk])].next = n
-        } else {
-          nodes[p].firstRight = n
-        }
-        lastRight[pk] = n
       }
     }
+    guard ordered else { throw .malformed("siblings out of order") }
     // The Fugue traversal must visit nodes base, base+1, … base+m in that order.
     var expected = Int32(base)
     var failed = false

@@ -52,12 +52,14 @@ struct ByteReader {
 
   var isAtEnd: Bool { offset >= bytes.count }
 
+  @inline(__always)
   mutating func byte() throws(BoardError) -> UInt8 {
     guard offset < bytes.count else { throw .malformed("unexpected end of data") }
     defer { offset += 1 }
     return bytes[offset]
   }
 
+  @inline(__always)
   mutating func varint() throws(BoardError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
@@ -78,6 +80,12 @@ struct ByteReader {
     let v = try varint()
     guard limit >= 0, v <= UInt64(limit) else { throw .malformed("count \(v) over the limit \(limit)") }
     return Int(v)
+  }
+
+  /// A count of elements that follow, each at least one byte: bounded by the bytes left, so a
+  /// corrupt count cannot make the reader reserve huge amounts of memory.
+  mutating func elementCount(max limit: Int) throws(BoardError) -> Int {
+    try count(max: Swift.min(limit, bytes.count - offset))
   }
 
   mutating func signed() throws(BoardError) -> Int64 {

@@ -124,8 +124,10 @@ public struct Anchor: Hashable, Sendable {
 /// Parsing and printing of generated ids `"<counter>@<replica>"`.
 enum GeneratedID {
   /// The text for a generated id.
+  /// Formats into a stack buffer, then makes the String from the used bytes: ids up to 15 bytes
+  /// become small (inline) strings, so copying one never touches the heap.
   static func text(_ id: OpID) -> String {
-    String(unsafeUninitializedCapacity: 41) { buffer in
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 41) { buffer in
       var k = 0
       func put(_ value: UInt64) {
         var digits = 1
@@ -145,7 +147,7 @@ enum GeneratedID {
       buffer[k] = UInt8(ascii: "@")
       k += 1
       put(id.replica.rawValue)
-      return k
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<k]), as: UTF8.self)
     }
   }
 

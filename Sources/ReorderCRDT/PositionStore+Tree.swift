@@ -83,16 +83,22 @@ extension PositionStore {
     }
     let base = Int(leaf) * PositionStore.fanout
     let length = Int(leafLength[Int(leaf)])
-    var j = base + length
-    while j > base + k {
-      leafSlots[j] = leafSlots[j - 1]
-      leafVisible[j] = leafVisible[j - 1]
-      leafOwner[j] = leafOwner[j - 1]
-      j -= 1
+    let at = base + k
+    let moved = length - k
+    // Shift the tail one slot right: one uniqueness check per array, not one per element.
+    leafSlots.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = n
     }
-    leafSlots[base + k] = n
-    leafVisible[base + k] = false
-    leafOwner[base + k] = nodes[Int(n)].owner
+    leafVisible.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = false
+    }
+    let owner = nodes[Int(n)].owner
+    leafOwner.withUnsafeMutableBufferPointer { p in
+      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
+      p[at] = owner
+    }
     leafLength[Int(leaf)] += 1
     nodeLeaf[Int(n)] = leaf
   }
@@ -136,7 +142,7 @@ extension PositionStore {
     return right
   }
 
-  private mutating func appendChild(_ inner: Int32, _ child: Int32, count: Int32) {
+  mutating func appendChild(_ inner: Int32, _ child: Int32, count: Int32) {
     let k = Int(inner) * PositionStore.fanout + Int(innerLength[Int(inner)])
     innerChildren[k] = child
     innerCounts[k] = count
@@ -213,277 +219,5 @@ extension PositionStore {
     var total: Int32 = 0
     for k in base..<(base + Int(innerLength[Int(inner)])) { total += innerCounts[k] }
     return total
-  }
-
-  /// Marks a node visible or not, updating the counts up to the root.
-  /// - Complexity: O(log n).
-  /// Returns false when it already was.
-  @discardableResult
-  @inline(__always)
-  mutating func setVisible(_ n: Int32, _ visible: Bool) -> Bool {
-    let leaf = nodeLeaf[Int(n)]
-    let k = Int(leaf) * PositionStore.fanout + slot(of: n)
-    guard leafVisible[k] != visible else { return false }
-    leafVisible[k] = visible
-    let delta: Int32 = visible ? 1 : -1
-    leafCount[Int(leaf)] += delta
-    var child = leaf
-    var inner = leafParent[Int(leaf)]
-    while inner >= 0 {
-      innerCounts[Int(inner) * PositionStore.fanout + childIndex(child, in: inner)] += delta
-      child = inner
-      inner = innerParent[Int(inner)]
-    }
-    return true
-  }
-
-  /// Number of visible nodes before `n` in its sequence (its visible index when visible).
-  /// - Complexity: O(log n).
-  @inline(__always)
-  func rank(_ n: Int32) -> Int {
-    let leaf = nodeLeaf[Int(n)]
-    let base = Int(leaf) * PositionStore.fanout
-    var r = 0
-    for k in base..<(base + slot(of: n)) where leafVisible[k] { r += 1 }
-    var child = leaf
-    var inner = leafParent[Int(leaf)]
-    while inner >= 0 {
-      let ib = Int(inner) * PositionStore.fanout
-      for k in ib..<(ib + childIndex(child, in: inner)) { r += Int(innerCounts[k]) }
-      child = inner
-      inner = innerParent[Int(inner)]
-    }
-    return r
-  }
-
-  /// The visible node at visible index `k` of a sequence.
-  /// - Complexity: O(log n).
-  func select(_ sequence: Int32, _ k: Int) -> Int32? {
-    selectSlot(sequence, k).map { leafSlots[$0] }
-  }
-
-  /// The owner (item or list number) of the visible node at visible index `k`, without touching
-  /// the node itself.
-  @inline(__always)
-  func selectOwner(_ sequence: Int32, _ k: Int) -> Int32? {
-    selectSlot(sequence, k).map { leafOwner[$0] }
-  }
-
-  /// The global leaf slot of the visible node at visible index `k`.
-  @inline(__always)
-  private func selectSlot(_ sequence: Int32, _ k: Int) -> Int? {
-    guard k >= 0, k < visibleCount(sequence) else { return nil }
-    var k = Int32(k)
-    var x = roots[Int(sequence)]
-    if !rootIsLeaf[Int(sequence)] {
-      while true {
-        let base = Int(x) * PositionStore.fanout
-        var j = base
-        while k >= innerCounts[j] {
-          k -= innerCounts[j]
-          j += 1
-        }
-        let overLeaves = innerOverLeaves[Int(x)]
-        x = innerChildren[j]
-        if overLeaves { break }
-      }
-    }
-    var j = Int(x) * PositionStore.fanout
-    while true {
-      if leafVisible[j] {
-        if k == 0 { return j }
-        k -= 1
-      }
-      j += 1
-    }
-  }
-
-  /// Sets the owner of a node (snapshot loading).
-  mutating func setOwner(_ n: Int32, _ owner: Int32) {
-    nodes[Int(n)].owner = owner
-    leafOwner[Int(nodeLeaf[Int(n)]) * PositionStore.fanout + slot(of: n)] = owner
-  }
-
-  /// Visible nodes in a sequence.
-  @inline(__always)
-  func visibleCount(_ sequence: Int32) -> Int {
-    let root = roots[Int(sequence)]
-    return Int(rootIsLeaf[Int(sequence)] ? leafCount[Int(root)] : subtreeCount(root))
-  }
-
-  /// The next node in the full order, or nil at the end.
-  @inline(__always)
-  func successor(_ n: Int32) -> Int32? {
-    let leaf = nodeLeaf[Int(n)]
-    let k = slot(of: n)
-    if k + 1 < Int(leafLength[Int(leaf)]) { return leafSlots[Int(leaf) * PositionStore.fanout + k + 1] }
-    let next = leafNext[Int(leaf)]
-    return next >= 0 ? leafSlots[Int(next) * PositionStore.fanout] : nil
-  }
-
-  /// The previous node in the full order, or nil at the start (only the sentinel has none).
-  @inline(__always)
-  func predecessor(_ n: Int32) -> Int32? {
-    let leaf = nodeLeaf[Int(n)]
-    let k = slot(of: n)
-    if k > 0 { return leafSlots[Int(leaf) * PositionStore.fanout + k - 1] }
-    let previous = leafPrev[Int(leaf)]
-    return previous >= 0 ? leafSlots[Int(previous) * PositionStore.fanout + Int(leafLength[Int(previous)]) - 1] : nil
-  }
-
-  /// The first leaf of a sequence.
-  func firstLeaf(_ sequence: Int32) -> Int32 {
-    var x = roots[Int(sequence)]
-    if rootIsLeaf[Int(sequence)] { return x }
-    while true {
-      let overLeaves = innerOverLeaves[Int(x)]
-      x = innerChildren[Int(x) * PositionStore.fanout]
-      if overLeaves { return x }
-    }
-  }
-
-  /// The last node of a sequence's full order (the sentinel when empty).
-  func last(_ sequence: Int32) -> Int32 {
-    var x = roots[Int(sequence)]
-    if !rootIsLeaf[Int(sequence)] {
-      while true {
-        let overLeaves = innerOverLeaves[Int(x)]
-        x = innerChildren[Int(x) * PositionStore.fanout + Int(innerLength[Int(x)]) - 1]
-        if overLeaves { break }
-      }
-    }
-    return leafSlots[Int(x) * PositionStore.fanout + Int(leafLength[Int(x)]) - 1]
-  }
-
-  /// Calls `body` with the owner of each visible node of a sequence in order, skipping leaves
-  /// with none.
-  /// - Complexity: O(positions / fanout + visible).
-  func forEachVisibleOwner(_ sequence: Int32, _ body: (Int32) -> Void) {
-    var leaf = firstLeaf(sequence)
-    while leaf >= 0 {
-      if leafCount[Int(leaf)] > 0 {
-        let base = Int(leaf) * PositionStore.fanout
-        for k in base..<(base + Int(leafLength[Int(leaf)])) where leafVisible[k] { body(leafOwner[k]) }
-      }
-      leaf = leafNext[Int(leaf)]
-    }
-  }
-
-  /// Every node of a sequence in full order (tests and snapshots).
-  func fullOrder(_ sequence: Int32) -> [Int32] {
-    var out: [Int32] = []
-    var leaf = firstLeaf(sequence)
-    while leaf >= 0 {
-      let base = Int(leaf) * PositionStore.fanout
-      out.append(contentsOf: leafSlots[base..<(base + Int(leafLength[Int(leaf)]))])
-      leaf = leafNext[Int(leaf)]
-    }
-    return out
-  }
-
-  /// Builds the order tree of a sequence from its nodes in full order (all invisible). The
-  /// sequence's previous root leaf (holding just the sentinel) is reused as the first leaf.
-  mutating func bulkBuild(_ sequence: Int32, order: [Int32]) {
-    let leaves = (order.count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
-    let slots = (leafLength.count + leaves) * PositionStore.fanout
-    leafSlots.reserveCapacity(slots)
-    leafVisible.reserveCapacity(slots)
-    leafOwner.reserveCapacity(slots)
-    leafLength.reserveCapacity(leafLength.count + leaves)
-    leafCount.reserveCapacity(leafLength.count + leaves)
-    leafParent.reserveCapacity(leafLength.count + leaves)
-    leafNext.reserveCapacity(leafLength.count + leaves)
-    leafPrev.reserveCapacity(leafLength.count + leaves)
-    var level: [Int32] = []
-    var start = 0
-    var previous: Int32 = -1
-    while start < order.count {
-      let leaf = level.isEmpty ? roots[Int(sequence)] : newLeaf()
-      let end = min(start + PositionStore.bulkFill, order.count)
-      let base = Int(leaf) * PositionStore.fanout
-      for k in start..<end {
-        leafSlots[base + k - start] = order[k]
-        leafVisible[base + k - start] = false
-        leafOwner[base + k - start] = nodes[Int(order[k])].owner
-        nodeLeaf[Int(order[k])] = leaf
-      }
-      leafLength[Int(leaf)] = Int32(end - start)
-      leafCount[Int(leaf)] = 0
-      leafPrev[Int(leaf)] = previous
-      if previous >= 0 { leafNext[Int(previous)] = leaf }
-      previous = leaf
-      level.append(leaf)
-      start = end
-    }
-    if level.count == 1 {
-      rootIsLeaf[Int(sequence)] = true
-      return
-    }
-    var overLeaves = true
-    while level.count > 1 {
-      var next: [Int32] = []
-      var k = 0
-      while k < level.count {
-        let inner = newInner(childrenAreLeaves: overLeaves)
-        for child in level[k..<min(k + PositionStore.bulkFill, level.count)] { appendChild(inner, child, count: 0) }
-        next.append(inner)
-        k += PositionStore.bulkFill
-      }
-      level = next
-      overLeaves = false
-    }
-    roots[Int(sequence)] = level[0]
-    rootIsLeaf[Int(sequence)] = false
-  }
-
-  /// Checks one sequence's order tree (links, lengths, counts, equal leaf depth, leaf chain);
-  /// returns its number of nodes.
-  func checkOrderTree(_ sequence: Int32) -> Int {
-    var leaves: [Int32] = []
-    var leafDepth = -1
-    var nodeCount = 0
-    func visit(_ x: Int32, isLeaf: Bool, parent: Int32, depth: Int) -> Int32 {
-      if isLeaf {
-        precondition(leafParent[Int(x)] == parent, "leaf parent link")
-        let length = Int(leafLength[Int(x)])
-        precondition(length >= 1 && length <= PositionStore.fanout, "leaf length")
-        precondition(leafDepth < 0 || leafDepth == depth, "leaves at one depth")
-        leafDepth = depth
-        var visible: Int32 = 0
-        for k in 0..<length {
-          let n = leafSlots[Int(x) * PositionStore.fanout + k]
-          precondition(nodeLeaf[Int(n)] == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
-          precondition(leafOwner[Int(x) * PositionStore.fanout + k] == nodes[Int(n)].owner, "leaf owner")
-          if leafVisible[Int(x) * PositionStore.fanout + k] { visible += 1 }
-        }
-        precondition(leafCount[Int(x)] == visible, "leaf visible count")
-        leaves.append(x)
-        nodeCount += length
-        return visible
-      }
-      precondition(innerParent[Int(x)] == parent, "inner parent link")
-      let length = Int(innerLength[Int(x)])
-      precondition(length >= 1 && length <= PositionStore.fanout, "inner length")
-      var total: Int32 = 0
-      for k in 0..<length {
-        let child = innerChildren[Int(x) * PositionStore.fanout + k]
-        let count = visit(child, isLeaf: innerOverLeaves[Int(x)], parent: x, depth: depth + 1)
-        precondition(innerCounts[Int(x) * PositionStore.fanout + k] == count, "inner child counts")
-        total += count
-      }
-      return total
-    }
-    _ = visit(roots[Int(sequence)], isLeaf: rootIsLeaf[Int(sequence)], parent: -1, depth: 0)
-    var chain: [Int32] = []
-    var leaf = firstLeaf(sequence)
-    var previous: Int32 = -1
-    while leaf >= 0 {
-      precondition(leafPrev[Int(leaf)] == previous, "leaf chain back links")
-      chain.append(leaf)
-      previous = leaf
-      leaf = leafNext[Int(leaf)]
-    }
-    precondition(chain == leaves, "leaf chain equals the tree's leaves")
-    return nodeCount
   }
 }

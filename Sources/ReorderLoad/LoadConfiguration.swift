@@ -38,6 +38,8 @@ public struct LoadConfiguration: Sendable {
   public var connectTimeoutSeconds = 30.0
   /// Seconds to wait after the traffic for in-flight deliveries (`--drain`).
   public var drainSeconds = 2.0
+  /// At most this long, after every client is ready, for the join traffic to stop (`--settle-timeout`).
+  public var settleTimeoutSeconds = 20.0
   /// Connection attempts in flight at once (`--connect-concurrency`).
   public var connectConcurrency = 100
   /// Client service threads (`--threads`): each is one lws client context.

@@ -13,7 +13,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
     public var coverage: Double
     public var dragP50: Double
     public var dragP99: Double
-    public var stalenessP99: Double
+    /// Staleness p99 (nil for a ramp: it is not tracked per step).
+    public var stalenessP99: Double?
     public var lost: Int
     /// The mirror's deliveries per second, p99 and undelivered share, when there is a twin.
     public var mirrorDeliveredPerSecond: Double?
@@ -47,8 +48,13 @@ public struct LoadReport: Sendable, Codable, Equatable {
       let oursFigures = Self.figures(ours)
       var comparison = Comparison(
         label: ours.label, coveredPerSecond: oursFigures.covered, deliveredPerSecond: oursFigures.delivered,
-        offeredPerSecond: oursFigures.offered, coverage: ours.coverage, dragP50: ours.dragLatency.p50,
-        dragP99: oursFigures.p99, stalenessP99: ours.staleness.p99, lost: ours.counters.dragUpdatesLost)
+        offeredPerSecond: oursFigures.offered,
+        // Per step, covered updates count at their arrival second and offered ones at their send
+        // second, so a step's ratio can pass 1 by the edges: cap it.
+        coverage: ours.best.map { $0.offeredPerSecond > 0 ? min(1, $0.coveredPerSecond / $0.offeredPerSecond) : 0 }
+          ?? ours.coverage,
+        dragP50: ours.best?.dragP50 ?? ours.dragLatency.p50, dragP99: oursFigures.p99,
+        stalenessP99: ours.best == nil ? ours.staleness.p99 : nil, lost: ours.counters.dragUpdatesLost)
       comparison.serverCPU = ours.server?.cpuPercent
       comparison.serverWait = ours.server?.runQueueWaitPercent
       if let mirror {
@@ -58,8 +64,11 @@ public struct LoadReport: Sendable, Codable, Equatable {
         comparison.mirrorDeliveredPerSecond = theirs.delivered
         comparison.mirrorOfferedPerSecond = theirs.offered
         comparison.mirrorP99 = theirs.p99
-        let expected = Double(max(1, mirror.counters.dragUpdatesExpected))
-        comparison.mirrorUndelivered = max(0, 1 - Double(mirror.counters.dragUpdatesDelivered) / expected)
+        comparison.mirrorUndelivered =
+          theirs.offered > 0
+          ? max(0, 1 - theirs.delivered / theirs.offered)
+          : max(
+            0, 1 - Double(mirror.counters.dragUpdatesDelivered) / Double(max(1, mirror.counters.dragUpdatesExpected)))
         comparison.throughputRatio = theirs.delivered > 0 ? oursFigures.covered / theirs.delivered : nil
         comparison.latencyRatio = oursFigures.p99 > 0 ? theirs.p99 / oursFigures.p99 : nil
       }
@@ -93,7 +102,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
         let cells = [
           row.label, titles[row.label] ?? "", rate(row.offeredPerSecond), rate(row.deliveredPerSecond),
           rate(row.coveredPerSecond), String(format: "%.2f%%", 100 * row.coverage), ms(row.dragP50), ms(row.dragP99),
-          ms(row.stalenessP99), row.mirrorDeliveredPerSecond.map(rate) ?? "–", row.mirrorP99.map(ms) ?? "–",
+          row.stalenessP99.map(ms) ?? "–", row.mirrorDeliveredPerSecond.map(rate) ?? "–", row.mirrorP99.map(ms) ?? "–",
           row.mirrorUndelivered.map { String(format: "%.1f%%", 100 * $0) } ?? "–",
           row.throughputRatio.map { String(format: "%.2f×", $0) } ?? "–",
           row.latencyRatio.map { String(format: "%.2f×", $0) } ?? "–",

@@ -17,7 +17,8 @@ extension LoadResult {
     }
     row(
       "connect",
-      "\(counters.connected) ready, \(counters.connectFailures) failed in \(String(format: "%.1f", connectSeconds)) s; "
+      "\(counters.connected) ready, \(counters.connectFailures) failed in \(String(format: "%.1f", connectSeconds)) s"
+        + (settleSeconds.map { String(format: ", join traffic settled %.1f s later", $0) } ?? "") + "; "
         + Self.latency(connect))
     if counters.dragUpdatesSent > 0 {
       row(
@@ -35,6 +36,9 @@ extension LoadResult {
           + "ends \(counters.dragEndsDelivered)/\(counters.dragEndsExpected)")
       row("drag latency", Self.latency(dragLatency))
       row("staleness", Self.latency(staleness))
+      if let receiverSilence, receiverSilence.count > 0 {
+        row("max silence", Self.latency(receiverSilence) + " (per receiver, without a drag frame)")
+      }
     }
     if counters.movesSent > 0 {
       row(

@@ -15,7 +15,8 @@ public struct RampStep: Sendable, Codable, Equatable {
   public var coveredPerSecond: Double
   /// Moves acknowledged per second.
   public var acknowledgedPerSecond: Double
-  /// p99 of drag latency during the step (ms).
+  /// p50 and p99 of drag latency during the step (ms).
+  public var dragP50: Double? = nil
   public var dragP99: Double
   /// p99 of ack latency during the step (ms).
   public var ackP99: Double
@@ -39,6 +40,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var trafficSeconds: Double
   /// Seconds it took to connect every client.
   public var connectSeconds: Double
+  /// Seconds after that until the clients stopped receiving join traffic.
+  public var settleSeconds: Double? = nil
   public var counters: LoadCounters
   /// Connect → ready (ms).
   public var connect: LatencySummary
@@ -46,6 +49,9 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var dragLatency: LatencySummary
   /// Age of the freshest known position of each active remote drag, sampled at receivers (ms).
   public var staleness: LatencySummary
+  /// Per receiver, the longest time without a drag frame during the traffic (ms): fairness
+  /// between connections (a starved receiver shows here even when delivered frames are fresh).
+  public var receiverSilence: LatencySummary? = nil
   /// Move sent → `applied` at the sender (ms).
   public var ackLatency: LatencySummary
   /// Move sent → `applied` at the others (ms).

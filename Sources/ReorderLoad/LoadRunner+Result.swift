@@ -41,7 +41,9 @@ extension LoadRunner {
       dragRate: configuration.dragRate, moveRate: configuration.moveRate, ramp: configuration.ramp,
       startedAt: startedAt, trafficSeconds: seconds, connectSeconds: connectSeconds, counters: counters,
       connect: LatencySummary(measurements.connectLatency), dragLatency: LatencySummary(measurements.dragLatency),
-      staleness: LatencySummary(measurements.staleness), ackLatency: LatencySummary(measurements.ackLatency),
+      staleness: LatencySummary(measurements.staleness),
+      receiverSilence: LatencySummary(measurements.receiverSilence),
+      ackLatency: LatencySummary(measurements.ackLatency),
       remoteApplyLatency: LatencySummary(measurements.remoteApplyLatency),
       offeredPerSecond: Double(counters.dragUpdatesSent) * receivers / seconds,
       deliveredPerSecond: Double(counters.dragUpdatesDelivered) / seconds,
@@ -91,7 +93,8 @@ extension LoadRunner {
           deliveredPerSecond: sum(series.dragUpdatesDelivered) / span,
           coveredPerSecond: sum(series.dragUpdatesCovered) / span,
           acknowledgedPerSecond: sum(series.movesAcknowledged) / span,
-          dragP99: Double(drag.percentile(0.99)) / 1000, ackP99: Double(ack.percentile(0.99)) / 1000))
+          dragP50: Double(drag.percentile(0.50)) / 1000, dragP99: Double(drag.percentile(0.99)) / 1000,
+          ackP99: Double(ack.percentile(0.99)) / 1000))
     }
     return steps
   }

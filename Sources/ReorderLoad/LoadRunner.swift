@@ -71,8 +71,10 @@ public final class LoadRunner {
     try seedRooms()
     try connectEveryone()
     let connectSeconds = Double(MonotonicClock.microseconds() - connectStart) / 1e6
-    // Let the server settle, then take the idle memory.
-    MonotonicClock.sleep(until: MonotonicClock.microseconds() + 500_000)
+    // Joining makes traffic of its own (welcomes, `peer` joins to every member): wait until the
+    // clients have received nothing for a while, so the traffic does not queue behind it and the
+    // idle memory is idle.
+    let settleSeconds = settle()
     let rssIdle = serverSampler?.sample()
     let traffic = runTraffic()
     drain()
@@ -81,6 +83,7 @@ public final class LoadRunner {
       measurements: measurements, traffic: traffic, startedAt: startedAt, connectSeconds: connectSeconds,
       serverBefore: rssBefore, serverIdle: rssIdle, selfBefore: selfBefore)
     result.loadAverage = [loadBefore, ProcessSampler.loadAverage()].compactMap { $0 }
+    result.settleSeconds = settleSeconds
     return result
   }
 
@@ -176,6 +179,31 @@ public final class LoadRunner {
         : "timed out after \(configuration.connectTimeoutSeconds) s"
       throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
     }
+  }
+
+  /// Waits until no client has received anything for 500 ms (at most `settleTimeoutSeconds`);
+  /// returns how long it took.
+  func settle() -> Double {
+    let start = MonotonicClock.microseconds()
+    let deadline = start + Int64(configuration.settleTimeoutSeconds * 1e6)
+    var lastBytes = -1
+    var quietSince = start
+    while MonotonicClock.microseconds() < deadline {
+      for shard in shards { shard.context.post { shard.publishProgress() } }
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 100_000)
+      let bytes = published().counters.bytesReceived
+      let now = MonotonicClock.microseconds()
+      if bytes != lastBytes {
+        lastBytes = bytes
+        quietSince = now
+      } else if now - quietSince >= 500_000 {
+        break
+      }
+    }
+    if MonotonicClock.microseconds() >= deadline {
+      notes.append("clients still receiving join traffic after \(configuration.settleTimeoutSeconds) s")
+    }
+    return Double(MonotonicClock.microseconds() - start) / 1e6
   }
 
   /// Raises the soft limit on open files towards `wanted` (up to the hard limit).

@@ -65,6 +65,7 @@ extension LoadShard {
   }
 
   private func receiveStamps(_ scanner: FrameScanner, client: LoadClient, arrival: Int64) {
+    measurements.frameArrived(state: &client.receiver, arrival: arrival)
     sentLog.withLock { log in
       scanner.forEachDragStamp { stamp in
         measurements.receive(stamp, receiver: client.index, state: &client.receiver, arrival: arrival, log: log)

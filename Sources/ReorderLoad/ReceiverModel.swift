@@ -14,6 +14,11 @@ struct ReceiverState {
   var views: [Int: ReceiverDragView] = [:]
   /// Last `applied` seq seen (-1: none yet; `welcome` sets the starting point).
   var lastAppliedSeq: Int64 = -1
+  /// Frames with drag updates received during the traffic, and when the last one came.
+  var dragFrames = 0
+  var lastDragFrameAt: Int64?
+  /// Longest time without a drag frame during the traffic (µs).
+  var longestSilence: Int64 = 0
 }
 
 /// The measurements of one service thread: counters, series and histograms, updated by the
@@ -31,6 +36,8 @@ struct Measurements {
   var remoteApplyLatency = LatencyHistogram()
   /// Connect started → ready (opened, or welcome in rooms mode) (µs).
   var connectLatency = LatencyHistogram()
+  /// Per receiver: the longest time without a drag frame during the traffic (µs).
+  var receiverSilence = LatencyHistogram()
   /// Drag latency per second of traffic, for the report's p99 over time.
   var dragLatencyPerSecond: [LatencyHistogram] = []
   /// Ack latency per second of traffic.
@@ -104,6 +111,14 @@ struct Measurements {
     }
   }
 
+  /// Notes that a frame with drag updates reached `state`'s client at `arrival`.
+  func frameArrived(state: inout ReceiverState, arrival: Int64) {
+    guard let origin, arrival >= origin else { return }
+    state.dragFrames += 1
+    state.longestSilence = max(state.longestSilence, arrival - (state.lastDragFrameAt ?? origin))
+    state.lastDragFrameAt = arrival
+  }
+
   /// Samples, at one receiver, the age of the freshest known position of each active remote drag.
   mutating func sampleStaleness(receiver: Int, room: Int, state: ReceiverState, now: Int64, log: DragSentLog) {
     guard room < log.dragsByRoom.count else { return }
@@ -117,6 +132,9 @@ struct Measurements {
   /// Final accounting at one receiver after the drain: what was due, and what never arrived.
   mutating func finish(receiver: Int, room: Int, state: ReceiverState, log: DragSentLog) {
     guard room < log.dragsByRoom.count else { return }
+    if log.dragsByRoom[room].contains(where: { log.owners[$0] != receiver }) {
+      receiverSilence.record(microseconds: state.longestSilence)
+    }
     for drag in log.dragsByRoom[room] where log.owners[drag] != receiver {
       let sent = log.sentCount(drag)
       counters.dragUpdatesExpected += sent
@@ -161,6 +179,7 @@ struct Measurements {
     ackLatency.merge(other.ackLatency)
     remoteApplyLatency.merge(other.remoteApplyLatency)
     connectLatency.merge(other.connectLatency)
+    receiverSilence.merge(other.receiverSilence)
     closeReasons.merge(other.closeReasons, uniquingKeysWith: +)
     for (second, histogram) in other.dragLatencyPerSecond.enumerated() {
       if second >= dragLatencyPerSecond.count { dragLatencyPerSecond.append(LatencyHistogram()) }

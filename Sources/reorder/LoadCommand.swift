@@ -37,6 +37,9 @@ enum LoadCommand {
         name: "connect-timeout", kind: .decimal(0.1...600), defaultValue: "30",
         help: "Seconds allowed to connect every client."),
       OptionSpec(
+        name: "settle-timeout", kind: .decimal(0...600), defaultValue: "20",
+        help: "At most this long after connecting, wait until the clients receive nothing for 0.5 s."),
+      OptionSpec(
         name: "drain", kind: .decimal(0...60), defaultValue: "2", help: "Seconds to wait for in-flight deliveries."),
       OptionSpec(
         name: "connect-concurrency", kind: .integer(1...10_000), defaultValue: "100",
@@ -98,6 +101,7 @@ enum LoadCommand {
     if let value = options.decimal("duration") { configuration.durationSeconds = value }
     if let value = options.decimal("connect-timeout") { configuration.connectTimeoutSeconds = value }
     if let value = options.decimal("drain") { configuration.drainSeconds = value }
+    if let value = options.decimal("settle-timeout") { configuration.settleTimeoutSeconds = value }
     if let value = options.integer("connect-concurrency") { configuration.connectConcurrency = value }
     if let value = options.integer("threads") { configuration.threads = value }
     if let value = options.decimal("coverage-window-ms") { configuration.coverageWindowMilliseconds = value }

@@ -230,6 +230,9 @@ struct BoardTests {
     for cut in stride(from: 0, to: bytes.count, by: 1) {
       #expect(throws: BoardError.self) { try Board(snapshot: Array(bytes[0..<cut]), replica: ReplicaID(1)) }
     }
+    // Huge counts are refused before anything is reserved.
+    let huge: [UInt8] = Board.snapshotMagic + [Board.snapshotVersion, 5, 0, 0, 1, 0x80, 0x80, 0x80, 0x40]
+    #expect(throws: BoardError.self) { try Board(snapshot: huge, replica: ReplicaID(1)) }
     // Random damage to a rich snapshot: refused, or loaded consistent and still usable.
     var world = FuzzWorld(seed: 3)
     world.run(steps: 60)
@@ -257,6 +260,21 @@ struct RegressionTests {
     #expect(names(b) == "X Y Z")
     _ = try b.move("Y", to: "L1", after: nil, before: "Y")
     #expect(names(b) == "X Y Z")
+    b.checkInvariants()
+  }
+
+  @Test("a fresh board answers lookups before any position exists")
+  func freshBoardLookups() {
+    var b = Board(replica: ReplicaID(1))
+    let op = Op(
+      id: OpID(replica: ReplicaID(2), counter: 3),
+      action: .move(item: "x", list: "l", anchor: Anchor(parent: nil, side: .right)))
+    #expect(!b.isApplied(op))
+    let applied = b.apply(op)
+    #expect(!applied)
+    #expect(b.pendingCount == 1)
+    #expect(b.index(of: "x") == nil)
+    #expect(b.items(in: "l").isEmpty)
     b.checkInvariants()
   }
 

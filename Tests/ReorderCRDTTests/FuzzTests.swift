@@ -112,7 +112,14 @@ struct FuzzWorld {
   mutating func run(steps: Int) {
     for _ in 0..<steps {
       let r = rng.below(boards.count)
-      if rng.chance(60) {
+      if rng.chance(3) {
+        // Restart the replica from its snapshot (buffered ops and clock included).
+        let restarted = try! Board(snapshot: boards[r].encodedSnapshot(), replica: boards[r].replica)
+        restarted.checkInvariants()
+        precondition(fingerprint(restarted) == fingerprint(boards[r]), "a restarted replica has the same state")
+        precondition(restarted.pendingCount == boards[r].pendingCount, "a restarted replica keeps its buffer")
+        boards[r] = restarted
+      } else if rng.chance(60) {
         intent(r)
       } else {
         var t = rng.below(boards.count - 1)

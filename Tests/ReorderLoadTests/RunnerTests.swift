@@ -101,3 +101,41 @@ struct RunnerTests {
     #expect(result.best != nil)
   }
 }
+
+@Suite("Summary of several runs")
+struct SummaryTests {
+  func result(_ label: String, mode: LoadConfiguration.Mode, delivered: Double, covered: Double, p99: Double)
+    -> LoadResult
+  {
+    var counters = LoadCounters()
+    counters.dragUpdatesSent = 100
+    counters.dragUpdatesExpected = 1_000
+    counters.dragUpdatesDelivered = Int(delivered)
+    counters.dragUpdatesCovered = Int(covered)
+    var latency = LatencyHistogram()
+    latency.record(microseconds: Int64(p99 * 1_000))
+    return LoadResult(
+      label: label, title: "", mode: mode, url: "ws://127.0.0.1:1", clients: 11, rooms: 1, draggers: 1,
+      dragRate: 30, moveRate: 0, ramp: false, startedAt: "", trafficSeconds: 1, connectSeconds: 0,
+      counters: counters, connect: LatencySummary(LatencyHistogram()), dragLatency: LatencySummary(latency),
+      staleness: LatencySummary(latency), ackLatency: LatencySummary(LatencyHistogram()),
+      remoteApplyLatency: LatencySummary(LatencyHistogram()), offeredPerSecond: 1_000, deliveredPerSecond: delivered,
+      coveredPerSecond: covered, framesPerSecond: delivered, coverage: covered / 1_000, acknowledgedPerSecond: 0,
+      series: ThroughputSeries(), dragP99PerSecond: [], ackP99PerSecond: [], dragLatencyEdgesMs: [],
+      dragLatencyCounts: [], ackLatencyCounts: [], server: nil, loadClient: nil, steps: [], best: nil, notes: [])
+  }
+
+  @Test("A run and its mirror twin become one row of ratios: covered ÷ delivered, mirror p99 ÷ ours")
+  func ratios() {
+    let report = LoadReport(runs: [
+      result("b-mirror", mode: .mirror, delivered: 400, covered: 100, p99: 80),
+      result("b", mode: .reorder, delivered: 300, covered: 800, p99: 40),
+    ])
+    #expect(report.runs.map(\.label) == ["b", "b-mirror"])
+    #expect(report.comparisons.count == 1)
+    let row = report.comparisons[0]
+    #expect(row.throughputRatio == 2)
+    #expect(row.latencyRatio == 2)
+    #expect(row.mirrorUndelivered == 0.6)
+  }
+}

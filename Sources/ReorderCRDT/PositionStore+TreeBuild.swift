@@ -1,0 +1,109 @@
+/// Bulk-building the order tree (snapshot loads) and checking it (tests).
+extension PositionStore {
+  /// Builds the order tree of a sequence from its nodes in full order (all invisible). The
+  /// sequence's previous root leaf (holding just the sentinel) is reused as the first leaf.
+  mutating func bulkBuild(_ sequence: Int32, order: [Int32]) {
+    let leaves = (order.count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
+    let slots = (leafLength.count + leaves) * PositionStore.fanout
+    leafSlots.reserveCapacity(slots)
+    leafVisible.reserveCapacity(slots)
+    leafOwner.reserveCapacity(slots)
+    leafLength.reserveCapacity(leafLength.count + leaves)
+    leafCount.reserveCapacity(leafLength.count + leaves)
+    leafParent.reserveCapacity(leafLength.count + leaves)
+    leafNext.reserveCapacity(leafLength.count + leaves)
+    leafPrev.reserveCapacity(leafLength.count + leaves)
+    // Leaves come out of `newLeaf()` empty, invisible and ownerless; the first reuses the root
+    // leaf (which holds the sentinel). Fill slots and node → leaf links in one pass per array.
+    var level: [Int32] = [roots[Int(sequence)]]
+    for _ in 1..<max(leaves, 1) { level.append(newLeaf()) }
+    let fill = PositionStore.bulkFill
+    leafSlots.withUnsafeMutableBufferPointer { slots in
+      for (j, leaf) in level.enumerated() {
+        let base = Int(leaf) * PositionStore.fanout
+        for k in (j * fill)..<min((j + 1) * fill, order.count) { slots[base + k - j * fill] = order[k] }
+      }
+    }
+    nodeLeaf.withUnsafeMutableBufferPointer { links in
+      for (j, leaf) in level.enumerated() {
+        for k in (j * fill)..<min((j + 1) * fill, order.count) { links[Int(order[k])] = leaf }
+      }
+    }
+    for (j, leaf) in level.enumerated() {
+      leafLength[Int(leaf)] = Int32(min((j + 1) * fill, order.count) - j * fill)
+      leafCount[Int(leaf)] = 0
+      leafPrev[Int(leaf)] = j > 0 ? level[j - 1] : -1
+      leafNext[Int(leaf)] = j + 1 < level.count ? level[j + 1] : -1
+    }
+    if level.count == 1 {
+      rootIsLeaf[Int(sequence)] = true
+      return
+    }
+    var overLeaves = true
+    while level.count > 1 {
+      var next: [Int32] = []
+      var k = 0
+      while k < level.count {
+        let inner = newInner(childrenAreLeaves: overLeaves)
+        for child in level[k..<min(k + PositionStore.bulkFill, level.count)] { appendChild(inner, child, count: 0) }
+        next.append(inner)
+        k += PositionStore.bulkFill
+      }
+      level = next
+      overLeaves = false
+    }
+    roots[Int(sequence)] = level[0]
+    rootIsLeaf[Int(sequence)] = false
+  }
+
+  /// Checks one sequence's order tree (links, lengths, counts, equal leaf depth, leaf chain);
+  /// returns its number of nodes.
+  func checkOrderTree(_ sequence: Int32) -> Int {
+    var leaves: [Int32] = []
+    var leafDepth = -1
+    var nodeCount = 0
+    func visit(_ x: Int32, isLeaf: Bool, parent: Int32, depth: Int) -> Int32 {
+      if isLeaf {
+        precondition(leafParent[Int(x)] == parent, "leaf parent link")
+        let length = Int(leafLength[Int(x)])
+        precondition(length >= 1 && length <= PositionStore.fanout, "leaf length")
+        precondition(leafDepth < 0 || leafDepth == depth, "leaves at one depth")
+        leafDepth = depth
+        var visible: Int32 = 0
+        for k in 0..<length {
+          let n = leafSlots[Int(x) * PositionStore.fanout + k]
+          precondition(nodeLeaf[Int(n)] == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
+          precondition(leafOwner[Int(x) * PositionStore.fanout + k] == nodes[Int(n)].owner, "leaf owner")
+          if leafVisible[Int(x) * PositionStore.fanout + k] { visible += 1 }
+        }
+        precondition(leafCount[Int(x)] == visible, "leaf visible count")
+        leaves.append(x)
+        nodeCount += length
+        return visible
+      }
+      precondition(innerParent[Int(x)] == parent, "inner parent link")
+      let length = Int(innerLength[Int(x)])
+      precondition(length >= 1 && length <= PositionStore.fanout, "inner length")
+      var total: Int32 = 0
+      for k in 0..<length {
+        let child = innerChildren[Int(x) * PositionStore.fanout + k]
+        let count = visit(child, isLeaf: innerOverLeaves[Int(x)], parent: x, depth: depth + 1)
+        precondition(innerCounts[Int(x) * PositionStore.fanout + k] == count, "inner child counts")
+        total += count
+      }
+      return total
+    }
+    _ = visit(roots[Int(sequence)], isLeaf: rootIsLeaf[Int(sequence)], parent: -1, depth: 0)
+    var chain: [Int32] = []
+    var leaf = firstLeaf(sequence)
+    var previous: Int32 = -1
+    while leaf >= 0 {
+      precondition(leafPrev[Int(leaf)] == previous, "leaf chain back links")
+      chain.append(leaf)
+      previous = leaf
+      leaf = leafNext[Int(leaf)]
+    }
+    precondition(chain == leaves, "leaf chain equals the tree's leaves")
+    return nodeCount
+  }
+}
