@@ -5,14 +5,14 @@ extension RoomRegistry {
     defer { if connections[connection] != nil { connections[connection] = state } }
     guard state.frames.take(now: now) else {
       var actions = violation(connection, &state, now: now)
-      if !state.limitedNotified && !state.closing {
-        state.limitedNotified = true
+      let newBurst = state.lastLimited.map { now - $0 >= 1 } ?? true
+      state.lastLimited = now
+      if newBurst && !state.closing {
         actions.append(
           .send(connection, ServerMessage.error(ProtocolError(.rateLimited, "too many frames; slow down")), .data))
       }
       return actions
     }
-    state.limitedNotified = false
     if isBinary {
       return fail(
         connection, &state, ProtocolError(.badMessage, "binary frames are not supported; send JSON text"), now: now)
@@ -98,7 +98,8 @@ extension RoomRegistry {
     return actions
   }
 
-  /// Counts a violation; when they come faster than the op rate for long, the connection is closed.
+  /// Counts a violation; when they come faster than the op rate for long (more than
+  /// `RoomLimits.violationSeconds` of the op rate saved up), the connection is closed.
   func violation(_ connection: ConnectionHandle, _ state: inout Connection, now: Double) -> [RoomAction] {
     guard !state.violations.take(now: now), !state.closing else { return [] }
     state.closing = true
