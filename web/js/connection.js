@@ -40,16 +40,17 @@ export class Connection {
     /** True between `welcome` and close: ops may be sent. */
     this.ready = false;
     this.onOnline = () => this.retryNow();
-    window.addEventListener("online", this.onOnline);
   }
 
   /** Opens the socket (and keeps it open until `stop`). */
   start() {
     this.stopped = false;
+    window.removeEventListener("online", this.onOnline);
+    window.addEventListener("online", this.onOnline);
     this.open();
   }
 
-  /** Closes for good (leaving the board). */
+  /** Closes (leaving the board); `start` opens again. */
   stop() {
     this.stopped = true;
     window.removeEventListener("online", this.onOnline);

@@ -126,12 +126,12 @@ function hideAssignments(s, item, ids, totals) {
 }
 
 /**
- * Brings assignments back with a restored item (the server's `assigned`, else those hidden when it
- * was deleted here).
+ * Brings assignments back with a restored item: from the server exactly those in `assigned`
+ * (objects, or ids of those hidden at the delete); for an intent, all those hidden at the delete.
  * @param {State} s @param {any[] | undefined} assigned @param {Assignment[]} hidden @param {any} totals
  */
 function showAssignments(s, assigned, hidden, totals) {
-  const list = Array.isArray(assigned) ? assigned : hidden;
+  const list = assigned ?? hidden;
   /** @type {Assignment[]} */
   const added = [];
   for (const x of list) {
@@ -167,7 +167,10 @@ export function applyResolved(s, op, fromServer = true) {
       detach(s, op.item);
       const list = s.lists.find((l) => l.id === op.list);
       if (list) placeAfter(list, op.item, op.after, op.index);
-      if (op.kind === "restore") showAssignments(s, op.assigned, grave?.assignments ?? [], op.totals);
+      if (op.kind === "restore") {
+        const assigned = fromServer ? (Array.isArray(op.assigned) ? op.assigned : []) : undefined;
+        showAssignments(s, assigned, grave?.assignments ?? [], op.totals);
+      }
       break;
     }
     case "move": {
