@@ -21,18 +21,26 @@ for package in "${packages[@]}"; do
   fi
 done
 
+sudo_cmd=()
+if [ "$(id -u)" != 0 ]; then sudo_cmd=(sudo); fi
+
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}" >&2
-  sudo_cmd=()
-  if [ "$(id -u)" != 0 ]; then sudo_cmd=(sudo); fi
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
 if [ "$purpose" = test ]; then
   if ! python3 -c "import pytest, selenium" 2>/dev/null; then
-    echo "install-deps: installing pytest and selenium (PyPI)" >&2
-    python3 -m pip install --quiet pytest selenium \
-      || python3 -m pip install --quiet --break-system-packages pytest selenium
+    if python3 -m pip --version >/dev/null 2>&1; then
+      echo "install-deps: installing pytest and selenium (PyPI)" >&2
+      python3 -m pip install --quiet pytest selenium \
+        || python3 -m pip install --quiet --break-system-packages pytest selenium
+    else
+      # Debian's own python3 has no pip: take Debian's packages instead.
+      echo "install-deps: installing python3-pytest and python3-selenium (apt)" >&2
+      DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+        python3-pytest python3-selenium >&2
+    fi
   fi
 fi

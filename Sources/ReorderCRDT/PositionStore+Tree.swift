@@ -8,11 +8,15 @@ extension PositionStore {
   /// Fill of leaves and inner nodes when bulk-building (room left for inserts).
   static let bulkFill = 48
 
+  /// A mask of the bits below bit `k` (k in 0...64).
+  @inline(__always)
+  static func lowBits(_ k: Int) -> UInt64 { k >= 64 ? ~0 : (1 << UInt64(k)) - 1 }
+
   /// Makes an empty leaf.
   mutating func newLeaf() -> Int32 {
     let leaf = Int32(leafLength.count)
     leafSlots.append(contentsOf: repeatElement(-1, count: PositionStore.fanout))
-    leafVisible.append(contentsOf: repeatElement(false, count: PositionStore.fanout))
+    leafMask.append(0)
     leafOwner.append(contentsOf: repeatElement(-1, count: PositionStore.fanout))
     leafLength.append(0)
     leafCount.append(0)
@@ -54,7 +58,7 @@ extension PositionStore {
 
   /// True when node `n` is visible.
   func isVisible(_ n: Int32) -> Bool {
-    leafVisible[Int(nodeLeaf[Int(n)]) * PositionStore.fanout + slot(of: n)]
+    leafMask[Int(nodeLeaf[Int(n)])] >> UInt64(slot(of: n)) & 1 == 1
   }
 
   /// Inserts the fresh (invisible) node `n` directly after `a` in the full order.
@@ -90,10 +94,10 @@ extension PositionStore {
       if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
       p[at] = n
     }
-    leafVisible.withUnsafeMutableBufferPointer { p in
-      if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
-      p[at] = false
-    }
+    // Bits from k up move one place left (the leaf is not full, so bit 63 is clear).
+    let mask = leafMask[Int(leaf)]
+    let low = PositionStore.lowBits(k)
+    leafMask[Int(leaf)] = (mask & low) | ((mask & ~low) << 1)
     let owner = nodes[Int(n)].owner
     leafOwner.withUnsafeMutableBufferPointer { p in
       if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
@@ -109,13 +113,14 @@ extension PositionStore {
     let half = PositionStore.fanout / 2
     let from = Int(leaf) * PositionStore.fanout
     let to = Int(right) * PositionStore.fanout
-    var moved: Int32 = 0
+    let mask = leafMask[Int(leaf)]
+    leafMask[Int(leaf)] = mask & PositionStore.lowBits(half)
+    leafMask[Int(right)] = mask >> UInt64(half)
+    let moved = Int32((mask >> UInt64(half)).nonzeroBitCount)
     for k in half..<PositionStore.fanout {
       let n = leafSlots[from + k]
       leafSlots[to + k - half] = n
-      leafVisible[to + k - half] = leafVisible[from + k]
       leafOwner[to + k - half] = leafOwner[from + k]
-      if leafVisible[from + k] { moved += 1 }
       nodeLeaf[Int(n)] = right
       leafSlots[from + k] = -1
     }

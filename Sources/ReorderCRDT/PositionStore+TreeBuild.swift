@@ -6,7 +6,6 @@ extension PositionStore {
     let leaves = (order.count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
     let slots = (leafLength.count + leaves) * PositionStore.fanout
     leafSlots.reserveCapacity(slots)
-    leafVisible.reserveCapacity(slots)
     leafOwner.reserveCapacity(slots)
     leafLength.reserveCapacity(leafLength.count + leaves)
     leafCount.reserveCapacity(leafLength.count + leaves)
@@ -74,9 +73,10 @@ extension PositionStore {
           let n = leafSlots[Int(x) * PositionStore.fanout + k]
           precondition(nodeLeaf[Int(n)] == x && nodes[Int(n)].sequence == sequence, "node's leaf and sequence")
           precondition(leafOwner[Int(x) * PositionStore.fanout + k] == nodes[Int(n)].owner, "leaf owner")
-          if leafVisible[Int(x) * PositionStore.fanout + k] { visible += 1 }
+          if leafMask[Int(x)] >> UInt64(k) & 1 == 1 { visible += 1 }
         }
         precondition(leafCount[Int(x)] == visible, "leaf visible count")
+        precondition(leafMask[Int(x)] & ~PositionStore.lowBits(length) == 0, "no visible bits past the leaf's end")
         leaves.append(x)
         nodeCount += length
         return visible

@@ -7,9 +7,10 @@ extension PositionStore {
   @inline(__always)
   mutating func setVisible(_ n: Int32, _ visible: Bool) -> Bool {
     let leaf = nodeLeaf[Int(n)]
-    let k = Int(leaf) * PositionStore.fanout + slot(of: n)
-    guard leafVisible[k] != visible else { return false }
-    leafVisible[k] = visible
+    let bit = UInt64(1) << UInt64(slot(of: n))
+    let mask = leafMask[Int(leaf)]
+    guard (mask & bit != 0) != visible else { return false }
+    leafMask[Int(leaf)] = mask ^ bit
     let delta: Int32 = visible ? 1 : -1
     leafCount[Int(leaf)] += delta
     var child = leaf
@@ -27,9 +28,7 @@ extension PositionStore {
   @inline(__always)
   func rank(_ n: Int32) -> Int {
     let leaf = nodeLeaf[Int(n)]
-    let base = Int(leaf) * PositionStore.fanout
-    var r = 0
-    for k in base..<(base + slot(of: n)) where leafVisible[k] { r += 1 }
+    var r = (leafMask[Int(leaf)] & PositionStore.lowBits(slot(of: n))).nonzeroBitCount
     var child = leaf
     var inner = leafParent[Int(leaf)]
     while inner >= 0 {
@@ -73,14 +72,12 @@ extension PositionStore {
         if overLeaves { break }
       }
     }
-    var j = Int(x) * PositionStore.fanout
-    while true {
-      if leafVisible[j] {
-        if k == 0 { return j }
-        k -= 1
-      }
-      j += 1
+    var mask = leafMask[Int(x)]
+    while k > 0 {
+      mask &= mask - 1
+      k -= 1
     }
+    return Int(x) * PositionStore.fanout + mask.trailingZeroBitCount
   }
 
   /// Sets the owner of a node (snapshot loading).
@@ -148,7 +145,11 @@ extension PositionStore {
     while leaf >= 0 {
       if leafCount[Int(leaf)] > 0 {
         let base = Int(leaf) * PositionStore.fanout
-        for k in base..<(base + Int(leafLength[Int(leaf)])) where leafVisible[k] { body(leafOwner[k]) }
+        var mask = leafMask[Int(leaf)]
+        while mask != 0 {
+          body(leafOwner[base + mask.trailingZeroBitCount])
+          mask &= mask - 1
+        }
       }
       leaf = leafNext[Int(leaf)]
     }

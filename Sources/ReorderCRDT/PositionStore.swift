@@ -37,7 +37,9 @@ struct PositionStore: Sendable {
   var rootIsLeaf: [Bool] = []
   /// Leaves: `fanout` slots each (node, visible flag), length, visible count, links.
   var leafSlots: [Int32] = []
-  var leafVisible: [Bool] = []
+  /// Visible flags of each leaf's slots as one bit mask (bit k = slot k), so a leaf's rank and
+  /// select are a popcount and a few bit operations.
+  var leafMask: [UInt64] = []
   /// Owner of each slot's node (copied from the node, so queries need not touch nodes).
   var leafOwner: [Int32] = []
   var leafLength: [Int32] = []

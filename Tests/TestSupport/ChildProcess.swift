@@ -6,6 +6,9 @@ import Foundation
 public final class ChildProcess: @unchecked Sendable {
   private let process = Process()
   private let lines = LineCollector()
+  private let outputPipe = Pipe()
+  private let drained = NSLock()
+  private var isDrained = false
 
   /// The child's process id.
   public var pid: Int32 { process.processIdentifier }
@@ -15,11 +18,10 @@ public final class ChildProcess: @unchecked Sendable {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
+    process.standardOutput = outputPipe
+    process.standardError = outputPipe
     let collector = lines
-    output.fileHandleForReading.readabilityHandler = { handle in
+    outputPipe.fileHandleForReading.readabilityHandler = { handle in
       let data = handle.availableData
       if data.isEmpty {
         handle.readabilityHandler = nil  // end of output: stop polling
@@ -28,6 +30,19 @@ public final class ChildProcess: @unchecked Sendable {
       }
     }
     try process.run()
+    // The child has its copy; without closing ours the pipe would never reach end of file.
+    try? outputPipe.fileHandleForWriting.close()
+  }
+
+  /// Once the child exited: stops the asynchronous reader and reads what is left up to end of file,
+  /// so `output` holds everything the child wrote.
+  private func drainAfterExit() {
+    drained.lock()
+    defer { drained.unlock() }
+    guard !isDrained, !process.isRunning else { return }
+    isDrained = true
+    outputPipe.fileHandleForReading.readabilityHandler = nil
+    lines.append(outputPipe.fileHandleForReading.readDataToEndOfFile())
   }
 
   /// Path of a product built next to the test bundle (e.g. `reorder`), or nil if not built.
@@ -67,7 +82,9 @@ public final class ChildProcess: @unchecked Sendable {
   /// Waits up to `timeout` seconds for the child to exit; its exit status, or nil if still running.
   public func waitForExit(timeout: Double = 5) -> Int32? {
     waitUntil(timeout: timeout) { !process.isRunning }
-    return process.isRunning ? nil : process.terminationStatus
+    if process.isRunning { return nil }
+    drainAfterExit()
+    return process.terminationStatus
   }
 
   /// Kills the child (SIGKILL, by PID) if it still runs, and reaps it.

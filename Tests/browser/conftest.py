@@ -131,6 +131,8 @@ def make_driver() -> webdriver.Chrome:
         "--disable-backgrounding-occluded-windows",
     ):
         options.add_argument(arg)
+    # Console messages for driver.get_log("browser") (tests assert there are no SEVERE ones).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(os.environ.get("CHROMEDRIVER_BIN", "/usr/bin/chromedriver"))
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_script_timeout(30)

@@ -98,3 +98,41 @@ def test_move_to_dialog_assigns_a_food_without_dragging(server, page_a: Page):
               "s.dispatchEvent(new Event('change')); document.getElementById('move-submit').click();", person)
     page_a.wait(lambda: totals(page_a, person) == [price(page_a, food), 1], 5, "the totals")
     settled(page_a)
+
+
+def chips(page: Page, person: str) -> list[str]:
+    return page.js(
+        "return [...document.querySelectorAll(`[data-item='${arguments[0]}'] .chip`)].map(c => c.dataset.assignedItem);",
+        person,
+    )
+
+
+def test_deleting_an_assigned_food_drops_it_from_totals_everywhere_and_restoring_brings_it_back(server, page_a: Page, page_b: Page):
+    page_a.open(server, "food")
+    page_b.open(server, "food")
+    foods = items_with_role(page_a, "food")
+    person = items_with_role(page_a, "person")[0]
+    f0, f1 = foods[0], foods[1]
+    p0, p1 = price(page_a, f0), price(page_a, f1)
+    drop_on(page_a, f0, person)
+    drop_on(page_a, f1, person)
+    page_b.wait(lambda: totals(page_b, person) == [p0 + p1, 2], 5, "both assignments in B")
+    settled(page_a)
+
+    # A deletes an assigned food: its assignment goes with it, in both browsers.
+    page_a.js("document.getElementById('edit-button').click()")
+    page_a.js("document.querySelector(`[data-remove-item='${arguments[0]}']`).click()", f0)
+    page_a.js("document.getElementById('done-button').click()")
+    for page, name in ((page_a, "A"), (page_b, "B")):
+        page.wait(lambda: totals(page, person) == [p1, 1] and chips(page, person) == [f1], 5, f"the totals in {name} after the delete")
+    settled(page_a)
+
+    # Undo restores the food and its assignment comes back, in both browsers.
+    page_a.js("document.getElementById('undo-button').click()")
+    for page, name in ((page_a, "A"), (page_b, "B")):
+        page.wait(
+            lambda: totals(page, person) == [p0 + p1, 2] and sorted(chips(page, person)) == sorted([f0, f1]),
+            5,
+            f"the totals in {name} after the restore",
+        )
+    settled(page_a)

@@ -197,3 +197,118 @@ def test_a_remote_move_during_a_local_drag_keeps_the_drag_and_both_converge(serv
     final = page_b.order(col["id"])
     assert final[-1] == ids[0] and sorted(final) == sorted(ids)
     assert final[final.index(ids[5]) - 1] == at_release[at_release.index(ids[5]) - 1], "B's drop kept its neighbour"
+
+
+# Moves items over a plain WebSocket from the page and resolves to 'ok' once every move is applied.
+MOVES = """
+const [room, moves, done] = arguments;
+const ws = new WebSocket(`ws://${location.host}/ws/${room}`);
+let left = moves.length;
+ws.onopen = () => ws.send(JSON.stringify({type: 'hello', room, client: 'script', name: 'script', color: '#333333'}));
+ws.onmessage = (event) => {
+  const m = JSON.parse(event.data);
+  if (m.type === 'welcome') {
+    moves.forEach((op, i) => ws.send(JSON.stringify({type: 'op', id: 'script:' + i, op: Object.assign({kind: 'move'}, op)})));
+  } else if (m.type === 'applied' && String(m.id).startsWith('script:')) {
+    if (--left === 0) { ws.close(); done('ok'); }
+  } else if (m.type === 'rejected' || m.type === 'error') {
+    ws.close(); done('error: ' + JSON.stringify(m));
+  }
+};
+ws.onerror = () => done('error: websocket');
+"""
+
+
+def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_converges(server, page_a: Page, page_b: Page):
+    import shutil
+    import tempfile
+
+    from boards import lists
+    from conftest import Server
+
+    page_a.driver.get(server.base + "?setup")
+    page_a.js("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
+    page_a.driver.get(server.base + "?debug#/b/cities")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the board")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    # A's history: one move after the demo seed.
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[0])
+    ActionChains(page_a.driver).send_keys(Keys.SPACE, Keys.ARROW_DOWN, Keys.ARROW_DOWN, Keys.SPACE).perform()
+    page_a.wait_order(col["id"], [ids[1], ids[2], ids[0]] + ids[3:])
+    settled(page_a)
+
+    # A is away (e.g. asleep) while the server restarts on fresh data and someone moves two items:
+    # the new history has a later seq than A's, but it is another history.
+    page_a.js("window.reorder.connection.stop()")
+    server.stop()
+    fresh = Server(tempfile.mkdtemp(prefix="reorder-browser-fresh-"))
+    fresh.port = server.port
+    fresh.start()
+    try:
+        page_b.driver.get(fresh.base + "?script")
+        moves = [{"item": ids[5], "list": col["id"]}, {"item": ids[7], "list": col["id"], "before": ids[0]}]
+        assert page_b.driver.execute_async_script(MOVES, "cities", moves) == "ok"
+        page_b.open(fresh, "cities")
+        expected = lists(page_b)
+        assert expected != lists(page_a)
+
+        page_a.js("window.reorder.connection.start()")
+        page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "A to reconnect")
+        page_a.wait(lambda: lists(page_a) == expected, 10, "A to show exactly the server's board")
+        # And it stays in step afterwards.
+        page_b.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[3])
+        ActionChains(page_b.driver).send_keys(Keys.SPACE, Keys.ARROW_UP, Keys.SPACE).perform()
+        settled(page_b)
+        after = lists(page_b)
+        page_a.wait(lambda: lists(page_a) == after, 10, "A to follow B")
+    finally:
+        page_a.leave()
+        page_b.leave()
+        fresh.stop()
+        shutil.rmtree(fresh.data_dir, ignore_errors=True)
+
+
+def test_missing_or_null_totals_and_odd_field_values_still_render(server, page_a: Page):
+    from boards import items_with_role
+
+    page_a.driver.get(server.base + "?setup")
+    page_a.js("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
+    page_a.driver.get(server.base + "?debug#/b/food")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the board")
+    page_a.wait(lambda: len(items_with_role(page_a, "person")) > 1, 10, "people")
+    people = items_with_role(page_a, "person")
+    foods = items_with_role(page_a, "food")
+    # A welcome as a server with a bug might send it: null / missing / wrong-typed values.
+    page_a.js(
+        """
+        const [people, foods] = arguments;
+        const r = window.reorder, s = r.model.server;
+        const board = {lists: s.lists.map(l => ({id: l.id, title: l.title, layout: l.layout,
+          items: l.items.map(id => ({id, fields: Object.assign({}, s.items.get(id).fields)}))})),
+          assignments: [{id: '_x1', item: foods[0], target: people[0]}], totals: {}};
+        const field = (id) => board.lists.flatMap(l => l.items).find(i => i.id === id).fields;
+        field(foods[0]).price = null;
+        field(foods[1]).price = 'cheap';
+        field(foods[1]).title = null;
+        board.totals[people[0]] = {count: 1, sum: null};
+        board.totals[people[1]] = {count: 'two'};
+        board.totals[people[2]] = null;
+        r.onMessage({type: 'welcome', session: 'x', epoch: r.model.epoch, seq: r.model.seq, board, peers: []});
+        """,
+        people,
+        foods,
+    )
+    text = page_a.js("return document.getElementById('board-lists').textContent")
+    for person in people[:3]:
+        line = page_a.js("return document.querySelector(`[data-item='${arguments[0]}'] .item-totals`).textContent", person)
+        assert "null" not in line and "NaN" not in line and "undefined" not in line, line
+    assert "NaN" not in text and "undefined" not in text
+    assert page_a.js("return document.querySelector(`[data-item='${arguments[0]}'] .chip`) !== null", people[0])
+    # Rendering goes on: a move still shows.
+    col = page_a.js("return document.querySelector(`[data-item='${arguments[0]}']`).parentElement.dataset.list", foods[2])
+    before = page_a.order(col)
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", before[1])
+    ActionChains(page_a.driver).send_keys(Keys.SPACE, Keys.ARROW_LEFT, Keys.SPACE).perform()
+    page_a.wait_order(col, [before[1], before[0]] + before[2:])
+    settled(page_a)

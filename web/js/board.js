@@ -102,6 +102,7 @@ export class BoardSession {
       client: CLIENT_ID,
       identity,
       getSince: () => this.model.seq,
+      getEpoch: () => this.model.epoch,
       pendingOps: () => this.model.pending,
       onMessage: (msg) => this.onMessage(msg),
       onState: (state, detail) => {
@@ -134,9 +135,11 @@ export class BoardSession {
   onMessage(msg) {
     switch (msg.type) {
       case "welcome":
-        if (msg.board) this.model.load(msg.seq ?? 0, msg.board);
-        else if (Array.isArray(msg.ops)) for (const a of msg.ops) this.model.applied(a);
-        if (msg.board === undefined && !this.model.loaded) this.model.load(msg.seq ?? 0, { lists: [] });
+        if (!this.model.welcome(msg)) {
+          // A catch-up from another history: ask again without `since` (a full board follows).
+          this.connection.retryNow();
+          break;
+        }
         this.presence.welcome(msg, this.identity());
         this.view.render({ animate: false });
         break;

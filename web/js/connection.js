@@ -1,10 +1,11 @@
 // @ts-check
 /**
- * The websocket to one room: hello (with `since`), reconnect with exponential backoff and jitter,
- * re-sending of unacknowledged ops, and `data-connection` on <body>.
+ * The websocket to one room: hello (with `since` and `epoch`), reconnect with exponential backoff
+ * and jitter, re-sending of unacknowledged ops, and `data-connection` on <body>.
  *
  * The connection knows nothing about the board: it hands every server message to `onMessage`,
- * asks `getSince()` for the last seq seen and `pendingOps()` for the ops to re-send after a welcome.
+ * asks `getSince()` / `getEpoch()` for the last seq seen and the history it belongs to, and
+ * `pendingOps()` for the ops to re-send after a welcome.
  */
 
 /** @typedef {"connecting" | "open" | "closed"} ConnectionState */
@@ -15,6 +16,7 @@
  * @property {string} client
  * @property {() => {name: string, color: string}} identity
  * @property {() => number | undefined} getSince the last applied seq seen, if any
+ * @property {() => string | undefined} getEpoch the `epoch` of the welcome that seq belongs to
  * @property {() => Array<{id: string, op: object}>} pendingOps unacknowledged ops, oldest first
  * @property {(msg: any) => void} onMessage
  * @property {(state: ConnectionState, detail: string) => void} [onState]
@@ -38,16 +40,17 @@ export class Connection {
     /** True between `welcome` and close: ops may be sent. */
     this.ready = false;
     this.onOnline = () => this.retryNow();
-    window.addEventListener("online", this.onOnline);
   }
 
   /** Opens the socket (and keeps it open until `stop`). */
   start() {
     this.stopped = false;
+    window.removeEventListener("online", this.onOnline);
+    window.addEventListener("online", this.onOnline);
     this.open();
   }
 
-  /** Closes for good (leaving the board). */
+  /** Closes (leaving the board); `start` opens again. */
   stop() {
     this.stopped = true;
     window.removeEventListener("online", this.onOnline);
@@ -89,7 +92,13 @@ export class Connection {
       /** @type {any} */
       const hello = { type: "hello", room: this.options.room, client: this.options.client, name, color };
       const since = this.options.getSince();
-      if (since !== undefined) hello.since = since;
+      if (since !== undefined) {
+        // `since` only means something in the history it came from: the server serves a catch-up
+        // only when the epoch matches (a server restarted on fresh data sends the full board).
+        hello.since = since;
+        const epoch = this.options.getEpoch();
+        if (epoch !== undefined) hello.epoch = epoch;
+      }
       socket.send(JSON.stringify(hello));
     });
     socket.addEventListener("message", (event) => {

@@ -19,20 +19,46 @@ function $(id) {
 }
 
 const ROOM_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+const ROOM_RULE = "use 1–64 letters, digits, - _ .";
 
-/** @returns {string | null} the room in the URL, if any. */
+/**
+ * The room in the URL, if any: `room` when it is a valid name, `bad` (what was asked for, as
+ * shown to the user) when the link names a board that cannot exist.
+ * @returns {{ room: string | null, bad: string | null }}
+ */
 function currentRoom() {
-  const m = location.hash.match(/^#\/b\/([^/?#]+)/);
+  const m = location.hash.match(/^#\/b\/([^/?#]*)/);
+  /** @type {string | null} */
+  let wanted = null;
   if (m) {
-    const room = decodeURIComponent(m[1]);
-    return ROOM_RE.test(room) ? room : null;
+    try {
+      wanted = decodeURIComponent(m[1]);
+    } catch {
+      return { room: null, bad: m[1] };
+    }
+  } else {
+    wanted = new URLSearchParams(location.search).get("board");
   }
-  const q = new URLSearchParams(location.search).get("board");
-  return q && ROOM_RE.test(q) ? q : null;
+  if (wanted === null) return { room: null, bad: null };
+  return ROOM_RE.test(wanted) ? { room: wanted, bad: null } : { room: null, bad: wanted };
+}
+
+/** Shows (or, with null, hides) why a board link was not opened. @param {string | null} bad */
+function showLinkError(bad) {
+  const p = $("landing-error");
+  if (bad === null) {
+    p.hidden = true;
+    p.textContent = "";
+    return;
+  }
+  const shown = bad.length > 80 ? bad.slice(0, 80) + "…" : bad;
+  p.textContent = bad === "" ? `A board link needs a name: ${ROOM_RULE}` : `“${shown}” is not a valid board name: ${ROOM_RULE}`;
+  p.hidden = false;
 }
 
 function route() {
-  const room = currentRoom();
+  const { room, bad } = currentRoom();
+  showLinkError(bad);
   if (session && session.room !== room) {
     session.dispose();
     session = null;

@@ -18,8 +18,9 @@
  *   items: Map<string, Item>,
  *   assignments: Map<string, Assignment>,
  *   totals: Map<string, Totals>,
- *   graveyard: Map<string, { list: string, after: string | null, index: number, fields: Record<string, any> }>
+ *   graveyard: Map<string, Grave>
  * }} State
+ * @typedef {{ list: string, after: string | null, index: number, fields: Record<string, any>, assignments: Assignment[] }} Grave
  * @typedef {{ id: string, op: any }} Pending
  */
 
@@ -71,10 +72,76 @@ function placeAfter(list, item, after, index) {
   list.items.splice(Math.max(0, Math.min(at, list.items.length)), 0, item);
 }
 
-/** @param {State} s @param {string} target @param {number} dCount @param {number} dSum */
+/** @param {any} x @returns {x is number} whether `x` is a finite number. */
+export function isNumber(x) {
+  return typeof x === "number" && Number.isFinite(x);
+}
+
+/** @param {any} x @returns {Record<string, any>} `x` if it is a plain object, else an empty one. */
+function asFields(x) {
+  return x && typeof x === "object" && !Array.isArray(x) ? x : {};
+}
+
+/**
+ * Adjusts a target's totals by an optimistic change. A count or sum the server did not give as a
+ * number stays unknown (`totalsOf` then works it out from the assignments).
+ * @param {State} s @param {string} target @param {number} dCount @param {number} dSum
+ */
 function adjustTotals(s, target, dCount, dSum) {
   const t = s.totals.get(target) || { count: 0, sum: 0 };
-  s.totals.set(target, { count: Math.max(0, t.count + dCount), sum: t.sum + dSum });
+  s.totals.set(target, {
+    count: isNumber(t.count) ? Math.max(0, t.count + dCount) : /** @type {any} */ (null),
+    sum: isNumber(t.sum) ? t.sum + dSum : /** @type {any} */ (null),
+  });
+}
+
+/** @param {State} s @param {any} totals a `{target: {count, sum}}` map from the server */
+function setTotalsMap(s, totals) {
+  if (!totals || typeof totals !== "object") return false;
+  for (const [target, t] of Object.entries(totals)) if (t && typeof t === "object") s.totals.set(target, t);
+  return true;
+}
+
+/**
+ * Removes the assignments of (or onto) `item`, which is being deleted. With `ids` (the server's
+ * `unassigned`: ids or assignment objects) exactly those; without, every one that involves the item.
+ * Totals follow from `totals` when the server gave them, else they are adjusted here.
+ * @param {State} s @param {string} item @param {any[] | undefined} ids @param {any} totals
+ * @returns {Assignment[]} the removed assignments
+ */
+function hideAssignments(s, item, ids, totals) {
+  const wanted = Array.isArray(ids)
+    ? ids.map((x) => (typeof x === "string" ? x : x && typeof x.id === "string" ? x.id : null)).filter((x) => x !== null)
+    : [...s.assignments.values()].filter((a) => a.item === item || a.target === item).map((a) => a.id);
+  /** @type {Assignment[]} */
+  const removed = [];
+  for (const id of wanted) {
+    const a = s.assignments.get(id);
+    if (!a) continue;
+    s.assignments.delete(id);
+    removed.push({ id: a.id, item: a.item, target: a.target });
+  }
+  if (!setTotalsMap(s, totals)) for (const a of removed) adjustTotals(s, a.target, -1, -priceOf(s, a.item));
+  return removed;
+}
+
+/**
+ * Brings assignments back with a restored item: from the server exactly those in `assigned`
+ * (objects, or ids of those hidden at the delete); for an intent, all those hidden at the delete.
+ * @param {State} s @param {any[] | undefined} assigned @param {Assignment[]} hidden @param {any} totals
+ */
+function showAssignments(s, assigned, hidden, totals) {
+  const list = assigned ?? hidden;
+  /** @type {Assignment[]} */
+  const added = [];
+  for (const x of list) {
+    const a = typeof x === "string" ? hidden.find((h) => h.id === x) : x;
+    if (!a || typeof a.id !== "string" || typeof a.item !== "string" || typeof a.target !== "string") continue;
+    if (s.assignments.has(a.id)) continue;
+    s.assignments.set(a.id, { id: a.id, item: a.item, target: a.target });
+    added.push(a);
+  }
+  if (!setTotalsMap(s, totals)) for (const a of added) adjustTotals(s, a.target, 1, priceOf(s, a.item));
 }
 
 /** @param {State} s @param {string} item @returns {number} */
@@ -84,19 +151,26 @@ function priceOf(s, item) {
 }
 
 /**
- * Applies a RESOLVED op (from `applied`) to a state.
- * @param {State} s @param {any} op
+ * Applies a RESOLVED op (from `applied`) to a state; `fromServer` false for an intent applied the
+ * same way (a delete then takes every assignment of the item with it, as the server will).
+ * @param {State} s @param {any} op @param {boolean} [fromServer]
  */
-export function applyResolved(s, op) {
+export function applyResolved(s, op, fromServer = true) {
+  if (!op || typeof op !== "object" || typeof op.kind !== "string") return;
   switch (op.kind) {
     case "insert":
     case "restore": {
-      const fields = op.fields || s.items.get(op.item)?.fields || s.graveyard.get(op.item)?.fields || {};
+      const grave = s.graveyard.get(op.item);
+      const fields = asFields(op.fields || s.items.get(op.item)?.fields || grave?.fields);
       s.items.set(op.item, { id: op.item, fields });
       s.graveyard.delete(op.item);
       detach(s, op.item);
       const list = s.lists.find((l) => l.id === op.list);
       if (list) placeAfter(list, op.item, op.after, op.index);
+      if (op.kind === "restore") {
+        const assigned = fromServer ? (Array.isArray(op.assigned) ? op.assigned : []) : undefined;
+        showAssignments(s, assigned, grave?.assignments ?? [], op.totals);
+      }
       break;
     }
     case "move": {
@@ -107,34 +181,37 @@ export function applyResolved(s, op) {
       break;
     }
     case "delete": {
+      // Resolved (from the server): only the assignments it lists go; an intent: all of the item's.
+      const ids = fromServer ? (Array.isArray(op.unassigned) ? op.unassigned : []) : undefined;
+      const assignments = hideAssignments(s, op.item, ids, op.totals);
       const at = detach(s, op.item);
       const item = s.items.get(op.item);
       if (at && item) {
         const after = at.index > 0 ? at.list.items[at.index - 1] : null;
-        s.graveyard.set(op.item, { list: at.list.id, after, index: at.index, fields: item.fields });
+        s.graveyard.set(op.item, { list: at.list.id, after, index: at.index, fields: item.fields, assignments });
       }
       s.items.delete(op.item);
       break;
     }
     case "set": {
       const item = s.items.get(op.item);
-      if (item) s.items.set(op.item, { id: item.id, fields: { ...item.fields, [op.field]: op.value } });
+      if (item && typeof op.field === "string") s.items.set(op.item, { id: item.id, fields: { ...item.fields, [op.field]: op.value } });
       break;
     }
     case "assign":
       s.assignments.set(op.assignment, { id: op.assignment, item: op.item, target: op.target });
-      if (op.totals) s.totals.set(op.target, op.totals);
+      if (op.totals && typeof op.totals === "object") s.totals.set(op.target, op.totals);
       break;
     case "unassign": {
       const a = s.assignments.get(op.assignment);
       s.assignments.delete(op.assignment);
       const target = op.target || a?.target;
-      if (target && op.totals) s.totals.set(target, op.totals);
+      if (target && op.totals && typeof op.totals === "object") s.totals.set(target, op.totals);
       break;
     }
     case "createList": {
       if (s.lists.some((l) => l.id === op.list)) break;
-      const list = { id: op.list, title: op.title ?? "", layout: op.layout === "grid" ? "grid" : "list", items: [] };
+      const list = { id: op.list, title: String(op.title ?? ""), layout: op.layout === "grid" ? "grid" : "list", items: [] };
       insertList(s, list, op.after, op.index);
       break;
     }
@@ -198,12 +275,12 @@ function applyIntent(s, p) {
     }
     case "delete":
       if (!s.items.has(op.item)) return false;
-      applyResolved(s, { kind: "delete", item: op.item });
+      applyResolved(s, { kind: "delete", item: op.item }, false);
       return true;
     case "restore": {
       const g = s.graveyard.get(op.item);
       if (!g) return false;
-      applyResolved(s, { kind: "restore", item: op.item, list: g.list, after: g.after, index: g.index, fields: g.fields });
+      applyResolved(s, { kind: "restore", item: op.item, list: g.list, after: g.after, index: g.index, fields: g.fields }, false);
       return true;
     }
     case "set":
@@ -249,6 +326,8 @@ export class BoardModel {
     this.view = emptyState();
     /** @type {number | undefined} */
     this.seq = undefined;
+    /** @type {string | undefined} the `epoch` (history) that `seq` belongs to */
+    this.epoch = undefined;
     this.loaded = false;
     /** @type {Pending[]} */
     this.pending = [];
@@ -281,21 +360,57 @@ export class BoardModel {
    */
   load(seq, board) {
     const s = emptyState();
-    for (const l of board.lists || []) {
-      s.lists.push({ id: l.id, title: l.title ?? l.id, layout: l.layout === "grid" ? "grid" : "list", items: [] });
+    /** @param {any} x @returns {any[]} */
+    const array = (x) => (Array.isArray(x) ? x : []);
+    for (const l of array(board?.lists)) {
+      if (!l || typeof l.id !== "string") continue;
+      s.lists.push({ id: l.id, title: String(l.title ?? l.id), layout: l.layout === "grid" ? "grid" : "list", items: [] });
       const list = s.lists[s.lists.length - 1];
-      for (const it of l.items || []) {
-        s.items.set(it.id, { id: it.id, fields: it.fields || {} });
+      for (const it of array(l.items)) {
+        if (!it || typeof it.id !== "string") continue;
+        s.items.set(it.id, { id: it.id, fields: asFields(it.fields) });
         list.items.push(it.id);
       }
     }
-    for (const a of board.assignments || []) s.assignments.set(a.id, { id: a.id, item: a.item, target: a.target });
-    for (const [target, t] of Object.entries(board.totals || {})) s.totals.set(target, /** @type {Totals} */ (t));
+    for (const a of array(board?.assignments)) {
+      if (a && typeof a.id === "string") s.assignments.set(a.id, { id: a.id, item: a.item, target: a.target });
+    }
+    setTotalsMap(s, board?.totals);
     this.server = s;
     this.seq = seq;
     this.loaded = true;
     this.rebuild();
     this.emit({ type: "reset" });
+  }
+
+  /**
+   * Handles `welcome`: a full board replaces the state; a catch-up (`ops`) is applied in order.
+   * Returns false (and forgets `seq`, so the next hello asks for a full board) when a catch-up
+   * belongs to another history than ours.
+   * @param {any} msg @returns {boolean}
+   */
+  welcome(msg) {
+    const epoch = typeof msg.epoch === "string" ? msg.epoch : undefined;
+    const seq = typeof msg.seq === "number" && Number.isFinite(msg.seq) ? msg.seq : 0;
+    if (msg.board && typeof msg.board === "object") {
+      this.epoch = epoch;
+      this.load(seq, msg.board);
+      return true;
+    }
+    if (Array.isArray(msg.ops)) {
+      if (this.epoch !== undefined && epoch !== undefined && epoch !== this.epoch) {
+        this.seq = undefined;
+        this.epoch = undefined;
+        return false;
+      }
+      this.epoch = epoch ?? this.epoch;
+      for (const a of msg.ops) if (a && typeof a === "object") this.applied(a);
+    }
+    if (!this.loaded) {
+      this.epoch = epoch;
+      this.load(seq, { lists: [] });
+    }
+    return true;
   }
 
   /** Handles `applied` (also the ones replayed in a welcome). @param {any} msg */
@@ -369,9 +484,17 @@ export class BoardModel {
     return [...this.view.assignments.values()].filter((a) => a.target === target);
   }
 
-  /** @param {string} target @returns {Totals} */
+  /**
+   * A target's totals, always numbers: a count or sum the server did not give as a number is
+   * worked out from the assignments on the board.
+   * @param {string} target @returns {Totals}
+   */
   totalsOf(target) {
-    return this.view.totals.get(target) || { count: 0, sum: 0 };
+    const t = this.view.totals.get(target);
+    const mine = this.assignmentsOf(target);
+    const count = isNumber(t?.count) ? t.count : mine.length;
+    const sum = isNumber(t?.sum) ? t.sum : mine.reduce((acc, a) => acc + priceOf(this.view, a.item), 0);
+    return { count, sum };
   }
 
   /** @param {string} id @returns {string} a short human name for an item. */

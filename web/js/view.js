@@ -8,8 +8,9 @@ import { measure, play } from "./motion.js";
 
 /** @typedef {import("./model.js").BoardModel} BoardModel */
 
-/** @param {number} n @returns {string} */
+/** @param {unknown} n @returns {string} an amount; anything but a finite number shows as $0. */
 export function money(n) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return "$0";
   return "$" + (Number.isInteger(n) ? String(n) : n.toFixed(2));
 }
 
