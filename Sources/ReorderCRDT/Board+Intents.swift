@@ -58,7 +58,8 @@ extension Board {
       throw .invalidField("names must be 1 to \(BoardLimits.maxFieldNameBytes) bytes")
     }
     switch value {
-    case .number(let d) where !d.isFinite: throw .invalidField("'\(name)' must be a finite number")
+    case .number(let d) where !(abs(d) <= Totals.maxSummand):
+      throw .invalidField("'\(name)' must be a number within ±1e15")
     case .string(let s) where s.utf8.count > BoardLimits.maxStringBytes:
       throw .invalidField("'\(name)' is longer than \(BoardLimits.maxStringBytes) bytes")
     default: break

@@ -54,8 +54,11 @@ public struct Assignment: Hashable, Sendable {
 public struct Totals: Hashable, Sendable {
   /// Number of live assignments onto the target.
   public var count: Int
-  /// Sum of the numeric field over the assigned items (non-numeric or missing count as 0).
+  /// Sum of the numeric field over the assigned items (non-numeric or missing count as 0, and so do
+  /// numbers beyond ±``maxSummand``): always finite.
   public var sum: Double
+  /// The largest magnitude of a summed number (1e15): any count of them sums to a finite number.
+  public static let maxSummand = 1e15
   /// Makes totals.
   public init(count: Int, sum: Double) {
     self.count = count
@@ -63,8 +66,12 @@ public struct Totals: Hashable, Sendable {
   }
 }
 
-/// Queries. "Visible" = alive, and (for lists) not deleted. Items of a deleted list stay in it but
-/// the list is not in ``lists``.
+/// Queries. "Visible" = alive, and (for lists) not deleted. Items of a deleted list stay in it (and
+/// in ``items(in:)`` of that list) but the list is not in ``lists``.
+///
+/// An item is *live* when it is alive AND its list is alive: a derived property of two LWW registers,
+/// so it is the same on every replica whatever the order of delivery. Items of a deleted list are not
+/// live: ``index(of:)`` is nil for them, and their assignments are not live (not listed, not counted).
 extension Board {
   /// The visible lists in order.
   /// - Complexity: O(L log L).
@@ -139,12 +146,13 @@ extension Board {
     return itemFields[Int(i)].first { $0.name == name }?.value
   }
 
-  /// The list and visible index of a live item; nil when deleted or unknown.
+  /// The list and visible index of a live item (alive, in a live list); nil when deleted, in a
+  /// deleted list, or unknown.
   /// - Complexity: O(log n).
   public func index(of item: ItemID) -> (list: ListID, index: Int)? {
     guard let i = itemNumber(item) else { return nil }
     let state = itemTable[Int(i)]
-    guard state.alive else { return nil }
+    guard state.alive, listTable[Int(state.list)].alive else { return nil }
     return (listIDs[Int(state.list)], positions.rank(state.place))
   }
 
@@ -160,11 +168,25 @@ extension Board {
   /// All item ids known here (deleted too), sorted.
   public var allItems: [ItemID] { itemIDs.sorted() }
 
-  func isLiveAssignment(_ a: AssignmentState) -> Bool {
-    !a.removed && itemTable[Int(a.item)].alive && itemTable[Int(a.target)].alive
+  /// Item k is alive and its list is alive.
+  @inline(__always)
+  func isLiveItemNumber(_ k: Int32) -> Bool {
+    let state = itemTable[Int(k)]
+    return state.alive && listTable[Int(state.list)].alive
   }
 
-  /// The live assignments (not unassigned, item and target both alive), sorted by id.
+  /// True when the item exists, is alive and its list is alive.
+  /// - Complexity: O(1) expected.
+  public func isLiveItem(_ item: ItemID) -> Bool {
+    guard let i = itemNumber(item) else { return false }
+    return isLiveItemNumber(i)
+  }
+
+  func isLiveAssignment(_ a: AssignmentState) -> Bool {
+    !a.removed && isLiveItemNumber(a.item) && isLiveItemNumber(a.target)
+  }
+
+  /// The live assignments (not unassigned, item and target both live), sorted by id.
   /// - Complexity: O(A log A).
   public var assignments: [Assignment] {
     assignmentTable.filter(isLiveAssignment).sorted { $0.id < $1.id }.map {
@@ -180,6 +202,8 @@ extension Board {
   }
 
   /// Totals of a target over its live assignments: count, and the sum of `sumField` (numbers only).
+  /// Numbers beyond ±``Totals/maxSummand`` (which no intent makes, but a remote op could) count as 0,
+  /// so the sum is always finite.
   /// - Complexity: O(assignments ever made onto the target).
   public func totals(of target: ItemID, sumField: String = "price") -> Totals {
     guard let t = itemNumber(target), let list = assignmentsByTarget[t] else { return Totals(count: 0, sum: 0) }
@@ -187,7 +211,11 @@ extension Board {
     for a in list where isLiveAssignment(assignmentTable[Int(a)]) {
       totals.count += 1
       let item = assignmentTable[Int(a)].item
-      if case .number(let d)? = itemFields[Int(item)].first(where: { $0.name == sumField })?.value { totals.sum += d }
+      if case .number(let d)? = itemFields[Int(item)].first(where: { $0.name == sumField })?.value,
+        abs(d) <= Totals.maxSummand
+      {
+        totals.sum += d
+      }
     }
     return totals
   }

@@ -90,8 +90,8 @@ extension CRDTRoomBoard {
       resolved = .object(members)
     case .restore(let item):
       guard let info = board.item(ItemID(item)) else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard board.isLive(info.list) else { throw ProtocolError(.unknownItem, "the item's list was deleted") }
       guard !info.alive else { throw ProtocolError(.invalidField, "the item is not deleted") }
-      guard board.isLive(info.list) else { throw ProtocolError(.unknownList, "the item's list was deleted") }
       op = try board.restore(ItemID(item))
       let p = place(of: ItemID(item))
       var members: [(key: String, value: JSONValue)] = [
@@ -105,7 +105,8 @@ extension CRDTRoomBoard {
         targets: shown.map(\.target.rawValue), totals: { board.totalsJSON(ItemID($0)) })
       resolved = .object(members)
     case .set(let item, let field, let value):
-      guard board.item(ItemID(item)) != nil else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard let info = board.item(ItemID(item)) else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard board.isLive(info.list) else { throw ProtocolError(.unknownItem, "the item's list was deleted") }
       op = try board.set(ItemID(item), field: field, value: CRDTRoomBoard.fieldValue(value))
       resolved = .object([
         ("kind", .string("set")), ("item", .string(item)), ("field", .string(field)), ("value", value.json),
@@ -154,8 +155,18 @@ extension CRDTRoomBoard {
         ("kind", .string("moveList")), ("list", .string(list)), ("index", .int(p.index)), ("after", p.after),
       ])
     case .deleteList(let list):
+      guard board.isLive(ListID(list)) else { throw ProtocolError(.unknownList, "no list with this id") }
+      // Its items stop being live, and so do the assignments of (and onto) them.
+      let hidden = board.assignments.filter {
+        board.item($0.item)?.list.rawValue == list || board.item($0.target)?.list.rawValue == list
+      }
       op = try board.deleteList(ListID(list))
-      resolved = .object([("kind", .string("deleteList")), ("list", .string(list))])
+      var members: [(key: String, value: JSONValue)] = [("kind", .string("deleteList")), ("list", .string(list))]
+      let after = self
+      members += AssignmentChanges.members(
+        key: "unassigned", ids: hidden.map(\.id.rawValue), assignments: [], targets: hidden.map(\.target.rawValue),
+        totals: { after.totalsJSON(ItemID($0)) })
+      resolved = .object(members)
     }
     return (op.encoded(), resolved)
   }

@@ -16,6 +16,9 @@ public enum WireLimits {
   public static let maxOpaqueBytes = 64
   /// Largest `drag.index`.
   public static let maxIndex = 1 << 31
+  /// Largest magnitude of a numeric field value (`insert.fields`, `set.value`): sums of up to 2^53 of
+  /// them stay finite and exact to the cent well beyond any real price.
+  public static let maxFieldNumber = 1e15
   /// Largest `hello.since` (2^53: every seq a JSON number holds exactly).
   public static let maxSeq = 1 << 53
 }
@@ -30,7 +33,7 @@ extension ClientMessage {
     do {
       value = try JSONValue.parse(bytes)
     } catch {
-      throw MessageDecodingError(ProtocolError(.badJSON, "the frame is not valid JSON: \(error.message)"))
+      throw MessageDecodingError(ProtocolError(.badJSON, "the frame is not valid JSON: \(error.description)"))
     }
     return try decode(value)
   }
@@ -60,12 +63,13 @@ extension ClientMessage {
       default:
         throw ProtocolError(.unknownType, "unknown message type; expected hello, op or drag")
       }
-    } catch let error as MessageDecodingError {
+    } catch var error as MessageDecodingError {
+      error.type = type
       throw error
     } catch let error as ProtocolError {
-      throw MessageDecodingError(error)
+      throw MessageDecodingError(error, type: type)
     } catch {
-      throw MessageDecodingError(ProtocolError(.badMessage, "the message could not be decoded"))
+      throw MessageDecodingError(ProtocolError(.badMessage, "the message could not be decoded"), type: type)
     }
   }
 
@@ -79,7 +83,8 @@ extension ClientMessage {
       throw ProtocolError.invalid("color", "must be a CSS colour such as #e91e63")
     }
     let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxSeq).map { UInt64($0) }
-    let epoch = try Field.optionalID(v, "epoch")
+    // "" is the epoch of rooms stored before epochs existed: accepted, and compared like any other.
+    let epoch = try Field.optionalID(v, "epoch", allowEmpty: true)
     return Hello(room: room, client: client, name: name, color: color, since: since, epoch: epoch)
   }
 
@@ -114,10 +119,13 @@ public struct MessageDecodingError: Error, Equatable, Sendable {
   public var error: ProtocolError
   /// The op id, so that the reply is `rejected {id,…}` rather than `error`.
   public var opID: String?
+  /// The frame's `type` when it could be read (so the connection state can be checked first).
+  public var type: String?
 
   /// A decoding failure.
-  public init(_ error: ProtocolError, opID: String? = nil) {
+  public init(_ error: ProtocolError, opID: String? = nil, type: String? = nil) {
     self.error = error
     self.opID = opID
+    self.type = type
   }
 }

@@ -40,9 +40,10 @@ enum Field {
   }
 
   /// An optional id: absent or `null` mean `nil`.
-  static func optionalID(_ v: JSONValue, _ name: String) throws(ProtocolError) -> String? {
+  static func optionalID(_ v: JSONValue, _ name: String, allowEmpty: Bool = false) throws(ProtocolError) -> String? {
     guard let member = v[name], member != .null else { return nil }
     guard case .string(let s) = member else { throw ProtocolError.wrongType(name, expected: "a string", got: member) }
+    if allowEmpty && s.isEmpty { return s }
     try checkID(s, name)
     return s
   }
@@ -71,17 +72,23 @@ enum Field {
         throw ProtocolError.invalid(name, "must be at most \(WireLimits.maxFieldValueBytes) bytes")
       }
       return .string(s)
-    case .number(let n): return .number(n)
+    case .number(let n):
+      guard n.isFinite, abs(n) <= WireLimits.maxFieldNumber else {
+        throw ProtocolError.invalid(name, "must be a number within ±1e15")
+      }
+      return .number(n)
     case .bool(let b): return .bool(b)
     default: throw ProtocolError.wrongType(name, expected: "a string, number or boolean", got: member)
     }
   }
 
-  static func fieldName(_ name: String) throws(ProtocolError) {
+  /// A field name (`insert.fields` member names, `set.field`); `member` names the message field in errors.
+  static func fieldName(_ name: String, _ member: String) throws(ProtocolError) {
     guard !name.isEmpty, name.utf8.count <= WireLimits.maxFieldNameBytes,
-      !name.utf8.contains(where: { $0 < 0x20 })
+      !name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     else {
-      throw ProtocolError.invalid("field", "names must be 1 to \(WireLimits.maxFieldNameBytes) bytes")
+      let rule = "1 to \(WireLimits.maxFieldNameBytes) bytes without control characters"
+      throw ProtocolError.invalid(member, member == "fields" ? "must have member names of \(rule)" : "must be \(rule)")
     }
   }
 

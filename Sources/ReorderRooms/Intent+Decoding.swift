@@ -13,7 +13,7 @@ extension Intent {
       }
       var fields: [String: WireFieldValue] = [:]
       for member in members {
-        try Field.fieldName(member.key)
+        try Field.fieldName(member.key, "fields")
         fields[member.key] = try Field.fieldValue(member.value, "fields." + member.key)
       }
       return .insert(
@@ -27,7 +27,7 @@ extension Intent {
     case "restore": return .restore(item: try Field.id(v, "item"))
     case "set":
       let field = try Field.string(v, "field")
-      try Field.fieldName(field)
+      try Field.fieldName(field, "field")
       return .set(
         item: try Field.id(v, "item"), field: field, value: try Field.fieldValue(try Field.value(v, "value"), "value"))
     case "assign": return .assign(item: try Field.id(v, "item"), target: try Field.id(v, "target"))

@@ -47,8 +47,8 @@ extension PlainBoard {
       return .object(op)
     case .restore(let item):
       guard let state = items[item] else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard let l = listIndex(state.list) else { throw ProtocolError(.unknownItem, "the item's list was deleted") }
       guard !state.alive else { throw ProtocolError(.invalidField, "the item is not deleted") }
-      guard let l = listIndex(state.list) else { throw ProtocolError(.unknownList, "the item's list was deleted") }
       let current = lists[l].items
       var index = min(state.lastIndex, current.count)
       if let anchor = state.lastAfter, let i = current.firstIndex(of: anchor) { index = i + 1 }
@@ -65,7 +65,8 @@ extension PlainBoard {
         totals: { PlainBoard.totalsJSON(after.totals(of: $0)) })
       return .object(op)
     case .set(let item, let field, let value):
-      guard items[item] != nil else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard let state = items[item] else { throw ProtocolError(.unknownItem, "no item with this id") }
+      guard listIndex(state.list) != nil else { throw ProtocolError(.unknownItem, "the item's list was deleted") }
       return .object([
         ("kind", .string("set")), ("item", .string(item)), ("field", .string(field)), ("value", value.json),
       ])
@@ -75,7 +76,7 @@ extension PlainBoard {
       guard item != target else { throw ProtocolError(.invalidField, "an item cannot be assigned to itself") }
       var t = totals(of: target)
       t.count += 1
-      if case .number(let p)? = items[item]?.fields["price"] { t.sum += p }
+      t.sum += PlainBoard.summand(items[item]?.fields["price"])
       return .object([
         ("kind", .string("assign")), ("assignment", .string(ids.assignment)), ("item", .string(item)),
         ("target", .string(target)), ("totals", PlainBoard.totalsJSON(t)),
@@ -86,7 +87,7 @@ extension PlainBoard {
       }
       var t = totals(of: a.target)
       t.count -= 1
-      if case .number(let p)? = items[a.item]?.fields["price"] { t.sum -= p }
+      t.sum -= PlainBoard.summand(items[a.item]?.fields["price"])
       return .object([
         ("kind", .string("unassign")), ("assignment", .string(assignment)), ("item", .string(a.item)),
         ("target", .string(a.target)), ("totals", PlainBoard.totalsJSON(t)),
@@ -109,8 +110,16 @@ extension PlainBoard {
         ("after", .stringOrNull(index > 0 ? others[index - 1].id : nil)),
       ])
     case .deleteList(let list):
-      guard listIndex(list) != nil else { throw ProtocolError(.unknownList, "no list with this id") }
-      return .object([("kind", .string("deleteList")), ("list", .string(list))])
+      guard let l = listIndex(list) else { throw ProtocolError(.unknownList, "no list with this id") }
+      // Its items stop being live, and so do the assignments of (and onto) them.
+      var after = self
+      for id in lists[l].items { after.items[id]?.alive = false }
+      let hidden = liveAssignments.filter { !after.isLive($0) }
+      var op: [(key: String, value: JSONValue)] = [("kind", .string("deleteList")), ("list", .string(list))]
+      op += AssignmentChanges.members(
+        key: "unassigned", ids: hidden.map(\.id), assignments: [], targets: hidden.map(\.target),
+        totals: { PlainBoard.totalsJSON(after.totals(of: $0)) })
+      return .object(op)
     }
   }
 

@@ -57,9 +57,15 @@ public struct PlainBoard: RoomBoard {
     var sum = 0.0
     for a in assignments where a.target == target && isLive(a) {
       count += 1
-      if case .number(let p)? = items[a.item]?.fields["price"] { sum += p }
+      sum += PlainBoard.summand(items[a.item]?.fields["price"])
     }
     return (count, sum)
+  }
+
+  /// What a `price` adds to a sum: numbers within ±1e15 (as in the CRDT), else 0.
+  static func summand(_ value: WireFieldValue?) -> Double {
+    guard case .number(let p)? = value, abs(p) <= WireLimits.maxFieldNumber else { return 0 }
+    return p
   }
 
   static func totalsJSON(_ t: (count: Int, sum: Double)) -> JSONValue {

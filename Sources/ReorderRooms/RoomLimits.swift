@@ -24,4 +24,9 @@ public struct RoomLimits: Sendable, Equatable {
 
   /// Frames of any kind per second per connection: ops plus up to 120 drags.
   var maxFramesPerSecond: Double { Double(maxOpsPerSecond * 2 + 120) }
+
+  /// Seconds' worth of `maxOpsPerSecond` violations (rate-limited or bad frames) tolerated before an
+  /// abusive connection is closed: a reconnecting client that re-sends its pending ops in one burst is
+  /// answered `rate_limited`, not closed; a sustained flood is.
+  static let violationSeconds = 5.0
 }

@@ -5,14 +5,14 @@ extension RoomRegistry {
     defer { if connections[connection] != nil { connections[connection] = state } }
     guard state.frames.take(now: now) else {
       var actions = violation(connection, &state, now: now)
-      if !state.limitedNotified && !state.closing {
-        state.limitedNotified = true
+      let newBurst = state.lastLimited.map { now - $0 >= 1 } ?? true
+      state.lastLimited = now
+      if newBurst && !state.closing {
         actions.append(
           .send(connection, ServerMessage.error(ProtocolError(.rateLimited, "too many frames; slow down")), .data))
       }
       return actions
     }
-    state.limitedNotified = false
     if isBinary {
       return fail(
         connection, &state, ProtocolError(.badMessage, "binary frames are not supported; send JSON text"), now: now)
@@ -21,6 +21,15 @@ extension RoomRegistry {
     do {
       message_ = try ClientMessage.decode(message)
     } catch {
+      // The connection state is checked from `type` first: a second hello is `already_joined` and an
+      // op or drag before hello is `not_joined`, however malformed the rest of the frame.
+      if error.type == "hello", state.session != nil {
+        return fail(
+          connection, &state, ProtocolError(.alreadyJoined, "hello was already sent on this connection"), now: now)
+      }
+      if error.type == "op" || error.type == "drag", state.session == nil {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
       if let id = error.opID, state.session != nil {
         return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]
       }
@@ -89,7 +98,8 @@ extension RoomRegistry {
     return actions
   }
 
-  /// Counts a violation; when they come faster than the op rate for long, the connection is closed.
+  /// Counts a violation; when they come faster than the op rate for long (more than
+  /// `RoomLimits.violationSeconds` of the op rate saved up), the connection is closed.
   func violation(_ connection: ConnectionHandle, _ state: inout Connection, now: Double) -> [RoomAction] {
     guard !state.violations.take(now: now), !state.closing else { return [] }
     state.closing = true

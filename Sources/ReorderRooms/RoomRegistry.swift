@@ -9,10 +9,13 @@ public final class RoomRegistry {
     var session: String?
     var ops: TokenBucket
     var frames: TokenBucket
-    /// Violations (rate-limited frames, bad frames): when it runs dry, the connection is closed.
+    /// Violations (rate-limited frames, bad frames), refilled at the op rate with
+    /// `RoomLimits.violationSeconds` of them saved up: when it runs dry, the connection is closed.
     var violations: TokenBucket
     var closing = false
-    var limitedNotified = false
+    /// When a frame was last dropped by the frame rate limit: one `error rate_limited` per burst
+    /// (a burst ends after a second without dropped frames).
+    var lastLimited: Double?
   }
 
   let limits: RoomLimits
@@ -50,7 +53,7 @@ public final class RoomRegistry {
     connections[connection] = Connection(
       room: name, session: nil, ops: TokenBucket(rate: rate, burst: rate * 2, now: now),
       frames: TokenBucket(rate: limits.maxFramesPerSecond, burst: limits.maxFramesPerSecond * 2, now: now),
-      violations: TokenBucket(rate: rate, burst: rate * 2, now: now))
+      violations: TokenBucket(rate: rate, burst: rate * RoomLimits.violationSeconds, now: now))
     return actions
   }
 

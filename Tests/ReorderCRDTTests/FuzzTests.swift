@@ -66,7 +66,7 @@ struct FuzzWorld {
       } else if roll < 95 {
         guard let a = pick(b.assignments) else { return }
         op = try b.unassign(a.id)
-      } else if roll < 98 {
+      } else if roll < 96 {
         op = try b.moveList(pick(lists)!, after: rng.chance(30) ? nil : pick(lists))
       } else {
         op = try b.deleteList(pick(lists)!)
@@ -157,6 +157,18 @@ func fuzzFailure(seed: UInt64, steps: Int = 40) -> String? {
     for list in b.allListIDs { placed += b.items(in: list) }
     let alive = b.allItems.filter { b.item($0)!.alive }
     if placed.sorted() != alive { return "seed \(seed): live items are not each placed exactly once" }
+    // Liveness is derived: alive AND in a live list; only live items are indexed or assigned.
+    let liveLists = Set(b.lists.map(\.id))
+    for id in b.allItems {
+      let info = b.item(id)!
+      let live = info.alive && liveLists.contains(info.list)
+      if b.isLiveItem(id) != live || (b.index(of: id) != nil) != live {
+        return "seed \(seed): replica \(r + 1): item \(id) liveness is not alive-and-list-alive"
+      }
+    }
+    for a in b.assignments where !b.isLiveItem(a.item) || !b.isLiveItem(a.target) {
+      return "seed \(seed): replica \(r + 1): assignment \(a.id) of a non-live item is listed"
+    }
   }
   // A replica loaded from a snapshot equals its source and still ignores old ops.
   do {

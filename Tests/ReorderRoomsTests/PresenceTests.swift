@@ -115,7 +115,7 @@ struct LimitTests {
     #expect(frames.filter { $0["type"] == .string("applied") }.count == 10)
     #expect(frames.filter { $0["code"] == .string("rate_limited") }.count == 2)
     #expect(h.closed[a] == nil)
-    for i in 0..<20 { h.send(a, #"{"type":"op","id":"p\#(i)","op":{"kind":"delete","item":"x"}}"#) }
+    for i in 0..<40 { h.send(a, #"{"type":"op","id":"p\#(i)","op":{"kind":"delete","item":"x"}}"#) }
     #expect(h.closed[a]?.code == 1008)
     h.closed[a] = nil
     _ = h.take(a)
