@@ -28,6 +28,11 @@ public struct Presence: Sendable {
   public private(set) var current: [String: DragMessage] = [:]
   private var pending: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
   private var order: [String] = []
+  /// When this room last flushed presence (seconds, the registry's clock); `-infinity` before the first.
+  var lastFlushAt = -Double.infinity
+  /// The shortest time between two flushes once leading-edge flushes are on (see
+  /// `RoomRegistry.flushPresenceEarly`); 0 until then, when every tick flushes.
+  var minimumInterval = 0.0
 
   /// No drags.
   public init() {}

@@ -20,8 +20,17 @@ extension Room {
   /// later it gets one frame with the latest state of everything it missed, so a slow connection sees
   /// fewer, fresher frames instead of a growing queue of stale ones. Members that last got a frame at
   /// the same tick share one encoded frame.
+  ///
+  /// `now` (seconds) is recorded as the time of this flush when it sends a frame; a flush less than the presence's minimum
+  /// interval after the previous one (less 2 ms of timer jitter) does nothing, so that a leading-edge
+  /// flush (`flushPresenceEarly`) followed by a tick still sends at most one frame per interval.
   /// - Complexity: O(m + g·s) for m members, g distinct catch-up points, s sessions with drags.
-  public mutating func flushPresence(busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
+  public mutating func flushPresence(now: Double = 0, busy: (ConnectionHandle) -> Bool = { _ in false })
+    -> [RoomAction]
+  {
+    if presence.minimumInterval > 0 {
+      guard now - presence.lastFlushAt >= presence.minimumInterval - 0.002 else { return [] }
+    }
     if presence.hasPending {
       presenceTick += 1
       for update in presence.flush() { latestDrags[update.session] = (presenceTick, update.update, update.isFinal) }
@@ -46,6 +55,7 @@ extension Room {
         connections.count == 1
           ? .send(connections[0], frame.bytes, frame.priority) : .broadcast(connections, frame.bytes, frame.priority))
     }
+    if !actions.isEmpty { presence.lastFlushAt = now }
     // Finished drags everyone has been sent are forgotten.
     let oldest = members.values.lazy.filter { $0.welcomedAt != nil }.map(\.presenceTick).min() ?? presenceTick
     latestDrags = latestDrags.filter { !$0.value.isFinal || $0.value.version > oldest }

@@ -108,7 +108,7 @@ public final class RoomRegistry {
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
     for name in rooms.keys {
-      actions.append(contentsOf: rooms[name]!.flushPresence(busy: busy))
+      actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))

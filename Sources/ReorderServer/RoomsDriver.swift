@@ -25,9 +25,16 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
+    let handle = ConnectionHandle(connection.rawValue)
+    let now = MonotonicClock.now()
+    perform(registry.received(handle, message: message, isBinary: isBinary, now: now))
+    // Leading edge: a drag in a room that flushed no presence during the last tick interval goes out
+    // now instead of at the next tick.
+    guard let transport, transport.tickInterval > 0 else { return }
     perform(
-      registry.received(
-        ConnectionHandle(connection.rawValue), message: message, isBinary: isBinary, now: MonotonicClock.now()))
+      registry.flushPresenceEarly(after: handle, now: now, interval: transport.tickInterval) { connection in
+        (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
+      })
   }
 
   func connectionClosed(_ connection: ConnectionID) {

@@ -8,3 +8,8 @@ extension WebSocketServer {
     return connectionsByID[connection]?.outgoing.count
   }
 }
+
+extension WebSocketServer {
+  /// The periodic tick's interval in seconds (0 when there is no tick); any thread.
+  public var tickInterval: Double { Double(configuration.tickIntervalMilliseconds) / 1_000 }
+}
