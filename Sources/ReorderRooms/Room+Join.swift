@@ -46,10 +46,11 @@ extension Room {
   }
 
   /// Whether `since` can be answered with the ops (since, to] rather than a full board: same history
-  /// (epoch, when the client gives one), not ahead of the room, not too far behind.
+  /// (the client's epoch equals the room's; a `since` > 0 without an epoch cannot be trusted), not
+  /// ahead of the room, not too far behind.
   func canCatchUp(since: UInt64?, epoch clientEpoch: String?, to target: UInt64) -> Bool {
     guard let since, since <= target else { return false }
-    if let clientEpoch, clientEpoch != epoch { return false }
+    guard clientEpoch == epoch || (clientEpoch == nil && since == 0) else { return false }
     return target - since <= UInt64(limits.maxCatchUpOps)
   }
 

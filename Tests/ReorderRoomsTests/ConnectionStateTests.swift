@@ -44,7 +44,7 @@ struct ConnectionStateTests {
     #expect(welcome["type"] == .string("welcome"))
   }
 
-  @Test("hello with since but an empty or other epoch gets the full board; without epoch it is not checked")
+  @Test("hello with since > 0 and an empty, other or no epoch gets the full board; with the room's epoch, the ops")
   func epochChecks() {
     let h = RoomsHarness()
     let a = h.join(1)
@@ -55,9 +55,15 @@ struct ConnectionStateTests {
     let c = h.open(3)
     #expect(reply(h, c, base + #","epoch":"other"}"#)["board"] != nil)
     let d = h.open(4)
-    let unchecked = reply(h, d, base + "}")
-    #expect(unchecked["board"] == nil)
-    #expect(unchecked["ops"] != nil)
+    #expect(reply(h, d, base + "}")["board"] != nil)
+    let epoch = h.registry.room("r")!.epoch
+    let e = h.open(5)
+    let caughtUp = reply(h, e, base + #","epoch":"\#(epoch)"}"#)
+    #expect(caughtUp["board"] == nil)
+    #expect(caughtUp["ops"] != nil)
+    let f = h.open(6)
+    let fromZero = reply(h, f, ##"{"type":"hello","room":"r","client":"c","name":"N","color":"#fff","since":0}"##)
+    #expect(fromZero["ops"] != nil)
   }
 
   @Test("bad_json says at which byte the frame went wrong")

@@ -98,11 +98,14 @@ final class RoomsHarness {
 
   /// Opens a connection and says hello; returns it (its inbox holds the welcome).
   @discardableResult
-  func join(_ id: UInt64, room: String = "r", client: String? = nil, name: String = "N", since: UInt64? = nil)
-    -> ConnectionHandle
-  {
+  /// With `since`, the hello carries `epoch` (default: the room's own, as a client that kept it would).
+  func join(
+    _ id: UInt64, room: String = "r", client: String? = nil, name: String = "N", since: UInt64? = nil,
+    epoch: String? = nil
+  ) -> ConnectionHandle {
     let c = open(id, room: room)
-    let sinceText = since.map { ",\"since\":\($0)" } ?? ""
+    let roomEpoch = epoch ?? registry.room(room)?.epoch ?? ""
+    let sinceText = since.map { ",\"since\":\($0),\"epoch\":\"\(roomEpoch)\"" } ?? ""
     let clientID = client ?? "client\(id)"
     send(
       c,

@@ -200,7 +200,8 @@ struct CollaborationTests {
     clients[1].close()
     for i in 0..<7 { clients[0].op("m\(i)", Ops.move(["p", "q", "r"][i % 3], list: "l")) }
     _ = try clients[0].applied(id: "m6")
-    let back = try RoomClient.join(port: server.port, client: "c1", since: 4, context: context)
+    let back = try RoomClient.join(
+      port: server.port, client: "c1", since: 4, epoch: clients[1].welcome["epoch"], context: context)
     #expect(back.welcome["board"] == nil)
     guard case .array(let ops)? = back.welcome["ops"] else {
       Issue.record("no ops in welcome")
@@ -241,7 +242,8 @@ struct CollaborationTests {
     let a = clients[0]
     for i in 0..<50 { a.op("a:\(i)", Ops.insert("n\(i)", list: "l")) }
     a.close()  // without waiting for the acks
-    let again = try RoomClient.join(port: server.port, client: "c0", since: 1, context: context)
+    let again = try RoomClient.join(
+      port: server.port, client: "c0", since: 1, epoch: a.welcome["epoch"], context: context)
     for i in 0..<50 { again.op("a:\(i)", Ops.insert("n\(i)", list: "l")) }
     var seqByID: [String: Set<Double>] = [:]
     var caughtUp: [JSONValue] = []

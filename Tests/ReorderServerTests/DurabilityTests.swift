@@ -66,7 +66,8 @@ struct DurabilityTests {
 
     // A client that saw up to seq S catches up with exactly S+1 … durableSeq.
     let since = UInt64(acked.count) - 50
-    let back = try RoomClient.join(port: second.port, room: "d", client: "writer", since: since)
+    let back = try RoomClient.join(
+      port: second.port, room: "d", client: "writer", since: since, epoch: reader.welcome["epoch"])
     guard case .array(let missed)? = back.welcome["ops"] else {
       Issue.record("no catch-up ops in the welcome")
       return

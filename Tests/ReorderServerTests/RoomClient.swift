@@ -26,19 +26,23 @@ final class RoomClient: @unchecked Sendable {
   /// Connects, says hello and waits for the welcome.
   static func join(
     port: Int, room: String = "t", client: String, name: String = "Tester", since: UInt64? = nil,
-    context: WebSocketClientContext? = nil
+    epoch: JSONValue? = nil, context: WebSocketClientContext? = nil
   ) throws -> RoomClient {
     let c = try connect(port: port, room: room, context: context)
-    try c.hello(room: room, client: client, name: name, since: since)
+    try c.hello(room: room, client: client, name: name, since: since, epoch: epoch)
     return c
   }
 
-  func hello(room: String, client: String, name: String = "Tester", since: UInt64? = nil) throws {
+  /// Says hello; `epoch` is the `epoch` member of the welcome that `since` belongs to.
+  func hello(room: String, client: String, name: String = "Tester", since: UInt64? = nil, epoch: JSONValue? = nil)
+    throws
+  {
     var members: [(key: String, value: JSONValue)] = [
       ("type", .string("hello")), ("room", .string(room)), ("client", .string(client)), ("name", .string(name)),
       ("color", .string("#336699")),
     ]
     if let since { members.append(("since", .number(Double(since)))) }
+    if let epoch { members.append(("epoch", epoch)) }
     send(.object(members))
     welcome = try next(type: "welcome")
     session = welcome["session"]?.stringValue ?? ""

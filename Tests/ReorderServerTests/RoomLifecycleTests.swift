@@ -30,7 +30,7 @@ struct RoomLifecycleTests {
     probe.close()
     a.close()
     #expect(waitUntil(timeout: 10) { roomsLoaded(server.port) == 0 }, "the idle room was not unloaded")
-    let back = try RoomClient.join(port: server.port, client: "a", since: 11)
+    let back = try RoomClient.join(port: server.port, client: "a", since: 11, epoch: probe.welcome["epoch"])
     #expect(back.welcome["seq"] == .number(11))
     #expect(back.welcome["ops"] == .array([]))
     let fresh = try RoomClient.join(port: server.port, client: "fresh")

@@ -136,3 +136,42 @@ def test_deleting_an_assigned_food_drops_it_from_totals_everywhere_and_restoring
             f"the totals in {name} after the restore",
         )
     settled(page_a)
+
+
+# Sends ops one at a time over a plain WebSocket from the page; resolves to 'ok' once all are applied.
+OPS = """
+const [room, ops, done] = arguments;
+const ws = new WebSocket(`ws://${location.host}/ws/${room}`);
+let n = 0;
+const next = () => ws.send(JSON.stringify({type: 'op', id: 'script:' + n, op: ops[n]}));
+ws.onopen = () => ws.send(JSON.stringify({type: 'hello', room, client: 'script', name: 'script', color: '#333333'}));
+ws.onmessage = (event) => {
+  const m = JSON.parse(event.data);
+  if (m.type === 'welcome') next();
+  else if (m.type === 'applied' && m.id === 'script:' + n) { if (++n === ops.length) { ws.close(); done('ok'); } else next(); }
+  else if (m.type === 'rejected' || m.type === 'error') { ws.close(); done('error: ' + JSON.stringify(m)); }
+};
+ws.onerror = () => done('error: websocket');
+"""
+
+
+def test_deleting_a_list_drops_its_items_assignments_from_the_totals(server, page_a: Page, page_b: Page):
+    page_a.open(server, "food")
+    foods = items_with_role(page_a, "food")
+    person = items_with_role(page_a, "person")[0]
+    f0, f1 = foods[0], foods[1]
+    p1 = price(page_a, f1)
+    drop_on(page_a, f0, person)
+    drop_on(page_a, f1, person)
+    page_a.wait(lambda: len(chips(page_a, person)) == 2, 5, "both assignments")
+    settled(page_a)
+    page_b.driver.get(server.base + "?script")
+    ops = [
+        {"kind": "createList", "list": "tmp", "title": "Tmp", "layout": "list"},
+        {"kind": "move", "item": f0, "list": "tmp"},
+        {"kind": "deleteList", "list": "tmp"},
+    ]
+    assert page_b.driver.execute_async_script(OPS, "food", ops) == "ok"
+    page_a.wait(lambda: totals(page_a, person) == [p1, 1] and chips(page_a, person) == [f1], 5, "the totals after the list went")
+    page_b.open(server, "food")
+    assert totals(page_b, person) == [p1, 1] and chips(page_b, person) == [f1]

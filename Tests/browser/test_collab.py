@@ -224,7 +224,6 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
     import tempfile
 
     from boards import lists
-    from conftest import Server
 
     page_a.driver.get(server.base + "?setup")
     page_a.js("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
@@ -241,10 +240,10 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
     # A is away (e.g. asleep) while the server restarts on fresh data and someone moves two items:
     # the new history has a later seq than A's, but it is another history.
     page_a.js("window.reorder.connection.stop()")
-    server.stop()
-    fresh = Server(tempfile.mkdtemp(prefix="reorder-browser-fresh-"))
-    fresh.port = server.port
-    fresh.start()
+    fresh_data = tempfile.mkdtemp(prefix="reorder-browser-fresh-")
+    server.data_dir = fresh_data
+    server.restart()  # same port, empty data
+    fresh = server
     try:
         page_b.driver.get(fresh.base + "?script")
         moves = [{"item": ids[5], "list": col["id"]}, {"item": ids[7], "list": col["id"], "before": ids[0]}]
@@ -253,8 +252,16 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
         expected = lists(page_b)
         assert expected != lists(page_a)
 
-        page_a.js("window.reorder.connection.start()")
+        old_epoch = page_a.js("return window.reorder.model.epoch")
+        assert isinstance(old_epoch, str) and old_epoch, "the client keeps the epoch of its welcome"
+        page_a.js(
+            "window.__hellos = []; const send = WebSocket.prototype.send;"
+            "WebSocket.prototype.send = function (d) { const m = JSON.parse(d); if (m.type === 'hello') window.__hellos.push(m); return send.call(this, d); };"
+            "window.reorder.connection.start();"
+        )
         page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "A to reconnect")
+        hello = page_a.js("return window.__hellos[0]")
+        assert hello.get("since") is not None and hello.get("epoch") == old_epoch, hello
         page_a.wait(lambda: lists(page_a) == expected, 10, "A to show exactly the server's board")
         # And it stays in step afterwards.
         page_b.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[3])
@@ -265,8 +272,8 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
     finally:
         page_a.leave()
         page_b.leave()
-        fresh.stop()
-        shutil.rmtree(fresh.data_dir, ignore_errors=True)
+        server.stop()
+        shutil.rmtree(fresh_data, ignore_errors=True)
 
 
 def test_missing_or_null_totals_and_odd_field_values_still_render(server, page_a: Page):

@@ -223,9 +223,13 @@ export function applyResolved(s, op, fromServer = true) {
       break;
     }
     case "deleteList": {
+      // Its items go with it, and so do their assignments (as item or as target).
       const i = s.lists.findIndex((l) => l.id === op.list);
+      const items = i >= 0 ? new Set(s.lists[i].items) : new Set();
+      if (fromServer) hideAssignments(s, "", Array.isArray(op.unassigned) ? op.unassigned : [], op.totals);
+      else for (const id of items) hideAssignments(s, id, undefined, undefined);
       if (i >= 0) {
-        for (const id of s.lists[i].items) s.items.delete(id);
+        for (const id of items) s.items.delete(id);
         s.lists.splice(i, 1);
       }
       break;
