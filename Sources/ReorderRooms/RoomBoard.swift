@@ -17,8 +17,8 @@ public struct GeneratedIDs: Sendable, Equatable {
 
 /// The replicated board of one room, as the room state machine needs it.
 ///
-/// `CRDTRoomBoard` adapts `ReorderCRDT.Board`; `PlainBoard` is a server-authoritative array model
-/// used as a reference in tests. Both produce the same resolved ops for the same intents.
+/// `CRDTRoomBoard` adapts `ReorderCRDT.Board`; the tests hold `PlainBoard`, a server-authoritative
+/// array model used as a reference. Both produce the same resolved ops for the same intents.
 public protocol RoomBoard: Sendable {
   /// Validates `intent`, applies it, and returns the bytes to log (replayable by `replay`) and the
   /// resolved op for `applied.op`. Throws with nothing changed.
@@ -53,7 +53,4 @@ public struct RoomBoardFactory: Sendable {
     self.empty = empty
     self.restore = restore
   }
-
-  /// The reference array model.
-  public static let plain = RoomBoardFactory(empty: { PlainBoard() }, restore: { try PlainBoard(snapshot: $0) })
 }

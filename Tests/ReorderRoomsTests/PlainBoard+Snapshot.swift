@@ -1,3 +1,5 @@
+@testable import ReorderRooms
+
 extension PlainBoard {
   /// A JSON snapshot: lists with their ordered item ids, every item, every assignment.
   public func snapshot() -> [UInt8] {

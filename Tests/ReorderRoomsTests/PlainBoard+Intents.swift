@@ -1,3 +1,5 @@
+@testable import ReorderRooms
+
 extension PlainBoard {
   public mutating func perform(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> (
     logged: [UInt8], resolved: JSONValue

@@ -1,10 +1,4 @@
-/// A logged op or snapshot that cannot be read back.
-public struct BoardDataError: Error, Equatable, Sendable {
-  /// What is wrong.
-  public var message: String
-  /// An error with a message.
-  public init(_ message: String) { self.message = message }
-}
+@testable import ReorderRooms
 
 extension PlainBoard {
   public mutating func replay(_ logged: [UInt8]) throws {

@@ -1,3 +1,5 @@
+@testable import ReorderRooms
+
 /// A server-authoritative board kept as plain arrays: the reference model for the room tests.
 ///
 /// Ops apply in arrival order on one replica, so no merge is needed; positions are indices.
@@ -98,4 +100,9 @@ public struct PlainBoard: RoomBoard {
     let totalsJSON = JSONValue.object(targets.sorted().map { ($0, PlainBoard.totalsJSON(totals(of: $0))) })
     return .object([("lists", .array(listsJSON)), ("assignments", .array(assignmentsJSON)), ("totals", totalsJSON)])
   }
+}
+
+extension RoomBoardFactory {
+  /// The reference array model.
+  static let plain = RoomBoardFactory(empty: { PlainBoard() }, restore: { try PlainBoard(snapshot: $0) })
 }
