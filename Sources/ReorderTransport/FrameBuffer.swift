@@ -19,7 +19,7 @@ final class FrameBuffer {
     base = UnsafeMutableRawPointer.allocate(byteCount: max(1, headroom + count), alignment: 16)
     base.initializeMemory(as: UInt8.self, repeating: 0, count: headroom)
     let payload = UnsafeMutableRawBufferPointer(start: base + headroom, count: count)
-    _ = payload.copyBytes(from: bytes)
+    payload.copyBytes(from: bytes)
   }
 
   /// The payload (with `headroom` writable bytes before it).
