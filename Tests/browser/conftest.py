@@ -150,7 +150,8 @@ class Page:
 
     # Navigation ------------------------------------------------------------------------
 
-    def open(self, server: Server, room: str, wait_items: bool = True) -> None:
+    def open(self, server: Server, room: str, wait_items: bool = True, debug: bool = False) -> None:
+        """Opens `room` as this page's user; with `debug`, through `?debug` (exposes `window.reorder`)."""
         d = self.driver
         d.get(server.base + "?setup")
         d.execute_script(
@@ -158,8 +159,12 @@ class Page:
             self.name,
             self.color,
         )
-        d.get(server.base + "#/b/" + room)
+        d.get(server.base + ("?debug#/b/" if debug else "#/b/") + room)
+        # Checked on the new document: a navigation can report done while the old one still answers.
+        self.wait(lambda: self.js("return location.search") == ("?debug" if debug else ""), 15, "the navigation")
         self.wait(lambda: self.js("return document.body.dataset.connection") == "open", 15, "the board to connect")
+        if debug:
+            self.wait(lambda: self.js("return typeof window.reorder === 'object'"), 15, "window.reorder")
         if wait_items:
             self.wait(lambda: self.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
 

@@ -225,10 +225,7 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
 
     from boards import lists
 
-    page_a.driver.get(server.base + "?setup")
-    page_a.js("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
-    page_a.driver.get(server.base + "?debug#/b/cities")
-    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the board")
+    page_a.open(server, "cities", debug=True)
     col = first_list(page_a, "list")
     ids = col["items"]
     # A's history: one move after the demo seed.
@@ -279,10 +276,7 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
 def test_missing_or_null_totals_and_odd_field_values_still_render(server, page_a: Page):
     from boards import items_with_role
 
-    page_a.driver.get(server.base + "?setup")
-    page_a.js("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
-    page_a.driver.get(server.base + "?debug#/b/food")
-    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the board")
+    page_a.open(server, "food", debug=True)
     page_a.wait(lambda: len(items_with_role(page_a, "person")) > 1, 10, "people")
     people = items_with_role(page_a, "person")
     foods = items_with_role(page_a, "food")

@@ -204,10 +204,7 @@ def test_pointercancel_mid_drag_restores_the_exact_order(server, page_a: Page):
 def test_a_rejected_intent_rolls_back_visibly_with_a_message(server, page_a: Page):
     # `?debug` exposes the board, so the test can send an intent the server must refuse: a move
     # after an item that does not exist. It applies optimistically, then rolls back.
-    d = page_a.driver
-    page_a.open(server, "cities")
-    d.get(server.base + "?debug#/b/cities")
-    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the board")
+    page_a.open(server, "cities", debug=True)
     page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") > 3, 10, "items")
     col = first_list(page_a, "list")
     ids = col["items"]
