@@ -3,6 +3,7 @@
 #
 #   scripts/load.sh            # full matrix, about 4 minutes (bounded: < 10 minutes)
 #   LOAD_SCALE=0.3 scripts/load.sh   # shorter runs (durations × 0.3), for a smoke test
+#   LOAD_ONLY="a a-mirror d" scripts/load.sh   # only these runs of the matrix (labels as in the table)
 #   LOAD_NICE=-10 scripts/load.sh    # run server, mirror and load tool at that niceness (root), so
 #                                    # that other work on a shared machine disturbs them less
 #
@@ -103,6 +104,7 @@ fi
 run() {
   local label=$1 title=$2
   shift 2
+  if [ -n "${LOAD_ONLY:-}" ] && [[ " $LOAD_ONLY " != *" $label "* ]]; then return 0; fi
   local left=$((SCRIPT_DEADLINE - SECONDS))
   if [ "$left" -lt 20 ]; then
     echo "load.sh: skipping $label, the matrix is out of time" >&2

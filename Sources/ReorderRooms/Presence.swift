@@ -30,8 +30,8 @@ public struct Presence: Sendable {
   private var order: [String] = []
   /// When this room last flushed presence (seconds, the registry's clock); `-infinity` before the first.
   var lastFlushAt = -Double.infinity
-  /// The shortest time between two flushes once leading-edge flushes are on (see
-  /// `RoomRegistry.flushPresenceEarly`); 0 until then, when every tick flushes.
+  /// The shortest time between two flushes (set from `RoomRegistry.presencePacing` before each
+  /// flush); 0 means every flush call sends.
   var minimumInterval = 0.0
 
   /// No drags.

@@ -21,15 +21,17 @@ extension Room {
   /// fewer, fresher frames instead of a growing queue of stale ones. Members that last got a frame at
   /// the same tick share one encoded frame.
   ///
-  /// `now` (seconds) is recorded as the time of this flush when it sends a frame; a flush less than the presence's minimum
-  /// interval after the previous one (less 2 ms of timer jitter) does nothing, so that a leading-edge
-  /// flush (`flushPresenceEarly`) followed by a tick still sends at most one frame per interval.
+  /// `now` (seconds) is recorded as the time of this flush when it sends a frame; a flush less than
+  /// the presence's minimum interval after the previous one (less a tenth of it, at most 2 ms, for
+  /// timer jitter) does nothing, so that a leading-edge flush (`flushPresenceEarly`) followed by a
+  /// tick still sends at most one frame per interval.
   /// - Complexity: O(m + g·s) for m members, g distinct catch-up points, s sessions with drags.
   public mutating func flushPresence(now: Double = 0, busy: (ConnectionHandle) -> Bool = { _ in false })
     -> [RoomAction]
   {
     if presence.minimumInterval > 0 {
-      guard now - presence.lastFlushAt >= presence.minimumInterval - 0.002 else { return [] }
+      let slack = min(0.002, presence.minimumInterval / 10)
+      guard now - presence.lastFlushAt >= presence.minimumInterval - slack else { return [] }
     }
     if presence.hasPending {
       presenceTick += 1

@@ -27,6 +27,8 @@ public final class RoomRegistry {
   var nextSession: UInt64 = 1
   /// Open connections per room (joined or not): a room with any is never unloaded.
   var attached: [String: Int] = [:]
+  /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
+  public var presencePacing = PresencePacing.fixed(hz: 30)
 
   /// A registry over `storage`; sessions are named `<sessionPrefix><n>`.
   public init(limits: RoomLimits, storage: any RoomStorage, boards: RoomBoardFactory, sessionPrefix: String = "s") {
@@ -104,10 +106,13 @@ public final class RoomRegistry {
     rooms[name]?.durable(upTo: seq) ?? []
   }
 
-  /// The periodic tick: presence frames (held back for `busy` connections), and unloading idle rooms.
+  /// The periodic tick: presence frames of every room due (held back for `busy` connections), and
+  /// unloading idle rooms. Also called early when `flushPresenceEarly` names a time a room is due.
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
+    let interval = presenceInterval
     for name in rooms.keys {
+      rooms[name]!.presence.minimumInterval = interval
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())

@@ -36,6 +36,7 @@ public final class ReorderServer: @unchecked Sendable {
     registry = RoomRegistry(
       limits: configuration.roomLimits, storage: StoreRoomStorage(store: store), boards: ServerBoards.factory,
       sessionPrefix: ReorderServer.sessionPrefix())
+    registry.presencePacing = configuration.presencePacing
     driver = RoomsDriver(registry: registry, store: store)
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)

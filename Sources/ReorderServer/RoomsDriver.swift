@@ -28,13 +28,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let handle = ConnectionHandle(connection.rawValue)
     let now = MonotonicClock.now()
     perform(registry.received(handle, message: message, isBinary: isBinary, now: now))
-    // Leading edge: a drag in a room that flushed no presence during the last tick interval goes out
-    // now instead of at the next tick.
-    guard let transport, transport.tickInterval > 0 else { return }
-    perform(
-      registry.flushPresenceEarly(after: handle, now: now, interval: transport.tickInterval) { connection in
-        (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
-      })
+    // Leading edge: a drag in a room that flushed no presence during the last interval goes out
+    // now; otherwise a tick is asked for when the room is due (see `PresencePacing`).
+    guard let transport else { return }
+    let (actions, due) = registry.flushPresenceEarly(after: handle, now: now) { connection in
+      (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
+    }
+    perform(actions)
+    if let due { transport.requestTick(afterSeconds: due - now) }
   }
 
   func connectionClosed(_ connection: ConnectionID) {

@@ -18,6 +18,11 @@ extension ServerConfiguration {
     return t
   }
 
+  /// How fast rooms flush drag presence.
+  var presencePacing: PresencePacing {
+    PresencePacing(minHz: Double(presenceHz), maxHz: Double(presenceMaxHz), framesPerSecond: Double(presenceBudget))
+  }
+
   /// The rooms part.
   var roomLimits: RoomLimits {
     var l = RoomLimits()

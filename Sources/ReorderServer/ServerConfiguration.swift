@@ -21,8 +21,14 @@ public struct ServerConfiguration: Sendable {
   public var pingIntervalSeconds = 30
   /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
   public var idleTimeoutSeconds = 60
-  /// Presence tick rate (`--presence-hz`).
+  /// Presence rate under load, and of the periodic tick (`--presence-hz`).
   public var presenceHz = 30
+  /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz`, the
+  /// rate is fixed at `presenceHz`.
+  public var presenceMaxHz = 500
+  /// Server-wide budget of `drags` frames per second that slows presence from `presenceMaxHz`
+  /// towards `presenceHz` as connections grow (`--presence-budget`).
+  public var presenceBudget = 40_000
   /// Create the demo boards if absent (`--demo`).
   public var demo = false
   /// Ops per second per connection, token bucket rate (`--max-ops-per-second`); burst is twice this.

@@ -23,16 +23,36 @@ final class LWSTimer {
 
   /// (Re)arms the timer to fire once after `milliseconds`.
   func schedule(on context: OpaquePointer, afterMilliseconds milliseconds: Int) {
+    schedule(on: context, afterMicroseconds: milliseconds * 1000)
+  }
+
+  /// (Re)arms the timer to fire once after `microseconds`.
+  func schedule(on context: OpaquePointer, afterMicroseconds microseconds: Int) {
     let sul = block.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
-    lws_sul_schedule(context, 0, sul, timerCallback, lws_usec_t(milliseconds) * 1000)
+    let delay = lws_usec_t(max(0, microseconds))
+    firesAt = lws_now_usecs() + delay
+    lws_sul_schedule(context, 0, sul, timerCallback, delay)
+  }
+
+  /// When the timer fires, on lws' clock (`lws_now_usecs`, microseconds); nil when not armed.
+  private(set) var firesAt: lws_usec_t?
+
+  /// Whether the timer is armed to fire within `microseconds` from now.
+  func firesWithin(microseconds: Int) -> Bool {
+    guard let firesAt else { return false }
+    return firesAt <= lws_now_usecs() + lws_usec_t(microseconds)
   }
 
   /// Disarms the timer (no-op when not armed).
   func cancel() {
+    firesAt = nil
     lws_sul_cancel(block.assumingMemoryBound(to: lws_sorted_usec_list_t.self))
   }
 
-  fileprivate func fire() { action() }
+  fileprivate func fire() {
+    firesAt = nil
+    action()
+  }
 
   deinit {
     block.deallocate()

@@ -20,6 +20,7 @@ extension WebSocketServer {
     guard !isShuttingDown else { return }
     isShuttingDown = true
     tickTimer?.cancel()
+    extraTickTimer?.cancel()
     TransportLog.info("shutting down", ["connections": String(connections.count)])
     for conn in connections.values where conn.pendingClose == nil {
       conn.pendingClose = .init(code: 1001, reason: "server shutting down")
@@ -50,5 +51,23 @@ extension WebSocketServer {
       }
     tickTimer = timer
     timer.schedule(on: context, afterMilliseconds: period)
+  }
+
+  /// Service thread only: one extra `transportTick()` after `seconds` (at the soonest on the next
+  /// pass of the service loop), besides the periodic ones. An extra tick already due sooner stands
+  /// (and serves this request); a later one is moved earlier.
+  public func requestTick(afterSeconds seconds: Double) {
+    loop.assertServiceThread()
+    guard !isShuttingDown, let context = loop.context else { return }
+    let microseconds = Int((max(0, seconds) * 1_000_000).rounded(.up))
+    if extraTickTimer?.firesWithin(microseconds: microseconds) == true { return }
+    let timer =
+      extraTickTimer
+      ?? LWSTimer { [unowned self] in
+        guard !isShuttingDown else { return }
+        handler.transportTick()
+      }
+    extraTickTimer = timer
+    timer.schedule(on: context, afterMicroseconds: microseconds)
   }
 }

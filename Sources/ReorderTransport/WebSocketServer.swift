@@ -27,6 +27,8 @@ public final class WebSocketServer: @unchecked Sendable {
   var pendingHTTPBodies: [OpaquePointer: [UInt8]] = [:]
   var isShuttingDown = false
   var tickTimer: LWSTimer?
+  /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
+  var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
 
   private let openCount = Locked(0)

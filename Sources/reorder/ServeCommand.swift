@@ -32,7 +32,14 @@ enum ServeCommand {
         name: "idle-timeout", kind: .integer(2...7_200), defaultValue: "60",
         help: "Seconds without a valid pong before a connection is dropped."),
       OptionSpec(
-        name: "presence-hz", kind: .integer(1...120), defaultValue: "30", help: "Drag presence ticks per second."),
+        name: "presence-hz", kind: .integer(1...120), defaultValue: "30",
+        help: "Drag presence frames per second per connection under load (and the periodic tick)."),
+      OptionSpec(
+        name: "presence-max-hz", kind: .integer(1...1_000), defaultValue: "500",
+        help: "Drag presence frames per second per connection on a light server (<= --presence-hz: fixed rate)."),
+      OptionSpec(
+        name: "presence-budget", kind: .integer(1...10_000_000), defaultValue: "40000",
+        help: "Drag presence frames per second, server-wide, before presence slows towards --presence-hz."),
       OptionSpec(
         name: "max-ops-per-second", kind: .integer(1...1_000_000), defaultValue: "200",
         help: "Ops per second per connection (token bucket; bursts up to twice this)."),
@@ -81,6 +88,8 @@ enum ServeCommand {
       throw UsageError(description: "--idle-timeout must be larger than --ping-interval")
     }
     if let value = options.integer("presence-hz") { configuration.presenceHz = value }
+    if let value = options.integer("presence-max-hz") { configuration.presenceMaxHz = value }
+    if let value = options.integer("presence-budget") { configuration.presenceBudget = value }
     if let value = options.integer("max-ops-per-second") { configuration.maxOpsPerSecond = value }
     if let value = options.integer("max-items-per-room") { configuration.maxItemsPerRoom = value }
     if let value = options.integer("max-lists-per-room") { configuration.maxListsPerRoom = value }

@@ -20,7 +20,7 @@ struct PresenceLeadingEdgeTests {
   func drag(_ h: RoomsHarness, _ c: ConnectionHandle, x: Double) {
     h.send(c, #"{"type":"drag","phase":"move","item":"p","x":\#(x)}"#)
     let busy = h.busy
-    h.perform(h.registry.flushPresenceEarly(after: c, now: h.now, interval: interval) { busy.contains($0) })
+    h.perform(h.registry.flushPresenceEarly(after: c, now: h.now) { busy.contains($0) }.actions)
   }
 
   func room() -> (RoomsHarness, ConnectionHandle, ConnectionHandle) {
@@ -51,7 +51,7 @@ struct PresenceLeadingEdgeTests {
     drag(h, a, x: 0.3)
     #expect(dragFrames(h, b).count == 1)
     // A tick sooner than one interval after the leading flush sends nothing either.
-    h.tick()
+    h.tick(advancing: 0)
     #expect(dragFrames(h, b).count == 1)
     h.now += interval
     h.tick()

@@ -91,7 +91,8 @@ final class RoomsHarness {
   /// Connections the driver would report as busy (not drained).
   var busy: Set<ConnectionHandle> = []
 
-  func tick() {
+  func tick(advancing seconds: Double = 1.0 / 30) {
+    now += seconds
     let busy = self.busy
     perform(registry.tick(now: now) { busy.contains($0) })
   }

@@ -1,0 +1,76 @@
+import Testing
+
+@testable import ReorderRooms
+
+@Suite("Presence pacing")
+struct PresencePacingTests {
+  let pacing = PresencePacing(minHz: 30, maxHz: 500, framesPerSecond: 40_000)
+
+  @Test("A light server flushes at the top rate, a loaded one at the floor, in between by the budget")
+  func intervalFollowsConnections() {
+    #expect(pacing.interval(connections: 0) == 1.0 / 500)
+    #expect(pacing.interval(connections: 20) == 1.0 / 500)
+    #expect(pacing.interval(connections: 400) == 400.0 / 40_000)
+    #expect(pacing.interval(connections: 1_000) == 1_000.0 / 40_000)
+    #expect(pacing.interval(connections: 2_000) == 1.0 / 30)
+    #expect(pacing.interval(connections: 100_000) == 1.0 / 30)
+  }
+
+  @Test("A top rate at or below the floor means a fixed rate; nonsense values are clamped")
+  func fixedAndClamped() {
+    #expect(PresencePacing(minHz: 30, maxHz: 10, framesPerSecond: 1).interval(connections: 1_000) == 1.0 / 30)
+    #expect(PresencePacing.fixed(hz: 60).interval(connections: 1) == 1.0 / 60)
+    #expect(PresencePacing.fixed(hz: 60).interval(connections: 1_000_000) == 1.0 / 60)
+    #expect(PresencePacing(minHz: 0, maxHz: 0, framesPerSecond: 0).interval(connections: 5) == 1)
+  }
+
+  /// `drags` frames `c` received so far.
+  func drags(_ h: RoomsHarness, _ c: ConnectionHandle) -> Int { h.frames(c, type: "drags").count }
+
+  func drag(_ h: RoomsHarness, _ c: ConnectionHandle, x: Double) -> Double? {
+    h.send(c, #"{"type":"drag","phase":"move","item":"p","x":\#(x)}"#)
+    let (actions, due) = h.registry.flushPresenceEarly(after: c, now: h.now)
+    h.perform(actions)
+    return due
+  }
+
+  @Test("In a busy room a drag waits only until the room is due, and the caller is told when that is")
+  func busyRoomIsDueAfterTheShortInterval() {
+    let h = RoomsHarness()
+    h.registry.presencePacing = pacing
+    let a = h.join(1)
+    let b = h.join(2)
+    h.seed(a, ids: ["p"])
+    _ = h.take(a)
+    _ = h.take(b)
+    let start = h.now
+    #expect(drag(h, a, x: 0.1) == nil)  // leading edge: sent at once
+    #expect(drags(h, b) == 1)
+    h.now += 0.0005
+    let due = drag(h, a, x: 0.2)
+    #expect(due == start + 1.0 / 500)
+    #expect(drags(h, b) == 1)
+    h.now = due!
+    h.tick(advancing: 0)
+    #expect(drags(h, b) == 2)  // 2 ms after the first, not a 33 ms tick later
+    #expect(drag(h, a, x: 0.3) != nil)
+  }
+
+  @Test("With many connections the same room is held to the budget's interval")
+  func loadedServerSlowsDown() {
+    let h = RoomsHarness()
+    h.registry.presencePacing = PresencePacing(minHz: 10, maxHz: 500, framesPerSecond: 300)
+    let a = h.join(1)
+    let b = h.join(2)
+    for i in 3...12 { h.join(UInt64(i)) }
+    h.seed(a, ids: ["p"])
+    _ = h.take(b)
+    let start = h.now
+    #expect(drag(h, a, x: 0.1) == nil)
+    h.now += 0.001
+    #expect(drag(h, a, x: 0.2) == start + 12.0 / 300)
+    h.now = start + 0.03
+    h.tick(advancing: 0)
+    #expect(drags(h, b) == 1)  // only the leading-edge frame so far
+  }
+}
