@@ -28,11 +28,9 @@ public struct Presence: Sendable {
   public private(set) var current: [String: DragMessage] = [:]
   private var pending: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
   private var order: [String] = []
-  /// When this room last flushed presence (seconds, the registry's clock); `-infinity` before the first.
-  var lastFlushAt = -Double.infinity
-  /// The shortest time between two flushes (set from `RoomRegistry.presencePacing` before each
-  /// flush); 0 means every flush call sends.
-  var minimumInterval = 0.0
+  /// Paces the room's flushes (see `PresencePacing`): a flush that sends takes a token. Nil until
+  /// `pace(_:connections:now:)`, when every flush may send.
+  private(set) var flushes: TokenBucket?
 
   /// No drags.
   public init() {}
@@ -64,6 +62,38 @@ public struct Presence: Sendable {
     update(peer, cancelled)
     return true
   }
+
+  /// Applies `pacing` for a server with `connections` open: the flush rate and burst follow it.
+  mutating func pace(_ pacing: PresencePacing, connections: Int, now: Double) {
+    let rate = 1 / pacing.interval(connections: connections)
+    let burst = Double(pacing.burst)
+    if flushes == nil {
+      flushes = TokenBucket(rate: rate, burst: burst, now: now)
+    } else {
+      flushes!.rate = rate
+      flushes!.burst = burst
+    }
+  }
+
+  /// Whether the pacing lets the room flush at `now` (always when unpaced). A tenth of an
+  /// interval (at most 2 ms) early counts as on time, for timer jitter.
+  mutating func mayFlush(now: Double) -> Bool {
+    guard flushes != nil else { return true }
+    let tolerance = jitter
+    return flushes!.hasToken(now: now, tolerance: tolerance)
+  }
+
+  /// A flush sent frames: it used up one token.
+  mutating func flushed(now: Double) {
+    let tolerance = jitter
+    _ = flushes?.take(now: now, tolerance: tolerance)
+  }
+
+  /// How early a tick may come and still count as on time: a tenth of an interval, at most 2 ms.
+  private var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
+
+  /// When the pacing next lets the room flush (seconds); nil when unpaced.
+  var nextFlushAt: Double? { flushes?.nextTokenAt }
 
   /// Whether any update waits for the next tick.
   public var hasPending: Bool { !order.isEmpty }

@@ -2,10 +2,11 @@
 /// connections, slowing towards `minHz` as they grow, so that all rooms together send at most about
 /// `framesPerSecond` `drags` frames.
 ///
-/// A room flushes at most once per `interval(connections:)`; each flush sends each member at most
-/// one frame, so a connection gets at most `1 / interval` frames per second and a busy room
-/// batches every drag of an interval into one frame per connection. With `maxHz <= minHz` the rate
-/// is fixed at `minHz`.
+/// Each room has a token bucket of flushes: rate `1 / interval(connections:)`, up to `burst` saved
+/// up. A drag goes out at once while the room has a token, and otherwise when the next one comes;
+/// each flush sends each member at most one frame. So a room below its rate relays every drag
+/// without delay, and one above it batches every drag of an interval into one frame per
+/// connection. With `maxHz <= minHz` the rate is fixed at `minHz`.
 public struct PresencePacing: Sendable, Equatable {
   /// The rate under load (`--presence-hz`): the longest interval is `1 / minHz`.
   public var minHz: Double
@@ -13,17 +14,23 @@ public struct PresencePacing: Sendable, Equatable {
   public var maxHz: Double
   /// The server-wide budget of `drags` frames per second (`--presence-budget`).
   public var framesPerSecond: Double
+  /// Flushes a room may make back to back after a quiet spell (the bucket's size).
+  public var burst: Int
 
-  /// A pacing; rates and budget are clamped to at least 1.
-  public init(minHz: Double, maxHz: Double, framesPerSecond: Double) {
+  /// A pacing; rates and budget are clamped to at least 1, `burst` to 1...`maxHz`.
+  public init(minHz: Double, maxHz: Double, framesPerSecond: Double, burst: Int = PresencePacing.defaultBurst) {
     self.minHz = max(1, minHz)
     self.maxHz = max(self.minHz, maxHz)
     self.framesPerSecond = max(1, framesPerSecond)
+    self.burst = min(max(1, burst), Int(self.maxHz))
   }
 
-  /// A fixed rate of `hz` flushes per second.
+  /// The burst unless told: 4 flushes.
+  public static let defaultBurst = 4
+
+  /// A fixed rate of `hz` flushes per second, no bursts: one flush per `1 / hz`.
   public static func fixed(hz: Double) -> PresencePacing {
-    PresencePacing(minHz: hz, maxHz: hz, framesPerSecond: .greatestFiniteMagnitude)
+    PresencePacing(minHz: hz, maxHz: hz, framesPerSecond: .greatestFiniteMagnitude, burst: 1)
   }
 
   /// The shortest time in seconds between two flushes of one room, with `connections` open on

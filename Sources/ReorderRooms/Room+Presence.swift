@@ -21,18 +21,14 @@ extension Room {
   /// fewer, fresher frames instead of a growing queue of stale ones. Members that last got a frame at
   /// the same tick share one encoded frame.
   ///
-  /// `now` (seconds) is recorded as the time of this flush when it sends a frame; a flush less than
-  /// the presence's minimum interval after the previous one (less a tenth of it, at most 2 ms, for
-  /// timer jitter) does nothing, so that a leading-edge flush (`flushPresenceEarly`) followed by a
-  /// tick still sends at most one frame per interval.
+  /// Paced (see `Presence.pace`): a flush that sends takes a token of the room's flush bucket, and
+  /// with none left it does nothing, so leading-edge flushes (`flushPresenceEarly`) and ticks
+  /// together keep to the pacing's rate.
   /// - Complexity: O(m + g·s) for m members, g distinct catch-up points, s sessions with drags.
   public mutating func flushPresence(now: Double = 0, busy: (ConnectionHandle) -> Bool = { _ in false })
     -> [RoomAction]
   {
-    if presence.minimumInterval > 0 {
-      let slack = min(0.002, presence.minimumInterval / 10)
-      guard now - presence.lastFlushAt >= presence.minimumInterval - slack else { return [] }
-    }
+    guard presence.mayFlush(now: now) else { return [] }
     if presence.hasPending {
       presenceTick += 1
       for update in presence.flush() { latestDrags[update.session] = (presenceTick, update.update, update.isFinal) }
@@ -57,7 +53,7 @@ extension Room {
         connections.count == 1
           ? .send(connections[0], frame.bytes, frame.priority) : .broadcast(connections, frame.bytes, frame.priority))
     }
-    if !actions.isEmpty { presence.lastFlushAt = now }
+    if !actions.isEmpty { presence.flushed(now: now) }
     // Finished drags everyone has been sent are forgotten.
     let oldest = members.values.lazy.filter { $0.welcomedAt != nil }.map(\.presenceTick).min() ?? presenceTick
     latestDrags = latestDrags.filter { !$0.value.isFinal || $0.value.version > oldest }

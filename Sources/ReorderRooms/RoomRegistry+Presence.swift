@@ -4,11 +4,11 @@ extension RoomRegistry {
   public var presenceInterval: Double { presencePacing.interval(connections: connections.count) }
 
   /// Leading-edge presence: after a frame from `connection`, flushes its room's presence at once if
-  /// it has a pending drag and its last flush is at least `presenceInterval` old. Otherwise the
+  /// it has a pending drag and the pacing allows a flush (see `PresencePacing`). Otherwise the
   /// pending drags wait, and `due` says when (seconds, the registry's clock) the room may flush
-  /// next: the caller asks for a `tick` then. An idle room relays a drag without waiting, a busy one
-  /// batches: every member gets at most one `drags` frame per interval (see
-  /// `Room.flushPresence(now:busy:)`). `busy` connections are held back as at a tick.
+  /// next: the caller asks for a `tick` then. A room within its rate relays a drag without
+  /// waiting; one above it batches every drag of an interval into one `drags` frame per member
+  /// (see `Room.flushPresence(now:busy:)`). `busy` connections are held back as at a tick.
   ///
   /// Call it after `received`.
   /// - Complexity: O(1) when nothing is due; a flush costs as at a tick.
@@ -17,11 +17,9 @@ extension RoomRegistry {
     busy: (ConnectionHandle) -> Bool = { _ in false }
   ) -> (actions: [RoomAction], due: Double?) {
     guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
-    let interval = presenceInterval
-    rooms[name]!.presence.minimumInterval = interval
+    rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
     guard rooms[name]!.presence.hasPending else { return ([], nil) }
-    let due = rooms[name]!.presence.lastFlushAt + interval
-    guard now >= due else { return ([], due) }
+    guard rooms[name]!.presence.mayFlush(now: now) else { return ([], rooms[name]!.presence.nextFlushAt) }
     return (rooms[name]!.flushPresence(now: now, busy: busy), nil)
   }
 }

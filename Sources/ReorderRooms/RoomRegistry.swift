@@ -110,9 +110,8 @@ public final class RoomRegistry {
   /// unloading idle rooms. Also called early when `flushPresenceEarly` names a time a room is due.
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
-    let interval = presenceInterval
     for name in rooms.keys {
-      rooms[name]!.presence.minimumInterval = interval
+      rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())

@@ -18,15 +18,26 @@ public struct TokenBucket: Sendable, Equatable {
     self.updated = now
   }
 
-  /// Takes one token if there is one; returns whether it did.
+  /// Takes one token if there is one; returns whether it did. With a `tolerance` (seconds), a token
+  /// due within that time counts as there (the bucket then goes below zero, by less than one).
   /// - Complexity: O(1).
-  public mutating func take(now: Double) -> Bool {
+  public mutating func take(now: Double, tolerance: Double = 0) -> Bool {
+    guard hasToken(now: now, tolerance: tolerance) else { return false }
+    tokens -= 1
+    return true
+  }
+
+  /// Whether a token is available at `now`, or within `tolerance` seconds of it (brings the bucket
+  /// up to date; takes nothing).
+  /// - Complexity: O(1).
+  public mutating func hasToken(now: Double, tolerance: Double = 0) -> Bool {
     if now > updated {
       tokens = min(burst, tokens + (now - updated) * rate)
       updated = now
     }
-    guard tokens >= 1 else { return false }
-    tokens -= 1
-    return true
+    return tokens >= 1 - max(0, tolerance) * rate
   }
+
+  /// When the next token is available, in seconds (`updated` when one is already).
+  public var nextTokenAt: Double { updated + max(0, 1 - tokens) / rate }
 }

@@ -37,7 +37,7 @@ struct PresencePacingTests {
   @Test("In a busy room a drag waits only until the room is due, and the caller is told when that is")
   func busyRoomIsDueAfterTheShortInterval() {
     let h = RoomsHarness()
-    h.registry.presencePacing = pacing
+    h.registry.presencePacing = PresencePacing(minHz: 30, maxHz: 500, framesPerSecond: 40_000, burst: 1)
     let a = h.join(1)
     let b = h.join(2)
     h.seed(a, ids: ["p"])
@@ -59,7 +59,7 @@ struct PresencePacingTests {
   @Test("With many connections the same room is held to the budget's interval")
   func loadedServerSlowsDown() {
     let h = RoomsHarness()
-    h.registry.presencePacing = PresencePacing(minHz: 10, maxHz: 500, framesPerSecond: 300)
+    h.registry.presencePacing = PresencePacing(minHz: 10, maxHz: 500, framesPerSecond: 300, burst: 1)
     let a = h.join(1)
     let b = h.join(2)
     for i in 3...12 { h.join(UInt64(i)) }
@@ -72,5 +72,44 @@ struct PresencePacingTests {
     h.now = start + 0.03
     h.tick(advancing: 0)
     #expect(drags(h, b) == 1)  // only the leading-edge frame so far
+  }
+
+  @Test("After a quiet spell a room relays up to `burst` drags at once, then one per interval")
+  func burstThenPaced() {
+    let h = RoomsHarness()
+    h.registry.presencePacing = PresencePacing(minHz: 30, maxHz: 100, framesPerSecond: 40_000, burst: 3)
+    let a = h.join(1)
+    let b = h.join(2)
+    h.seed(a, ids: ["p"])
+    _ = h.take(b)
+    let start = h.now
+    for (i, x) in [0.1, 0.2, 0.3].enumerated() {
+      h.now = start + Double(i) * 0.001
+      #expect(drag(h, a, x: x) == nil)
+      #expect(drags(h, b) == i + 1)
+    }
+    h.now = start + 0.003
+    let due = drag(h, a, x: 0.4)
+    #expect(due != nil && abs(due! - (start + 0.01)) < 1e-9)  // 3 tokens spent over 2 ms: 0.2 back
+    #expect(drags(h, b) == 3)
+    h.now = due!
+    h.tick(advancing: 0)
+    #expect(drags(h, b) == 4)
+  }
+
+  @Test("A token bucket's tolerance lets a slightly early tick count, and the debt is paid back")
+  func tolerance() {
+    var bucket = TokenBucket(rate: 100, burst: 1, now: 0)
+    var took = bucket.take(now: 0)
+    #expect(took)
+    took = bucket.take(now: 0.0095)
+    #expect(!took)
+    took = bucket.take(now: 0.0095, tolerance: 0.001)
+    #expect(took)
+    #expect(bucket.tokens < 0)
+    var has = bucket.hasToken(now: 0.0195)
+    #expect(!has)
+    has = bucket.hasToken(now: 0.0201)
+    #expect(has)
   }
 }

@@ -93,7 +93,14 @@ def one_drag(page_a: Page, list_id: str, ids: list, frame: str) -> list:
         page_a.driver.execute_async_script(frame)
     page_a.mouse("mouseReleased", target["cx"], target["cy"] + 2)
     page_a.driver.execute_async_script(frame)
-    page_a.wait(lambda: page_a.order(list_id)[6] == ids[1], 5, "the move")
+    try:
+        page_a.wait(lambda: page_a.order(list_id)[6] == ids[1], 5, "the move")
+    except Exception:
+        raise AssertionError(
+            f"the dragged item did not land: first items {page_a.order(list_id)[:8]}, dragged {ids[1]} "
+            f"from {a} to {target}, now at {page_a.item(ids[1])}, lifted: {page_a.lifted()}, "
+            f"announcement: {page_a.announcement()!r}"
+        )
     settled(page_a)
     page_a.driver.execute_async_script(frame)
     return page_a.js("window.__obs.disconnect(); return window.__long;")
