@@ -36,16 +36,20 @@ extension Room {
     guard !latestDrags.isEmpty else { return [] }
     var groups: [UInt64: [ConnectionHandle]] = [:]
     var actions: [RoomAction] = []
-    for key in members.keys {
-      guard let member = members[key], member.welcomedAt != nil, member.presenceTick < presenceTick else { continue }
-      if busy(key) { continue }
+    // Through indices and `values[i]`: updating a member in place, without a lookup per member or
+    // a copy of the dictionary (iterating `keys` while writing would copy it).
+    var index = members.startIndex
+    while index != members.endIndex {
+      defer { members.formIndex(after: &index) }
+      let (key, member) = members[index]
+      guard member.welcomedAt != nil, member.presenceTick < presenceTick, !busy(key) else { continue }
       if let own = latestDrags[member.peer.session], own.version > member.presenceTick {
         let frame = dragsFrame(after: member.presenceTick, excluding: member.peer.session)
         if let frame { actions.append(.send(key, frame.bytes, frame.priority)) }
       } else {
         groups[member.presenceTick, default: []].append(key)
       }
-      members[key]?.presenceTick = presenceTick
+      members.values[index].presenceTick = presenceTick
     }
     for (since, connections) in groups {
       guard let frame = dragsFrame(after: since, excluding: nil) else { continue }
