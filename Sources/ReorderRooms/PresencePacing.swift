@@ -25,8 +25,9 @@ public struct PresencePacing: Sendable, Equatable {
     self.burst = min(max(1, burst), Int(self.maxHz))
   }
 
-  /// The burst unless told: 4 flushes.
-  public static let defaultBurst = 4
+  /// The burst unless told: 1, so a room flushes at most once per interval and a connection gets
+  /// at most one `drags` frame per interval (bursts measured no better on the load matrix).
+  public static let defaultBurst = 1
 
   /// A fixed rate of `hz` flushes per second, no bursts: one flush per `1 / hz`.
   public static func fixed(hz: Double) -> PresencePacing {
