@@ -9,6 +9,7 @@ extension Room {
       room = Room(name: name, board: try boards.restore(snapshot.bytes), limits: limits, storage: storage, now: now)
       room.seq = snapshot.seq
       room.durableSeq = snapshot.seq
+      room.lastSnapshotBytes = snapshot.bytes.count
       let remembered = UInt64(limits.rememberedOpIDs)
       var after = snapshot.seq > remembered ? snapshot.seq - remembered : 0
       while after < snapshot.seq {

@@ -16,10 +16,7 @@ extension Room {
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
       opsSinceSnapshot += 1
-      if opsSinceSnapshot >= limits.snapshotEvery {
-        actions.append(.snapshot(room: name, seq: seq, bytes: board.snapshot()))
-        opsSinceSnapshot = 0
-      }
+      if snapshotDue { actions.append(takeSnapshot()) }
       return actions
     } catch {
       return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
@@ -86,5 +83,24 @@ extension Room {
     durableSeq = entrySeq
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
     addRecent(seq: entrySeq, frame: record.applied(seq: entrySeq))
+  }
+}
+
+extension Room {
+  /// Ops between two snapshots: `snapshotEvery`, or for a large board one op per
+  /// `RoomLimits.snapshotBytesPerOp` bytes of its last snapshot, whichever is more. Encoding a
+  /// snapshot costs time in proportion to its size (a board's history of moves included), so this
+  /// bounds the snapshot work per op, while a reload still replays at most that many ops.
+  var snapshotInterval: Int { max(limits.snapshotEvery, lastSnapshotBytes / RoomLimits.snapshotBytesPerOp) }
+
+  /// Whether enough ops were applied since the last snapshot to write one.
+  var snapshotDue: Bool { opsSinceSnapshot >= snapshotInterval }
+
+  /// A snapshot of the board now, as an action; counts start again.
+  mutating func takeSnapshot() -> RoomAction {
+    let bytes = board.snapshot()
+    opsSinceSnapshot = 0
+    lastSnapshotBytes = bytes.count
+    return .snapshot(room: name, seq: seq, bytes: bytes)
   }
 }

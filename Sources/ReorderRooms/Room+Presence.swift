@@ -75,7 +75,6 @@ extension Room {
   /// A snapshot of the board if ops were applied since the last one (when unloading or shutting down).
   public mutating func finalSnapshot() -> [RoomAction] {
     guard opsSinceSnapshot > 0 else { return [] }
-    opsSinceSnapshot = 0
-    return [.snapshot(room: name, seq: seq, bytes: board.snapshot())]
+    return [takeSnapshot()]
   }
 }

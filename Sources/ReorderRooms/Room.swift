@@ -52,6 +52,9 @@ public struct Room: Sendable {
   /// once every member has been sent them): bounded by the sessions.
   var latestDrags: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
   var opsSinceSnapshot = 0
+  /// Size of the room's last snapshot (written or loaded): a large board snapshots less often (see
+  /// `snapshotDue`).
+  var lastSnapshotBytes = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
 

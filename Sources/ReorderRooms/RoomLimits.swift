@@ -12,8 +12,11 @@ public struct RoomLimits: Sendable, Equatable {
   public var maxConnectionsPerRoom = 2_000
   /// Seconds a room stays loaded after its last connection left.
   public var roomIdleSeconds = 30.0
-  /// Write a snapshot every this many ops.
+  /// Write a snapshot every this many ops (more for a large board, see `snapshotBytesPerOp`).
   public var snapshotEvery = 1_000
+  /// A board whose last snapshot had n bytes is snapshotted every n / this ops at the least, so the
+  /// snapshot work per op stays bounded however long the board's history grows.
+  public static let snapshotBytesPerOp = 100
   /// Largest `since` gap served as a list of ops; larger gaps get the full board.
   public var maxCatchUpOps = 1_000
   /// Op ids remembered per room for idempotent re-sends (also rebuilt from the log on load).

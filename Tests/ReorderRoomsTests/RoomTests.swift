@@ -191,6 +191,31 @@ struct RoomTests {
     #expect(h.registry.room("r")!.seq == 6)
   }
 
+  @Test("A large board snapshots every (snapshot bytes / 100) ops, not every --snapshot-every, and reloads")
+  func largeBoardsSnapshotLessOften() {
+    var limits = RoomLimits()
+    limits.snapshotEvery = 3
+    let h = RoomsHarness(limits: limits)
+    let a = h.join(1)
+    let title = String(repeating: "t", count: 300)
+    h.send(a, #"{"type":"op","id":"c","op":{"kind":"createList","list":"l","title":"L","layout":"list"}}"#)
+    for i in 0..<40 {
+      h.send(a, #"{"type":"op","id":"i\#(i)","op":{"kind":"insert","list":"l","item":"x\#(i)","fields":{"title":"\#(title)"}}}"#)
+    }
+    let seqs = h.snapshots.map { Int($0.seq) }
+    #expect(seqs.count >= 3)
+    #expect(seqs.first == 3)
+    for k in 1..<seqs.count {
+      let expected = max(3, h.snapshotSizes[k - 1] / RoomLimits.snapshotBytesPerOp)
+      #expect(seqs[k] - seqs[k - 1] == expected)
+    }
+    #expect(seqs.last! - seqs[seqs.count - 2] > 3, "the board grew past 300 bytes of snapshot")
+    let before = h.registry.room("r")!.boardJSON()
+    h.restart()
+    _ = h.join(2)
+    #expect(h.registry.room("r")!.boardJSON() == before)
+  }
+
   @Test("peer join and leave are announced to the others", arguments: BoardKind.allCases)
   func peers(kind: BoardKind) {
     let h = RoomsHarness(boards: kind.factory)

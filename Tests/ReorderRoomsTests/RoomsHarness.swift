@@ -11,6 +11,8 @@ final class RoomsHarness {
   var closed: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
   var unpersisted: [(room: String, entries: [LogEntry])] = []
   var snapshots: [(room: String, seq: UInt64)] = []
+  /// Byte counts of `snapshots`, in the same order.
+  var snapshotSizes: [Int] = []
   var autoDurable: Bool
   var limits: RoomLimits
 
@@ -45,6 +47,7 @@ final class RoomsHarness {
       case .snapshot(let room, let seq, let bytes):
         storage.saveSnapshot(room: room, seq: seq, bytes: bytes)
         snapshots.append((room, seq))
+        snapshotSizes.append(bytes.count)
       case .close(let c, let code, let reason):
         closed[c] = (code, reason)
       case .log: break
