@@ -200,7 +200,8 @@ struct RoomTests {
     let title = String(repeating: "t", count: 300)
     h.send(a, #"{"type":"op","id":"c","op":{"kind":"createList","list":"l","title":"L","layout":"list"}}"#)
     for i in 0..<40 {
-      h.send(a, #"{"type":"op","id":"i\#(i)","op":{"kind":"insert","list":"l","item":"x\#(i)","fields":{"title":"\#(title)"}}}"#)
+      let fields = #"{"title":"\#(title)"}"#
+      h.send(a, #"{"type":"op","id":"i\#(i)","op":{"kind":"insert","list":"l","item":"x\#(i)","fields":\#(fields)}}"#)
     }
     let seqs = h.snapshots.map { Int($0.seq) }
     #expect(seqs.count >= 3)
