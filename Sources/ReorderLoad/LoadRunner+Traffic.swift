@@ -117,7 +117,9 @@ extension LoadRunner {
         } else {
           flatSteps += 1
         }
-        if flatSteps >= 2 { break }
+        // Two steps without a rise end the ramp; so does one well below the best (the target is
+        // past its maximum, and pushing on only piles up a backlog until connections overflow).
+        if flatSteps >= 2 || (flatSteps >= 1 && rate < best * 0.8) { break }
         if configuration.moveRate > 0 {
           moveRate *= configuration.rampFactor
           scheduleMovers(at: now)
