@@ -18,6 +18,9 @@ final class ServerConnection {
   var pendingClose: PendingClose?
   /// True once `handler.connectionOpened` ran (so `connectionClosed` must run too).
   var announced = false
+  /// True while reading from this connection is paused because its outgoing queue is above the
+  /// high-water mark (see `WebSocketServer.pauseReadingIfBacklogged`).
+  var readingPaused = false
 
   init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int, maxQueueBytes: Int) {
     self.id = id

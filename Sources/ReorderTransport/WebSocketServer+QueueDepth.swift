@@ -1,3 +1,5 @@
+import CLibWebSockets
+
 extension WebSocketServer {
   /// Service thread only. Frames queued for `connection` and not yet written; nil when it is gone.
   ///
@@ -12,4 +14,24 @@ extension WebSocketServer {
 extension WebSocketServer {
   /// The periodic tick's interval in seconds (0 when there is no tick); any thread.
   public var tickInterval: Double { Double(configuration.tickIntervalMilliseconds) / 1_000 }
+}
+
+extension WebSocketServer {
+  /// Service thread only. Backpressure: once a connection has more than a quarter of
+  /// `maxQueueBytes` queued, the server stops reading from it (lws rx flow control) until its queue
+  /// is down to a sixteenth. A client that sends faster than it reads what its messages cause (acks,
+  /// broadcasts) is slowed by TCP instead of growing the queue until it overflows and is closed; a
+  /// client that does not read at all still overflows (others' broadcasts keep coming).
+  func pauseReadingIfBacklogged(_ conn: ServerConnection) {
+    guard !conn.readingPaused, conn.outgoing.bytes > conn.outgoing.limitBytes / 4 else { return }
+    conn.readingPaused = true
+    _ = lws_rx_flow_control(conn.wsi, Int32(LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
+  }
+
+  /// Service thread only. Resumes reading from a paused connection whose queue has drained.
+  func resumeReadingIfDrained(_ conn: ServerConnection) {
+    guard conn.readingPaused, conn.outgoing.bytes <= conn.outgoing.limitBytes / 16 else { return }
+    conn.readingPaused = false
+    _ = lws_rx_flow_control(conn.wsi, 1 | Int32(LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
+  }
 }

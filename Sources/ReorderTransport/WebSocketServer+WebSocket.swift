@@ -84,6 +84,7 @@ extension WebSocketServer {
     }
     if writes > 0 {
       if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
+      resumeReadingIfDrained(conn)
       return 0
     }
     if let close = conn.pendingClose {

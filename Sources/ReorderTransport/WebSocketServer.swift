@@ -124,6 +124,7 @@ public final class WebSocketServer: @unchecked Sendable {
     switch result {
     case .queued:
       lws_callback_on_writable(conn.wsi)
+      pauseReadingIfBacklogged(conn)
       return true
     case .dropped:
       return true

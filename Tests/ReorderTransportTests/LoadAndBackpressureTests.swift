@@ -108,4 +108,47 @@ final class LoadAndBackpressureTests: XCTestCase {
     // The slow client's socket ends (after whatever was in flight) instead of staying open.
     XCTAssertNoThrow(try slow.readToEnd())
   }
+
+  /// A client that sends faster than it reads the replies its messages cause is slowed down (the
+  /// server stops reading it while its queue is backlogged) instead of being cut off: every reply
+  /// arrives, in order, once it reads, and the connection stays open.
+  func testAClientFloodingFasterThanItReadsIsSlowedNotCutOff() throws {
+    let fixture = try ServerFixture {
+      $0.maxQueueBytes = 64 << 10
+      $0.socketSendBufferBytes = 4_096
+    }
+    defer { fixture.stop() }
+    let client = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
+    XCTAssertTrue(try client.websocketHandshake(path: "/ws/room-1").contains("101"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+
+    // 200 echoes of 4 KiB are 800 KiB of replies: 12 times the queue limit.
+    let messages = 200
+    let payload = String(repeating: "f", count: 4_096)
+    // One thread writes while this one reads: a socket's two directions are independent.
+    let box = UncheckedSocket(client)
+    let writer = Thread {
+      for index in 0..<messages {
+        try? box.socket.writeFrame(opcode: 1, payload: Array("\(index):\(payload)".utf8))
+      }
+    }
+    writer.start()
+    // Let the flood back up while nothing is read.
+    Thread.sleep(forTimeInterval: 1)
+    XCTAssertTrue(fixture.handler.closed.isEmpty, "the flooding client was cut off")
+    for index in 0..<messages {
+      let frame = try XCTUnwrap(try client.readFrame(), "reply \(index) missing")
+      XCTAssertEqual(frame.opcode, 1)
+      let text = String(decoding: frame.payload, as: UTF8.self)
+      XCTAssertTrue(text.hasPrefix("\(index):"), "reply \(index) out of order")
+    }
+    XCTAssertTrue(fixture.handler.closed.isEmpty)
+    XCTAssertEqual(fixture.server.connectionCount, 1)
+  }
+}
+
+/// A socket handed to a writer thread (the test reads on its own thread at the same time).
+private final class UncheckedSocket: @unchecked Sendable {
+  let socket: RawSocket
+  init(_ socket: RawSocket) { self.socket = socket }
 }
