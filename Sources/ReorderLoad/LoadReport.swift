@@ -138,15 +138,16 @@ public struct LoadReport: Sendable, Codable, Equatable {
     if !movers.isEmpty {
       lines.append("")
       lines.append(
-        "| run | scenario | moves/s offered | acked/s | ack p50 ms | ack p99 ms | at others p99 ms | unacked | seq gaps |"
+        "| run | scenario | moves/s offered | acked/s | ack p50 ms | ack p99 ms | at others p99 ms | unacked at end | seq gaps |"
       )
       lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
       for run in movers {
         let acked = run.best?.acknowledgedPerSecond ?? run.acknowledgedPerSecond
         let p99 = run.best?.ackP99 ?? run.ackLatency.p99
+        let p50 = run.best?.ackP50 ?? run.ackLatency.p50
         let offered = run.best?.moveRate ?? run.moveRate
         let cells = [
-          run.label, run.title, rate(offered), rate(acked), ms(run.ackLatency.p50), ms(p99),
+          run.label, run.title, rate(offered), rate(acked), ms(p50), ms(p99),
           ms(run.remoteApplyLatency.p99), String(run.counters.movesSent - run.counters.movesAcknowledged),
           String(run.counters.appliedGaps),
         ]

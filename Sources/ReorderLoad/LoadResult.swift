@@ -18,8 +18,9 @@ public struct RampStep: Sendable, Codable, Equatable {
   /// p50 and p99 of drag latency during the step (ms).
   public var dragP50: Double? = nil
   public var dragP99: Double
-  /// p99 of ack latency during the step (ms).
+  /// p99 (and p50) of ack latency during the step (ms).
   public var ackP99: Double
+  public var ackP50: Double? = nil
 }
 
 /// Everything one run measured; encoded as the `--json` report.

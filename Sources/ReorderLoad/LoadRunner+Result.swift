@@ -94,7 +94,7 @@ extension LoadRunner {
           coveredPerSecond: sum(series.dragUpdatesCovered) / span,
           acknowledgedPerSecond: sum(series.movesAcknowledged) / span,
           dragP50: Double(drag.percentile(0.50)) / 1000, dragP99: Double(drag.percentile(0.99)) / 1000,
-          ackP99: Double(ack.percentile(0.99)) / 1000))
+          ackP99: Double(ack.percentile(0.99)) / 1000, ackP50: Double(ack.percentile(0.50)) / 1000))
     }
     return steps
   }
