@@ -34,15 +34,21 @@ struct PresencePacingTests {
     return due
   }
 
-  @Test("In a busy room a drag waits only until the room is due, and the caller is told when that is")
-  func busyRoomIsDueAfterTheShortInterval() {
+  /// A room under `pacing` where `a` drags item `p` and `b` watches (plus `extra` idle connections).
+  func room(_ pacing: PresencePacing, extra: Int = 0) -> (RoomsHarness, ConnectionHandle, ConnectionHandle) {
     let h = RoomsHarness()
-    h.registry.presencePacing = PresencePacing(minHz: 30, maxHz: 500, framesPerSecond: 40_000, burst: 1)
+    h.registry.presencePacing = pacing
     let a = h.join(1)
     let b = h.join(2)
+    for i in 0..<extra { h.join(UInt64(3 + i)) }
     h.seed(a, ids: ["p"])
-    _ = h.take(a)
     _ = h.take(b)
+    return (h, a, b)
+  }
+
+  @Test("In a busy room a drag waits only until the room is due, and the caller is told when that is")
+  func busyRoomIsDueAfterTheShortInterval() {
+    let (h, a, b) = room(PresencePacing(minHz: 30, maxHz: 500, framesPerSecond: 40_000, burst: 1))
     let start = h.now
     #expect(drag(h, a, x: 0.1) == nil)  // leading edge: sent at once
     #expect(drags(h, b) == 1)
@@ -58,13 +64,7 @@ struct PresencePacingTests {
 
   @Test("With many connections the same room is held to the budget's interval")
   func loadedServerSlowsDown() {
-    let h = RoomsHarness()
-    h.registry.presencePacing = PresencePacing(minHz: 10, maxHz: 500, framesPerSecond: 300, burst: 1)
-    let a = h.join(1)
-    let b = h.join(2)
-    for i in 3...12 { h.join(UInt64(i)) }
-    h.seed(a, ids: ["p"])
-    _ = h.take(b)
+    let (h, a, b) = room(PresencePacing(minHz: 10, maxHz: 500, framesPerSecond: 300, burst: 1), extra: 10)
     let start = h.now
     #expect(drag(h, a, x: 0.1) == nil)
     h.now += 0.001
@@ -76,12 +76,7 @@ struct PresencePacingTests {
 
   @Test("After a quiet spell a room relays up to `burst` drags at once, then one per interval")
   func burstThenPaced() {
-    let h = RoomsHarness()
-    h.registry.presencePacing = PresencePacing(minHz: 30, maxHz: 100, framesPerSecond: 40_000, burst: 3)
-    let a = h.join(1)
-    let b = h.join(2)
-    h.seed(a, ids: ["p"])
-    _ = h.take(b)
+    let (h, a, b) = room(PresencePacing(minHz: 30, maxHz: 100, framesPerSecond: 40_000, burst: 3))
     let start = h.now
     for (i, x) in [0.1, 0.2, 0.3].enumerated() {
       h.now = start + Double(i) * 0.001
