@@ -165,7 +165,7 @@ def test_deleting_a_list_drops_its_items_assignments_from_the_totals(server, pag
     drop_on(page_a, f1, person)
     page_a.wait(lambda: len(chips(page_a, person)) == 2, 5, "both assignments")
     settled(page_a)
-    page_b.driver.get(server.base + "?script")
+    page_b.goto(server.base + "?script")
     ops = [
         {"kind": "createList", "list": "tmp", "title": "Tmp", "layout": "list"},
         {"kind": "move", "item": f0, "list": "tmp"},

@@ -242,7 +242,7 @@ def test_a_server_restarted_on_fresh_data_sends_a_full_board_and_the_browser_con
     server.restart()  # same port, empty data
     fresh = server
     try:
-        page_b.driver.get(fresh.base + "?script")
+        page_b.goto(fresh.base + "?script")
         moves = [{"item": ids[5], "list": col["id"]}, {"item": ids[7], "list": col["id"], "before": ids[0]}]
         assert page_b.driver.execute_async_script(MOVES, "cities", moves) == "ok"
         page_b.open(fresh, "cities")

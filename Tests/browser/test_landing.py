@@ -6,9 +6,9 @@ from conftest import Page
 
 def test_landing_new_board_and_name_asked_once(server, page_a: Page):
     d = page_a.driver
-    d.get(server.base + "?fresh")
+    page_a.goto(server.base + "?fresh")
     d.execute_script("localStorage.clear()")
-    d.get(server.base)
+    page_a.goto(server.base)
     page_a.wait(lambda: page_a.js("return !document.getElementById('landing').hidden"), 5, "the landing page")
     boards = page_a.js("return [...document.querySelectorAll('[data-board]')].map(a => a.dataset.board)")
     assert boards == ["food", "home", "numbers", "cities"]
@@ -43,12 +43,12 @@ def test_landing_new_board_and_name_asked_once(server, page_a: Page):
     page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the rejoin")
     assert page_a.order(list_id) and len(page_a.order(list_id)) == 1
     # The board's URL is shareable and the name is remembered: no dialog the second time.
-    d.get(server.base + "?again")
-    d.get(url)
+    page_a.goto(server.base + "?again")
+    page_a.goto(url)
     page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the board again")
     assert not page_a.js("return document.getElementById('identity-dialog').open")
     # A demo board from the landing page.
-    d.get(server.base + "?landing")
+    page_a.goto(server.base + "?landing")
     page_a.js("document.querySelector('[data-board=cities]').click()")
     page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") > 3, 10, "the cities board")
     assert page_a.js("return location.hash") == "#/b/cities"
@@ -60,7 +60,7 @@ def severe(page: Page) -> list[dict]:
 
 def test_landing_page_logs_no_console_errors(server, page_a: Page):
     page_a.driver.get_log("browser")  # drops what earlier tests logged
-    page_a.driver.get(server.base + "?clean")
+    page_a.goto(server.base + "?clean")
     page_a.wait(lambda: page_a.js("return !document.getElementById('landing').hidden"), 5, "the landing page")
     # Typing a name exercises the input's pattern too.
     page_a.js("const i = document.getElementById('new-board-name'); i.value = 'team.plan-2_x'; i.checkValidity();")
@@ -76,11 +76,11 @@ def message(page: Page) -> str:
 
 def test_a_bad_board_link_shows_a_clear_message_on_the_landing_page(server, page_a: Page):
     d = page_a.driver
-    d.get(server.base + "?setup")
+    page_a.goto(server.base + "?setup")
     d.execute_script("localStorage.setItem('reorder.name', 'Ann'); localStorage.setItem('reorder.color', '#1971c2');")
     d.get_log("browser")
     for fragment in ("#/b/%E0%A4%A", "#/b/bad%20room", "#/b/" + "x" * 70):
-        d.get(server.base + "?bad" + fragment)
+        page_a.goto(server.base + "?bad" + fragment)
         page_a.wait(lambda: "is not a valid board name" in message(page_a), 5, f"the message for {fragment}")
         text = message(page_a)
         assert "1–64 letters, digits, - _ ." in text, text
@@ -88,11 +88,11 @@ def test_a_bad_board_link_shows_a_clear_message_on_the_landing_page(server, page
         assert page_a.js("return document.getElementById('board').hidden") is True
     assert severe(page_a) == [], "no uncaught errors (e.g. URIError)"
     # A good link afterwards opens the board and the message goes.
-    d.get(server.base + "?good#/b/cities")
+    page_a.goto(server.base + "?good#/b/cities")
     page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the board")
     assert message(page_a) == ""
     # So does a dotted name of 64 characters, the longest allowed.
     name = "a." + "b" * 62
-    d.get(server.base + "?long#/b/" + name)
+    page_a.goto(server.base + "?long#/b/" + name)
     page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the 64-character board")
     assert page_a.js("return document.getElementById('board-title').textContent") == name

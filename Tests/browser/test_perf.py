@@ -42,7 +42,7 @@ ws.onerror = () => fail('websocket error');
 
 
 def build_big_board(server, page_a: Page) -> dict:
-    page_a.driver.get(server.base + "?build")
+    page_a.goto(server.base + "?build")
     built = page_a.driver.execute_async_script(BUILD, "big", 500)
     assert built == "ok", built
     page_a.open(server, "big")
