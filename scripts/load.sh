@@ -4,6 +4,7 @@
 #   scripts/load.sh            # full matrix, about 4 minutes (bounded: < 10 minutes)
 #   LOAD_SCALE=0.3 scripts/load.sh   # shorter runs (durations × 0.3), for a smoke test
 #   LOAD_ONLY="a a-mirror d" scripts/load.sh   # only these runs of the matrix (labels as in the table)
+#   LOAD_SERVER_FLAGS="--presence-max-hz 500" scripts/load.sh   # extra `reorder serve` flags
 #   LOAD_NICE=-10 scripts/load.sh    # run server, mirror and load tool at that niceness (root), so
 #                                    # that other work on a shared machine disturbs them less
 #
@@ -58,7 +59,8 @@ rm -f "$RUNS"/*.json
 
 echo "== starting reorder serve" >&2
 "${PRIO[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --data "$WORK/data" --web "$WORK/web" \
-  --max-ops-per-second 100000 --max-connections-per-room 5000 --log-level warn >"$WORK/server.log" 2>&1 &
+  --max-ops-per-second 100000 --max-connections-per-room 5000 --log-level warn ${LOAD_SERVER_FLAGS:-} \
+  >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 100); do

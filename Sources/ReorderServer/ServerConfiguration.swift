@@ -23,9 +23,9 @@ public struct ServerConfiguration: Sendable {
   public var idleTimeoutSeconds = 60
   /// Presence rate under load, and of the periodic tick (`--presence-hz`).
   public var presenceHz = 30
-  /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz`, the
-  /// rate is fixed at `presenceHz`.
-  public var presenceMaxHz = 500
+  /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz` (the
+  /// default), the rate is fixed at `presenceHz`.
+  public var presenceMaxHz = 30
   /// Server-wide budget of `drags` frames per second that slows presence from `presenceMaxHz`
   /// towards `presenceHz` as connections grow (`--presence-budget`).
   public var presenceBudget = 40_000

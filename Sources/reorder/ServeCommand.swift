@@ -35,7 +35,7 @@ enum ServeCommand {
         name: "presence-hz", kind: .integer(1...120), defaultValue: "30",
         help: "Drag presence frames per second per connection under load (and the periodic tick)."),
       OptionSpec(
-        name: "presence-max-hz", kind: .integer(1...1_000), defaultValue: "500",
+        name: "presence-max-hz", kind: .integer(1...1_000), defaultValue: "30",
         help: "Drag presence frames per second per connection on a light server (<= --presence-hz: fixed rate)."),
       OptionSpec(
         name: "presence-budget", kind: .integer(1...10_000_000), defaultValue: "40000",
