@@ -11,9 +11,6 @@ extension WebSocketServer {
   }
 }
 
-extension WebSocketServer {
-  /// The periodic tick's interval in seconds (0 when there is no tick); any thread.
-  public var tickInterval: Double { Double(configuration.tickIntervalMilliseconds) / 1_000 }
 }
 
 extension WebSocketServer {
