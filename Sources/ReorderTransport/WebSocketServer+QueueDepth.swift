@@ -11,8 +11,6 @@ extension WebSocketServer {
   }
 }
 
-}
-
 extension WebSocketServer {
   /// Service thread only. Backpressure: once a connection has more than a quarter of
   /// `maxQueueBytes` queued, the server stops reading from it (lws rx flow control) until its queue
