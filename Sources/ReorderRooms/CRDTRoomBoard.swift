@@ -30,7 +30,7 @@ public struct CRDTRoomBoard: RoomBoard {
     empty: { CRDTRoomBoard() }, restore: { try CRDTRoomBoard(snapshot: $0) })
 
   public var listCount: Int { board.lists.count }
-  public func hasLiveItem(_ id: String) -> Bool { board.index(of: ItemID(id)) != nil }
+  public func hasLiveItem(_ id: String) -> Bool { board.isLiveItem(ItemID(id)) }
   public func snapshot() -> [UInt8] { board.encodedSnapshot() }
 
   public mutating func replay(_ logged: [UInt8]) throws {
