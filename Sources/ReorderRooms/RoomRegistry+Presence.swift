@@ -1,4 +1,8 @@
 extension RoomRegistry {
+  /// The current shortest time between two presence flushes of a room (`presencePacing` applied
+  /// to the open connections).
+  public var presenceInterval: Double { presencePacing.interval(connections: connections.count) }
+
   /// Leading-edge presence: after a frame from `connection`, flushes its room's presence at once if
   /// it has a pending drag and the pacing allows a flush (see `PresencePacing`). Otherwise the
   /// pending drags wait, and `due` says when (seconds, the registry's clock) the room may flush

@@ -35,7 +35,13 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
     }
     perform(actions)
-    if let due { transport.requestTick(afterSeconds: due - now) }
+    if let due {
+      // Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due
+      // at nearly the same time flush in one pass of the service loop: each pass polls every
+      // socket, which at 1,000 connections is the main cost (load run d: p99 55 → 45 ms).
+      let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
+      transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)
+    }
   }
 
   func connectionClosed(_ connection: ConnectionID) {
@@ -53,6 +59,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// A connection with more frames than this still queued gets no new presence frame this tick
   /// (its drags wait, latest per session, until it drains).
   static let busyFrames = 2
+
+  /// Extra ticks are asked for at multiples of at most this many seconds (see `connectionReceived`).
+  static let extraTickGrid = 0.005
 
   func healthFields() -> [String: Int] {
     ["rooms": registry.roomCount]
