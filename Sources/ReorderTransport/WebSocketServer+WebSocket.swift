@@ -56,33 +56,16 @@ extension WebSocketServer {
     }
   }
 
-  /// `LWS_CALLBACK_SERVER_WRITEABLE`: writes queued frames, each one complete `lws_write`, while
-  /// the socket takes them; then the pending close, if any.
-  ///
-  /// lws' rule is one `lws_write` per writeable callback, because a write the kernel does not take
-  /// whole is buffered by lws and a further write would then have to wait behind it. lws itself
-  /// allows more writes in the same callback as long as `lws_send_pipe_choked()` is false (nothing
-  /// buffered, the socket polls writable): that is what this does, up to `maxWritesPerCallback`
-  /// frames or `maxBytesPerCallback` bytes so that one busy connection cannot starve the others. A
-  /// frame costs one poll of its own socket instead of a round of the service loop's poll over every
-  /// socket, which is what fan-out (one `applied` to 50 members per op) was paying for.
+  /// `LWS_CALLBACK_SERVER_WRITEABLE`: writes the next queued frame — one `lws_write` per callback,
+  /// as lws asks (a write the kernel does not take whole is buffered by lws and finished before the
+  /// next writeable callback) — and asks for another callback while more are queued; then the
+  /// pending close, if any. A connection whose queue backs up is not read from meanwhile
+  /// (`resumeReadingIfDrained`), so one frame per pass keeps up with what it is sent.
   func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
-    var writes = 0
-    var bytes = 0
-    while let frame = conn.outgoing.dequeue() {
+    if let frame = conn.outgoing.dequeue() {
       let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-      let written = lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags)
-      if written < 0 { return -1 }
-      writes += 1
-      bytes += frame.payloadCount
-      if conn.outgoing.isEmpty || writes >= Self.maxWritesPerCallback || bytes >= Self.maxBytesPerCallback
-        || lws_send_pipe_choked(wsi) != 0
-      {
-        break
-      }
-    }
-    if writes > 0 {
+      if lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags) < 0 { return -1 }
       if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
       resumeReadingIfDrained(conn)
       return 0
@@ -93,11 +76,6 @@ extension WebSocketServer {
     }
     return 0
   }
-
-  /// At most this many frames are written per writeable callback (see `websocketWritable`).
-  static let maxWritesPerCallback = 32
-  /// A writeable callback stops writing once it has written this many payload bytes.
-  static let maxBytesPerCallback = 64 * 1024
 
   /// `LWS_CALLBACK_CLOSED`: forget the connection and tell the handler.
   func websocketClosed(_ wsi: OpaquePointer) {
