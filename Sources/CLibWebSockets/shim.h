@@ -1,6 +1,7 @@
 #ifndef REORDER_CLIBWEBSOCKETS_SHIM_H
 #define REORDER_CLIBWEBSOCKETS_SHIM_H
 #include <libwebsockets.h>
+#include <malloc.h>
 
 /// LWS_PRE is a macro expression Swift cannot import: the headroom lws_write needs before the payload.
 static inline size_t reorder_lws_pre(void) { return LWS_PRE; }
@@ -12,5 +13,8 @@ static inline enum lws_write_protocol reorder_lws_write_flags(int initial, int i
 
 /// _lws_log is variadic (Swift cannot call it): logs one preformatted line through lws.
 static inline void reorder_lws_log(int level, const char *line) { _lws_log(level, "%s", line); }
+
+/// glibc's malloc_trim(0) (not in Swift's Glibc module): gives freed heap pages back to the system.
+static inline int reorder_malloc_trim(void) { return malloc_trim(0); }
 
 #endif

@@ -47,6 +47,7 @@ extension WebSocketServer {
       ?? LWSTimer { [unowned self] in
         guard !isShuttingDown else { return }
         handler.transportTick()
+        trimHeapAfterBurst()
         tickTimer?.schedule(on: loop.context!, afterMilliseconds: configuration.tickIntervalMilliseconds)
       }
     tickTimer = timer
@@ -70,4 +71,20 @@ extension WebSocketServer {
     extraTickTimer = timer
     timer.schedule(on: context, afterMicroseconds: microseconds)
   }
+
+  /// Service thread, from the periodic tick: once at least `trimAfterBytes` were queued since the
+  /// last trim and every queue has drained, gives the freed heap back to the system (`malloc_trim`;
+  /// at most once a second). A burst (a thousand clients joining one room sends each of them a
+  /// `peer` frame per join) otherwise leaves the process at its peak size.
+  func trimHeapAfterBurst() {
+    guard bytesQueuedSinceTrim >= Self.trimAfterBytes else { return }
+    let now = Date().timeIntervalSince(startedAt)
+    guard now - lastTrim >= 1, connections.values.allSatisfy({ $0.outgoing.isEmpty }) else { return }
+    lastTrim = now
+    bytesQueuedSinceTrim = 0
+    _ = reorder_malloc_trim()
+  }
+
+  /// Queued bytes after which a drained server trims its heap (see `trimHeapAfterBurst`).
+  static let trimAfterBytes = 8 << 20
 }

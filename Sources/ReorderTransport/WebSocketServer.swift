@@ -27,6 +27,10 @@ public final class WebSocketServer: @unchecked Sendable {
   var pendingHTTPBodies: [OpaquePointer: [UInt8]] = [:]
   var isShuttingDown = false
   var tickTimer: LWSTimer?
+  /// Payload bytes queued since the heap was last trimmed (see `trimHeapAfterBurst`).
+  var bytesQueuedSinceTrim = 0
+  /// When the heap was last trimmed (seconds since `startedAt`).
+  var lastTrim = -Double.infinity
   /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
   var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
@@ -99,7 +103,7 @@ public final class WebSocketServer: @unchecked Sendable {
   public func send(_ text: [UInt8], to connection: ConnectionID, priority: SendPriority = .data) -> Bool {
     loop.assertServiceThread()
     guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return false }
-    return admit(conn.outgoing.enqueue(text, priority: priority), conn)
+    return admit(conn.outgoing.enqueue(text, priority: priority), conn, bytes: text.count)
   }
 
   /// Service thread only. Queues the same text frame to every connection in `connections`, copying
@@ -114,15 +118,16 @@ public final class WebSocketServer: @unchecked Sendable {
     var accepted = 0
     for connection in connections {
       guard let conn = connectionsByID[connection], conn.pendingClose == nil else { continue }
-      if admit(conn.outgoing.enqueue(shared: buffer, priority: priority), conn) { accepted += 1 }
+      if admit(conn.outgoing.enqueue(shared: buffer, priority: priority), conn, bytes: text.count) { accepted += 1 }
     }
     return accepted
   }
 
   /// Acts on an enqueue result: asks for a writable callback, or cuts an overflowing connection.
-  private func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection) -> Bool {
+  private func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection, bytes: Int) -> Bool {
     switch result {
     case .queued:
+      bytesQueuedSinceTrim += bytes
       lws_callback_on_writable(conn.wsi)
       pauseReadingIfBacklogged(conn)
       return true

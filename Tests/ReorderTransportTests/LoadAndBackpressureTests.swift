@@ -1,7 +1,8 @@
 import Foundation
-import ReorderTransport
 import TestSupport
 import XCTest
+
+@testable import ReorderTransport
 
 /// Counts client events across threads.
 final class EventCounter: @unchecked Sendable {
@@ -151,4 +152,40 @@ final class LoadAndBackpressureTests: XCTestCase {
 private final class UncheckedSocket: @unchecked Sendable {
   let socket: RawSocket
   init(_ socket: RawSocket) { self.socket = socket }
+}
+
+final class HeapTrimTests: XCTestCase {
+  /// Once a burst of at least `trimAfterBytes` has been written out and every queue is empty, the
+  /// periodic tick trims the heap (the burst counter starts again); while data is queued it does not.
+  func testAServerThatDrainedABurstTrimsItsHeap() throws {
+    let fixture = try ServerFixture { $0.tickIntervalMilliseconds = 10 }
+    defer { fixture.stop() }
+    let client = try WebSocket.connect(fixture.url("/ws/room-1"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+    let payload = String(repeating: "b", count: 60_000)
+    let messages = WebSocketServer.trimAfterBytes / 60_000 + 2
+    for index in 0..<messages {
+      client.send("\(index):\(payload)")
+      let echo = try receiveText(client, timeout: 10)
+      XCTAssertTrue(echo.hasPrefix("\(index):"))
+    }
+    let server = fixture.server
+    let counter = UncheckedBox(Int.max)
+    XCTAssertTrue(
+      waitUntil {
+        let done = DispatchSemaphore(value: 0)
+        server.post {
+          counter.value = server.bytesQueuedSinceTrim
+          done.signal()
+        }
+        done.wait()
+        return counter.value == 0
+      }, "the drained burst was not trimmed")
+  }
+}
+
+/// A value written on the service thread and read by the test after a semaphore.
+private final class UncheckedBox<Value>: @unchecked Sendable {
+  var value: Value
+  init(_ value: Value) { self.value = value }
 }
