@@ -48,14 +48,16 @@ let package = Package(
       dependencies: ["ReorderTransport"],
       path: "Tests/TestSupport"
     ),
-    .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT"]),
+    .target(name: "TestRandom", path: "Tests/TestRandom"),
+    .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
-    .testTarget(name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore"]),
+    .testTarget(
+      name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore", "TestRandom"]),
     .testTarget(
       name: "ReorderServerTests",
-      dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport"]
+      dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport", "TestRandom"]
     ),
   ],
   swiftLanguageModes: [.v6]

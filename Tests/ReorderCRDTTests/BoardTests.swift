@@ -1,4 +1,5 @@
 import ReorderCRDT
+import TestRandom
 import Testing
 
 /// Unit tests: each intent, each query, the causal buffer, snapshots, errors.

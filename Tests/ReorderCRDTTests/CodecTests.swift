@@ -1,4 +1,5 @@
 import ReorderCRDT
+import TestRandom
 import Testing
 
 /// Binary and JSON forms of ops, and the JSON value type.

@@ -1,5 +1,6 @@
 import Foundation
 import ReorderCRDT
+import TestRandom
 import Testing
 
 /// A randomized world of 3–5 replicas making random intents and syncing partially, with duplicated

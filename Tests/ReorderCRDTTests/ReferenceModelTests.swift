@@ -1,4 +1,5 @@
 import ReorderCRDT
+import TestRandom
 import Testing
 
 /// One replica under random intents against a plain Swift array per list (deleted items stay in

@@ -1,3 +1,4 @@
+import TestRandom
 import Testing
 
 @testable import ReorderRooms
@@ -6,7 +7,7 @@ import Testing
 @Suite("Board models agree")
 struct BoardModelsAgreeTests {
   /// A random intent over the ids that exist (plus a few that do not).
-  func randomIntent(_ rng: inout SeededRandom, board: JSONValue, step: Int) -> Intent {
+  func randomIntent(_ rng: inout SplitMix64, board: JSONValue, step: Int) -> Intent {
     var lists: [String] = []
     var items: [String] = []
     if case .array(let ls)? = board["lists"] {
@@ -19,11 +20,11 @@ struct BoardModelsAgreeTests {
     var assignments: [String] = []
     if case .array(let asg)? = board["assignments"] { assignments = asg.compactMap { $0["id"]?.stringValue } }
     func pick(_ ids: [String], ghost: String) -> String {
-      ids.isEmpty || rng.next(10) == 0 ? ghost : ids[rng.next(ids.count)]
+      ids.isEmpty || rng.below(10) == 0 ? ghost : ids[rng.below(ids.count)]
     }
-    func anchor(_ ids: [String]) -> String? { ids.isEmpty || rng.next(3) == 0 ? nil : ids[rng.next(ids.count)] }
+    func anchor(_ ids: [String]) -> String? { ids.isEmpty || rng.below(3) == 0 ? nil : ids[rng.below(ids.count)] }
     let list = pick(lists, ghost: "no-list")
-    switch rng.next(lists.isEmpty ? 1 : 10) {
+    switch rng.below(lists.isEmpty ? 1 : 10) {
     case 0: return .createList(list: "l\(step)", title: "L", layout: "list", after: anchor(lists))
     case 1, 2:
       return .insert(
@@ -34,10 +35,10 @@ struct BoardModelsAgreeTests {
     case 5: return .delete(item: pick(items, ghost: "ghost"))
     case 6: return .set(item: pick(items, ghost: "ghost"), field: "title", value: .string("s\(step)"))
     case 7:
-      return rng.next(2) == 0 || assignments.isEmpty
+      return rng.below(2) == 0 || assignments.isEmpty
         ? .assign(item: pick(items, ghost: "ghost"), target: pick(items, ghost: "ghost"))
-        : .unassign(assignment: assignments[rng.next(assignments.count)])
-    case 8: return .restore(item: "i\(rng.next(step))")
+        : .unassign(assignment: assignments[rng.below(assignments.count)])
+    case 8: return .restore(item: "i\(rng.below(step))")
     default: return .moveList(list: list, after: anchor(lists))
     }
   }
@@ -46,7 +47,7 @@ struct BoardModelsAgreeTests {
     "Same intents, same resolved ops, same rejections, same boards; snapshots and log replay restore them",
     arguments: Array(UInt64(1)...8))
   func sameResults(seed: UInt64) throws {
-    var rng = SeededRandom(seed: seed)
+    var rng = SplitMix64(seed: seed)
     var plain: any RoomBoard = PlainBoard()
     var crdt: any RoomBoard = CRDTRoomBoard()
     var plainLog: [[UInt8]] = []
@@ -81,18 +82,4 @@ struct BoardModelsAgreeTests {
       #expect(replayed.itemCount == board.itemCount)
     }
   }
-}
-
-/// SplitMix64, seeded.
-struct SeededRandom {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -1,3 +1,4 @@
+import TestRandom
 import Testing
 
 @testable import ReorderRooms
@@ -26,7 +27,7 @@ struct StreamTests {
     "Random joins, leaves, ops and partial durability: every member sees welcome then a gap-free stream",
     arguments: Array(UInt64(1)...6))
   func randomSchedule(seed: UInt64) {
-    var rng = SeededRandom(seed: seed)
+    var rng = SplitMix64(seed: seed)
     let h = RoomsHarness(autoDurable: false)
     var open: [ConnectionHandle] = []
     var nextID: UInt64 = 1
@@ -43,25 +44,25 @@ struct StreamTests {
     nextID += 1
     h.send(first, #"{"type":"op","id":"init","op":{"kind":"createList","list":"l","title":"L","layout":"list"}}"#)
     for _ in 0..<400 {
-      switch rng.next(10) {
+      switch rng.below(10) {
       case 0 where open.count < 6:
-        let client = "c\(rng.next(4))"
-        let since = lastSeen[client].flatMap { rng.next(2) == 0 ? $0 : nil }
+        let client = "c\(rng.below(4))"
+        let since = lastSeen[client].flatMap { rng.below(2) == 0 ? $0 : nil }
         let c = h.join(nextID, client: client, since: since)
         nextID += 1
         open.append(c)
         clientOf[c] = client
       case 1 where open.count > 1:
-        let c = open.remove(at: rng.next(open.count))
+        let c = open.remove(at: rng.below(open.count))
         collect()
         if let seen = checkStream(frames[c] ?? [], connection: c) { lastSeen[clientOf[c]!] = seen }
         h.close(c)
       case 2, 3:
-        h.makeDurable(count: rng.next(3))
+        h.makeDurable(count: rng.below(3))
       default:
-        let c = open[rng.next(open.count)]
+        let c = open[rng.below(open.count)]
         opCounter += 1
-        let id = rng.next(5) == 0 ? "r\(rng.next(max(1, opCounter)))" : "o\(opCounter)"
+        let id = rng.below(5) == 0 ? "r\(rng.below(max(1, opCounter)))" : "o\(opCounter)"
         h.send(c, #"{"type":"op","id":"\#(id)","op":{"kind":"insert","list":"l","fields":{}}}"#)
       }
       collect()

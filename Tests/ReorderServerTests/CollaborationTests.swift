@@ -1,6 +1,7 @@
 import Foundation
 import ReorderRooms
 import ReorderTransport
+import TestRandom
 import Testing
 
 @Suite("Collaboration over real sockets", .serialized)
@@ -33,12 +34,12 @@ struct CollaborationTests {
       _ = try c.follow(&m, until: UInt64(items.count + 1))
       return m
     }
-    var rng = SplitMix(seed: UInt64(n))
+    var rng = SplitMix64(seed: UInt64(n))
     let perClient = 20
     for round in 0..<perClient {
       for (k, c) in clients.enumerated() {
-        let item = items[Int(rng.next() % UInt64(items.count))]
-        let anchor = items[Int(rng.next() % UInt64(items.count))]
+        let item = items[rng.below(items.count)]
+        let anchor = items[rng.below(items.count)]
         let op = anchor == item ? Ops.move(item, list: "l") : Ops.move(item, list: "l", after: anchor)
         c.op("c\(k):\(round)", op)
       }
@@ -261,18 +262,5 @@ struct CollaborationTests {
     #expect(items.count == 50)
     #expect(Set(items).count == 50)
     #expect(fresh.welcome["seq"] == .number(51))
-  }
-}
-
-/// A small seeded generator (SplitMix64) so random tests are reproducible.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
