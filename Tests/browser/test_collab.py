@@ -118,17 +118,24 @@ def test_closing_a_browser_mid_drag_removes_its_ghost(server, fresh_page, page_b
     assert page_b.order(col["id"]) == ids
 
 
-def test_server_restart_both_reconnect_and_converge(server, page_a: Page, page_b: Page):
+def both_open_after_one_move(server, page_a: Page, page_b: Page) -> tuple[dict, list, list]:
+    """A and B on "cities"; A drags the first item below the third, B sees it, A's intent is acked.
+    Returns the list, its order before and its order after."""
     page_a.open(server, "cities")
     page_b.open(server, "cities")
     col = first_list(page_a, "list")
     ids = col["items"]
-    # One committed move before the restart.
     a0, a2 = page_a.item(ids[0]), page_a.item(ids[2])
     page_a.mouse_drag(a0["cx"], a0["cy"], a2["cx"], a2["cy"] + 2, 8)
-    first = [ids[1], ids[2], ids[0]] + ids[3:]
-    page_b.wait_order(col["id"], first)
+    moved = [ids[1], ids[2], ids[0]] + ids[3:]
+    page_b.wait_order(col["id"], moved)
     settled(page_a)
+    return col, ids, moved
+
+
+def test_server_restart_both_reconnect_and_converge(server, page_a: Page, page_b: Page):
+    # One committed move before the restart.
+    col, ids, first = both_open_after_one_move(server, page_a, page_b)
 
     server.stop()
     page_a.wait(lambda: page_a.js("return document.body.dataset.connection") != "open", 10, "A to notice")
@@ -149,15 +156,7 @@ def test_server_restart_both_reconnect_and_converge(server, page_a: Page, page_b
 
 
 def test_undo_and_redo_in_a_are_seen_in_b(server, page_a: Page, page_b: Page):
-    page_a.open(server, "cities")
-    page_b.open(server, "cities")
-    col = first_list(page_a, "list")
-    ids = col["items"]
-    a0, a2 = page_a.item(ids[0]), page_a.item(ids[2])
-    page_a.mouse_drag(a0["cx"], a0["cy"], a2["cx"], a2["cy"] + 2, 8)
-    moved = [ids[1], ids[2], ids[0]] + ids[3:]
-    page_b.wait_order(col["id"], moved)
-    settled(page_a)
+    col, ids, moved = both_open_after_one_move(server, page_a, page_b)
     page_a.js("document.body.focus()")
     ActionChains(page_a.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
     page_b.wait_order(col["id"], ids)
