@@ -49,3 +49,12 @@ def add_list(page, title: str, layout: str = "list") -> str:
     (new,) = {entry["id"] for entry in lists(page)} - before
     settled(page)
     return new
+
+
+def grid_columns(page, list_id: str) -> int:
+    """How many items the first row of a grid holds (its column count at this width)."""
+    return page.js(
+        "const u = document.querySelector(`[data-list='${arguments[0]}']`); const t = u.children[0].offsetTop;"
+        "return [...u.children].filter(c => c.offsetTop === t).length;",
+        list_id,
+    )

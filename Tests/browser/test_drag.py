@@ -1,6 +1,6 @@
 """Pointer drags: mouse, touch long press, the lifted look, cancel, grids and other collections."""
 
-from boards import add_list, first_list, settled
+from boards import add_list, first_list, grid_columns, settled
 from conftest import Page
 
 
@@ -115,11 +115,7 @@ def test_two_dimensional_grid_move(server, page_a: Page):
     page_a.open(server, "numbers")
     col = first_list(page_a, "grid", min_items=20)
     ids = col["items"]
-    cols = page_a.js(
-        "const u = document.querySelector(`[data-list='${arguments[0]}']`); const t = u.children[0].offsetTop;"
-        "return [...u.children].filter(c => c.offsetTop === t).length;",
-        col["id"],
-    )
+    cols = grid_columns(page_a, col["id"])
     assert cols >= 2
     # From the first tile to the second row, second column: down and to the right at once.
     target = ids[cols + 1]
@@ -245,11 +241,7 @@ def test_phone_sized_touch_drag_in_a_grid(server, page_a: Page):
         page_a.open(server, "home")
         col = first_list(page_a, "grid", min_items=12)
         ids = col["items"]
-        cols = page_a.js(
-            "const u = document.querySelector(`[data-list='${arguments[0]}']`); const t = u.children[0].offsetTop;"
-            "return [...u.children].filter(c => c.offsetTop === t).length;",
-            col["id"],
-        )
+        cols = grid_columns(page_a, col["id"])
         target = ids[cols + 1]
         a, b = page_a.item(ids[0]), page_a.item(target)
         page_a.touch("touchStart", a["cx"], a["cy"])
