@@ -75,15 +75,22 @@ final class LoadAndBackpressureTests: XCTestCase {
     XCTAssertTrue(waitUntil(timeout: 30) { fixture.server.connectionCount == 0 })
   }
 
-  func testNonReadingClientDoesNotDelayOthersAndIsCutOffWhenItsQueueIsFull() throws {
+  /// A server with a 64 KiB queue limit and 4 KiB socket buffers, and one raw websocket client
+  /// (4 KiB receive buffer) open on `/ws/room-1`.
+  func smallBuffersServerAndRawClient() throws -> (ServerFixture, RawSocket) {
     let fixture = try ServerFixture {
       $0.maxQueueBytes = 64 << 10
       $0.socketSendBufferBytes = 4_096
     }
-    defer { fixture.stop() }
-    let slow = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
-    XCTAssertTrue(try slow.websocketHandshake(path: "/ws/room-1").contains("101"))
+    let client = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
+    XCTAssertTrue(try client.websocketHandshake(path: "/ws/room-1").contains("101"))
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+    return (fixture, client)
+  }
+
+  func testNonReadingClientDoesNotDelayOthersAndIsCutOffWhenItsQueueIsFull() throws {
+    let (fixture, slow) = try smallBuffersServerAndRawClient()
+    defer { fixture.stop() }
     let slowID = try XCTUnwrap(fixture.handler.opened.keys.first)
     let fast = try WebSocket.connect(fixture.url("/ws/room-1"))
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 2 })
@@ -114,14 +121,8 @@ final class LoadAndBackpressureTests: XCTestCase {
   /// server stops reading it while its queue is backlogged) instead of being cut off: every reply
   /// arrives, in order, once it reads, and the connection stays open.
   func testAClientFloodingFasterThanItReadsIsSlowedNotCutOff() throws {
-    let fixture = try ServerFixture {
-      $0.maxQueueBytes = 64 << 10
-      $0.socketSendBufferBytes = 4_096
-    }
+    let (fixture, client) = try smallBuffersServerAndRawClient()
     defer { fixture.stop() }
-    let client = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
-    XCTAssertTrue(try client.websocketHandshake(path: "/ws/room-1").contains("101"))
-    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
 
     // 200 echoes of 4 KiB are 800 KiB of replies: 12 times the queue limit.
     let messages = 200
