@@ -12,7 +12,7 @@ import PackageDescription
 /// - `ReorderLoad` is the load tool (lws client from Transport).
 let package = Package(
   name: "Reorder",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "reorder", targets: ["reorder"]),
     .executable(name: "reorder-bench", targets: ["reorder-bench"]),

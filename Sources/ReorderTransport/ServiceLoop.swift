@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Synchronization
 
 /// One lws context and the one thread that services it.
 ///
@@ -18,8 +19,10 @@ final class ServiceLoop: @unchecked Sendable {
   private let name: String
   /// Written once before the thread starts; read by any thread (only for `lws_cancel_service`).
   private(set) var context: OpaquePointer?
-  /// The service thread's id; written at the top of the thread, read by ownership checks.
-  private let serviceThread = Locked<pthread_t?>(nil)
+  /// The service thread's id (`pthread_t`, 0 until the thread runs); written once at the top of
+  /// the thread, read by ownership checks. Atomic rather than locked: every send and queue-depth
+  /// query checks it, hundreds of times per broadcast.
+  private let serviceThread = Atomic<UInt>(0)
   /// Service thread only.
   private var stopRequested = false
   private let finished = DispatchSemaphore(value: 0)
@@ -57,7 +60,7 @@ final class ServiceLoop: @unchecked Sendable {
     precondition(context != nil && !started, "start() needs a context, once")
     started = true
     let thread = Thread { [self] in
-      serviceThread.withLock { $0 = pthread_self() }
+      serviceThread.store(UInt(pthread_self()), ordering: .releasing)
       run()
       onStopped()
       finished.signal()
@@ -84,7 +87,8 @@ final class ServiceLoop: @unchecked Sendable {
 
   /// True on the service thread.
   var isServiceThread: Bool {
-    serviceThread.withLock { id in id.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    let id = serviceThread.load(ordering: .acquiring)
+    return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
   }
 
   /// Precondition for every entry point that touches lws state.
