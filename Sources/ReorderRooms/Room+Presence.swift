@@ -29,6 +29,7 @@ extension Room {
     -> [RoomAction]
   {
     guard presence.mayFlush(now: now) else { return [] }
+    membersBehind = false
     if presence.hasPending {
       presenceTick += 1
       for update in presence.flush() { latestDrags[update.session] = (presenceTick, update.update, update.isFinal) }
@@ -42,7 +43,11 @@ extension Room {
     while index != members.endIndex {
       defer { members.formIndex(after: &index) }
       let (key, member) = members[index]
-      guard member.welcomedAt != nil, member.presenceTick < presenceTick, !busy(key) else { continue }
+      guard member.welcomedAt != nil, member.presenceTick < presenceTick else { continue }
+      if busy(key) {
+        membersBehind = true
+        continue
+      }
       if let own = latestDrags[member.peer.session], own.version > member.presenceTick {
         let frame = dragsFrame(after: member.presenceTick, excluding: member.peer.session)
         if let frame { actions.append(.send(key, frame.bytes, frame.priority)) }
@@ -62,6 +67,14 @@ extension Room {
     let oldest = members.values.lazy.filter { $0.welcomedAt != nil }.map(\.presenceTick).min() ?? presenceTick
     latestDrags = latestDrags.filter { !$0.value.isFinal || $0.value.version > oldest }
     return actions
+  }
+
+  /// When this room next needs a presence flush (seconds, the registry's clock), or nil when it
+  /// has nothing to send: pending drags go when the pacing allows (`now` if it already does);
+  /// members held back as busy are retried after `retry` seconds.
+  public func presenceDue(now: Double, retry: Double) -> Double? {
+    if presence.hasPending { return max(now, presence.nextFlushAt ?? now) }
+    return membersBehind ? now + retry : nil
   }
 
   /// The `drags` frame of every session changed after tick `since` (in session order), or nil.

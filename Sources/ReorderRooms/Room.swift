@@ -51,6 +51,9 @@ public struct Room: Sendable {
   /// The latest drag update of each session and the tick it changed at (finished drags are dropped
   /// once every member has been sent them): bounded by the sessions.
   var latestDrags: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
+  /// Whether the last flush held a member back because its connection was busy (it is behind the
+  /// room's latest drags until a later flush reaches it).
+  var membersBehind = false
   var opsSinceSnapshot = 0
   /// Size of the room's last snapshot (written or loaded): a large board snapshots less often (see
   /// `snapshotDue`).

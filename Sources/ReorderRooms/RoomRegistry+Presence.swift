@@ -3,12 +3,17 @@ extension RoomRegistry {
   /// to the open connections).
   public var presenceInterval: Double { presencePacing.interval(connections: connections.count) }
 
+  /// How long a member held back as busy waits before a flush tries it again: the longest
+  /// presence interval (`1 / presencePacing.minHz`).
+  var busyRetry: Double { 1 / presencePacing.minHz }
+
   /// Leading-edge presence: after a frame from `connection`, flushes its room's presence at once if
-  /// it has a pending drag and the pacing allows a flush (see `PresencePacing`). Otherwise the
-  /// pending drags wait, and `due` says when (seconds, the registry's clock) the room may flush
-  /// next: the caller asks for a `tick` then. A room within its rate relays a drag without
-  /// waiting; one above it batches every drag of an interval into one `drags` frame per member
-  /// (see `Room.flushPresence(now:busy:)`). `busy` connections are held back as at a tick.
+  /// it has a pending drag and the pacing allows a flush (see `PresencePacing`). `due` says when
+  /// (seconds, the registry's clock) the room needs a flush next, if it does: pending drags the
+  /// pacing held back, or members held back as busy. The caller asks for a `tick` then. A room
+  /// within its rate relays a drag without waiting; one above it batches every drag of an interval
+  /// into one `drags` frame per member (see `Room.flushPresence(now:busy:)`). `busy` connections
+  /// are held back as at a tick.
   ///
   /// Call it after `received`.
   /// - Complexity: O(1) when nothing is due; a flush costs as at a tick.
@@ -18,8 +23,27 @@ extension RoomRegistry {
   ) -> (actions: [RoomAction], due: Double?) {
     guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
     rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
-    guard rooms[name]!.presence.hasPending else { return ([], nil) }
-    guard rooms[name]!.presence.mayFlush(now: now) else { return ([], rooms[name]!.presence.nextFlushAt) }
-    return (rooms[name]!.flushPresence(now: now, busy: busy), nil)
+    var actions: [RoomAction] = []
+    if rooms[name]!.presence.hasPending && rooms[name]!.presence.mayFlush(now: now) {
+      actions = rooms[name]!.flushPresence(now: now, busy: busy)
+    }
+    return (actions, rooms[name]!.presenceDue(now: now, retry: busyRetry))
   }
+
+  /// When any room next needs a presence flush (see `Room.presenceDue(now:retry:)`), or nil: the
+  /// caller asks for a `tick` then, so presence needs no fast periodic tick.
+  /// - Complexity: O(rooms).
+  public func presenceDue(now: Double) -> Double? {
+    let retry = busyRetry
+    return rooms.values.lazy.compactMap { $0.presenceDue(now: now, retry: retry) }.min()
+  }
+
+  /// When the room `name` next needs a presence flush, or nil (see `presenceDue(now:)`).
+  /// - Complexity: O(1).
+  public func presenceDue(room name: String, now: Double) -> Double? {
+    rooms[name]?.presenceDue(now: now, retry: busyRetry)
+  }
+
+  /// The room `connection` is in, if it is open.
+  public func roomName(of connection: ConnectionHandle) -> String? { connections[connection]?.room }
 }

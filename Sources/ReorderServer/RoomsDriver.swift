@@ -35,25 +35,42 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
     }
     perform(actions)
-    if let due {
-      // Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due
-      // at nearly the same time flush in one pass of the service loop: each pass polls every
-      // socket, which at 1,000 connections is the main cost (load run d: p99 55 → 45 ms).
-      let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
-      transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)
-    }
+    requestPresenceTick(due: due, now: now)
   }
 
   func connectionClosed(_ connection: ConnectionID) {
-    perform(registry.closed(ConnectionHandle(connection.rawValue), now: MonotonicClock.now()))
+    let handle = ConnectionHandle(connection.rawValue)
+    let now = MonotonicClock.now()
+    let room = registry.roomName(of: handle)
+    perform(registry.closed(handle, now: now))
+    // A drag it left unfinished was cancelled: the cancel goes out at the room's next flush.
+    if let room { requestPresenceTick(due: registry.presenceDue(room: room, now: now), now: now) }
   }
 
+  /// The transport's tick, periodic (housekeeping, once a second) or asked for by
+  /// `requestPresenceTick`: flushes the presence of every room due, then asks for a tick when the
+  /// next room is due.
   func transportTick() {
     let transport = self.transport
+    let now = MonotonicClock.now()
     perform(
-      registry.tick(now: MonotonicClock.now()) { connection in
+      registry.tick(now: now) { connection in
         (transport?.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
       })
+    requestPresenceTick(due: registry.presenceDue(now: now), now: now)
+  }
+
+  /// Asks the transport for a tick at `due` (seconds, `MonotonicClock`), if any: presence goes out
+  /// on demand instead of on a fast periodic tick, which would wake the service loop even when no
+  /// one drags (and, measured on load run a, delayed the fan-outs it fell into).
+  ///
+  /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
+  /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
+  /// which at 1,000 connections is the main cost (load run d: p99 55 → 45 ms).
+  private func requestPresenceTick(due: Double?, now: Double) {
+    guard let due, let transport else { return }
+    let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
+    transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)
   }
 
   /// A connection with more frames than this still queued gets no new presence frame this tick

@@ -14,7 +14,8 @@ extension ServerConfiguration {
     t.tlsPrivateKeyPath = tlsPrivateKeyPath
     t.pingIntervalSeconds = pingIntervalSeconds
     t.idleTimeoutSeconds = idleTimeoutSeconds
-    t.tickIntervalMilliseconds = max(1, 1_000 / max(1, presenceHz))
+    // Housekeeping only (idle rooms, heap trim): presence asks for its own ticks when due.
+    t.tickIntervalMilliseconds = 1_000
     return t
   }
 

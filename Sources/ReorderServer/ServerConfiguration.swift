@@ -21,7 +21,7 @@ public struct ServerConfiguration: Sendable {
   public var pingIntervalSeconds = 30
   /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
   public var idleTimeoutSeconds = 60
-  /// Presence rate under load, and of the periodic tick (`--presence-hz`).
+  /// Presence rate under load (`--presence-hz`).
   public var presenceHz = 30
   /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz` (the
   /// default), the rate is fixed at `presenceHz`.

@@ -33,7 +33,7 @@ enum ServeCommand {
         help: "Seconds without a valid pong before a connection is dropped."),
       OptionSpec(
         name: "presence-hz", kind: .integer(1...120), defaultValue: "30",
-        help: "Drag presence frames per second per connection under load (and the periodic tick)."),
+        help: "Drag presence frames per second per connection under load."),
       OptionSpec(
         name: "presence-max-hz", kind: .integer(1...1_000), defaultValue: "30",
         help: "Drag presence frames per second per connection on a light server (<= --presence-hz: fixed rate)."),
