@@ -85,6 +85,14 @@ public struct Room: Sendable {
     members.isEmpty && pending.isEmpty && now - idleSince >= limits.roomIdleSeconds
   }
 
+  /// When the room may be unloaded if nobody joins it meanwhile (seconds, the registry's clock), or
+  /// nil while it has members. While ops still wait to be durable it is retried a second later.
+  func unloadDue(now: Double) -> Double? {
+    guard members.isEmpty else { return nil }
+    let due = idleSince + limits.roomIdleSeconds
+    return pending.isEmpty ? due : max(due, now + 1)
+  }
+
   /// Welcomed members, excluding `except`.
   func welcomed(except: ConnectionHandle? = nil) -> [ConnectionHandle] {
     members.values.compactMap { $0.welcomedAt != nil && $0.connection != except ? $0.connection : nil }

@@ -44,6 +44,23 @@ extension RoomRegistry {
     rooms[name]?.presenceDue(now: now, retry: busyRetry)
   }
 
+  /// When the registry next needs a `tick` (seconds, the registry's clock): the soonest presence
+  /// flush (`presenceDue(now:)`) or unload of a room nobody is attached to, or nil. The server asks
+  /// the transport for a tick then, so nothing needs a periodic one.
+  /// - Complexity: O(rooms).
+  public func nextTick(now: Double) -> Double? {
+    let unload = rooms.lazy.compactMap { name, room in self.attached[name] == nil ? room.unloadDue(now: now) : nil }
+    return [presenceDue(now: now), unload.min()].compactMap { $0 }.min()
+  }
+
+  /// When the room `name` next needs a `tick`, or nil (see `nextTick(now:)`).
+  /// - Complexity: O(1).
+  public func nextTick(room name: String, now: Double) -> Double? {
+    guard let room = rooms[name] else { return nil }
+    let unload = attached[name] == nil ? room.unloadDue(now: now) : nil
+    return [room.presenceDue(now: now, retry: busyRetry), unload].compactMap { $0 }.min()
+  }
+
   /// The room `connection` is in, if it is open.
   public func roomName(of connection: ConnectionHandle) -> String? { connections[connection]?.room }
 }

@@ -35,7 +35,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
     }
     perform(actions)
-    requestPresenceTick(due: due, now: now)
+    requestTick(due: due, now: now)
   }
 
   func connectionClosed(_ connection: ConnectionID) {
@@ -43,13 +43,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let now = MonotonicClock.now()
     let room = registry.roomName(of: handle)
     perform(registry.closed(handle, now: now))
-    // A drag it left unfinished was cancelled: the cancel goes out at the room's next flush.
-    if let room { requestPresenceTick(due: registry.presenceDue(room: room, now: now), now: now) }
+    // A drag it left unfinished was cancelled: the cancel goes out at the room's next flush; a room
+    // left empty is unloaded once idle long enough.
+    if let room { requestTick(due: registry.nextTick(room: room, now: now), now: now) }
   }
 
-  /// The transport's tick, periodic (housekeeping, once a second) or asked for by
-  /// `requestPresenceTick`: flushes the presence of every room due, then asks for a tick when the
-  /// next room is due.
+  /// The transport's tick, asked for by `requestTick(due:now:)` (there is no periodic one): flushes
+  /// the presence of every room due and unloads idle rooms, then asks for a tick when the next room
+  /// is due.
   func transportTick() {
     let transport = self.transport
     let now = MonotonicClock.now()
@@ -57,17 +58,17 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       registry.tick(now: now) { connection in
         (transport?.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
       })
-    requestPresenceTick(due: registry.presenceDue(now: now), now: now)
+    requestTick(due: registry.nextTick(now: now), now: now)
   }
 
-  /// Asks the transport for a tick at `due` (seconds, `MonotonicClock`), if any: presence goes out
-  /// on demand instead of on a fast periodic tick, which would wake the service loop even when no
-  /// one drags (and, measured on load run a, delayed the fan-outs it fell into).
+  /// Asks the transport for a tick at `due` (seconds, `MonotonicClock`), if any: presence and room
+  /// unloading go on demand instead of on a periodic tick, which would wake the service loop even
+  /// when nothing needs doing (and, measured on load run a, delayed the fan-outs it fell into).
   ///
   /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
   /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
   /// which at 1,000 connections is the main cost (load run d: p99 55 → 45 ms).
-  private func requestPresenceTick(due: Double?, now: Double) {
+  private func requestTick(due: Double?, now: Double) {
     guard let due, let transport else { return }
     let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
     transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)

@@ -14,8 +14,8 @@ extension ServerConfiguration {
     t.tlsPrivateKeyPath = tlsPrivateKeyPath
     t.pingIntervalSeconds = pingIntervalSeconds
     t.idleTimeoutSeconds = idleTimeoutSeconds
-    // Housekeeping only (idle rooms, heap trim): presence asks for its own ticks when due.
-    t.tickIntervalMilliseconds = 1_000
+    // No periodic tick: the rooms driver asks for a tick when a room is due (presence, unloading).
+    t.tickIntervalMilliseconds = 0
     return t
   }
 

@@ -47,7 +47,6 @@ extension WebSocketServer {
       ?? LWSTimer { [unowned self] in
         guard !isShuttingDown else { return }
         handler.transportTick()
-        trimHeapAfterBurst()
         tickTimer?.schedule(on: loop.context!, afterMilliseconds: configuration.tickIntervalMilliseconds)
       }
     tickTimer = timer
@@ -72,19 +71,29 @@ extension WebSocketServer {
     timer.schedule(on: context, afterMicroseconds: microseconds)
   }
 
-  /// Service thread, from the periodic tick: once at least `trimAfterBytes` were queued since the
-  /// last trim and every queue has drained, gives the freed heap back to the system (`malloc_trim`;
-  /// at most once a second). A burst (a thousand clients joining one room sends each of them a
-  /// `peer` frame per join) otherwise leaves the process at its peak size.
-  func trimHeapAfterBurst() {
-    guard bytesQueuedSinceTrim >= Self.trimAfterBytes else { return }
+  /// Service thread, when a connection's queue has just drained: once at least `trimAfterBytes`
+  /// were queued since the last trim and every queue is empty, gives the freed heap back to the
+  /// system (`malloc_trim`, at most once a second; a drain sooner than that arms a timer for when
+  /// it may). A burst (a thousand clients joining one room sends each of them a `peer` frame per
+  /// join) otherwise leaves the process at its peak size. Done on drains rather than on a periodic
+  /// timer, so the transport needs no periodic wake-up.
+  func trimHeapIfDrained() {
+    guard nonEmptyQueues == 0, bytesQueuedSinceTrim >= Self.trimAfterBytes, let context = loop.context else { return }
     let now = Date().timeIntervalSince(startedAt)
-    guard now - lastTrim >= 1, connections.values.allSatisfy({ $0.outgoing.isEmpty }) else { return }
+    guard now - lastTrim >= 1 else {
+      let timer = trimTimer ?? LWSTimer { [unowned self] in trimHeapIfDrained() }
+      trimTimer = timer
+      if !timer.firesWithin(microseconds: 1_000_000) {
+        timer.schedule(on: context, afterMicroseconds: Int(((lastTrim + 1 - now) * 1e6).rounded(.up)))
+      }
+      return
+    }
     lastTrim = now
     bytesQueuedSinceTrim = 0
+    heapTrims += 1
     _ = reorder_malloc_trim()
   }
 
-  /// Queued bytes after which a drained server trims its heap (see `trimHeapAfterBurst`).
+  /// Queued bytes after which a drained server trims its heap (see `trimHeapIfDrained`).
   static let trimAfterBytes = 8 << 20
 }

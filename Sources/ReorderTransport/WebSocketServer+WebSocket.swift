@@ -66,6 +66,10 @@ extension WebSocketServer {
     if let frame = conn.outgoing.dequeue() {
       let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
       if lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags) < 0 { return -1 }
+      if conn.outgoing.isEmpty {
+        nonEmptyQueues -= 1
+        trimHeapIfDrained()
+      }
       if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
       resumeReadingIfDrained(conn)
       return 0
@@ -81,7 +85,7 @@ extension WebSocketServer {
   func websocketClosed(_ wsi: OpaquePointer) {
     guard let conn = connections.removeValue(forKey: wsi) else { return }
     connectionsByID[conn.id] = nil
-    conn.outgoing.removeAll()
+    discardQueue(conn)
     if conn.announced {
       adjustOpenCount(-1)
       TransportLog.debug("websocket closed", ["connection": conn.id.description])
@@ -95,10 +99,16 @@ extension WebSocketServer {
   func overflowed(_ conn: ServerConnection) {
     let reason = "outgoing queue overflow: client is not reading (limit \(configuration.maxQueueBytes) bytes)"
     TransportLog.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
-    conn.outgoing.removeAll()
+    discardQueue(conn)
     conn.pendingClose = .init(code: 1008, reason: reason)
     setCloseReason(conn.wsi, code: 1008, reason: reason)
     lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+  }
+
+  /// Drops whatever `conn` still had queued.
+  func discardQueue(_ conn: ServerConnection) {
+    if !conn.outgoing.isEmpty { nonEmptyQueues -= 1 }
+    conn.outgoing.removeAll()
   }
 
   /// Stashes the close code and reason (≤ 123 bytes) for the close frame lws sends.

@@ -27,10 +27,16 @@ public final class WebSocketServer: @unchecked Sendable {
   var pendingHTTPBodies: [OpaquePointer: [UInt8]] = [:]
   var isShuttingDown = false
   var tickTimer: LWSTimer?
-  /// Payload bytes queued since the heap was last trimmed (see `trimHeapAfterBurst`).
+  /// Payload bytes queued since the heap was last trimmed (see `trimHeapIfDrained`).
   var bytesQueuedSinceTrim = 0
-  /// When the heap was last trimmed (seconds since `startedAt`).
+  /// When the heap was last trimmed (seconds since `startedAt`), and how often it was.
   var lastTrim = -Double.infinity
+  var heapTrims = 0
+  /// A trim put off because the last one was less than a second ago.
+  var trimTimer: LWSTimer?
+  /// Connections with frames queued (kept on every empty ↔ non-empty change of a queue), so that
+  /// "has every queue drained?" is O(1).
+  var nonEmptyQueues = 0
   /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
   var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
@@ -127,6 +133,7 @@ public final class WebSocketServer: @unchecked Sendable {
   private func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection, bytes: Int) -> Bool {
     switch result {
     case .queued:
+      if conn.outgoing.count == 1 { nonEmptyQueues += 1 }
       bytesQueuedSinceTrim += bytes
       lws_callback_on_writable(conn.wsi)
       pauseReadingIfBacklogged(conn)

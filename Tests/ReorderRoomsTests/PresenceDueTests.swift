@@ -89,3 +89,22 @@ struct PresenceDueTests {
     #expect(updates.first?["phase"] == .string("cancel"))
   }
 }
+
+@Suite("Room unloading on demand")
+struct UnloadDueTests {
+  @Test("A room left empty is due for unloading after the idle time, and a tick then unloads it")
+  func emptyRoomIsDueAfterIdleTime() throws {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    #expect(h.registry.nextTick(now: h.now) == nil)
+    h.close(a)
+    let due = try #require(h.registry.nextTick(room: "r", now: h.now))
+    #expect(abs(due - (h.now + h.registry.limits.roomIdleSeconds)) < 1e-9)
+    #expect(h.registry.nextTick(now: h.now) == due)
+    h.tick(advancing: due - h.now - 0.5)
+    #expect(h.registry.roomCount == 1)
+    h.tick(advancing: 0.5)
+    #expect(h.registry.roomCount == 0)
+    #expect(h.registry.nextTick(now: h.now) == nil)
+  }
+}
