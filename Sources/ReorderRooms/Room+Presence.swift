@@ -35,8 +35,14 @@ extension Room {
       for update in presence.flush() { latestDrags[update.session] = (presenceTick, update.update, update.isFinal) }
     }
     guard !latestDrags.isEmpty else { return [] }
-    var groups: [UInt64: [ConnectionHandle]] = [:]
+    // Members that last got a frame at the same tick share one frame: a few groups, usually one,
+    // so a short array (no hashing per member).
+    var groups: [(since: UInt64, connections: [ConnectionHandle])] = []
     var actions: [RoomAction] = []
+    // Sessions whose drag changed at this very tick: a member one tick behind (the usual case) has
+    // its own drag in its frame only if its session is one of these (short strings compare cheaply;
+    // no dictionary lookup per member).
+    let changedNow = latestDrags.compactMap { $0.value.version == presenceTick ? $0.key : nil }
     // Through indices and `values[i]`: updating a member in place, without a lookup per member or
     // a copy of the dictionary (iterating `keys` while writing would copy it).
     var index = members.startIndex
@@ -48,11 +54,18 @@ extension Room {
         membersBehind = true
         continue
       }
-      if let own = latestDrags[member.peer.session], own.version > member.presenceTick {
+      let ownChanged =
+        member.presenceTick + 1 == presenceTick
+        ? changedNow.contains(member.peer.session)
+        : (latestDrags[member.peer.session]?.version ?? 0) > member.presenceTick
+      if ownChanged {
         let frame = dragsFrame(after: member.presenceTick, excluding: member.peer.session)
         if let frame { actions.append(.send(key, frame.bytes, frame.priority)) }
+      } else if let group = groups.firstIndex(where: { $0.since == member.presenceTick }) {
+        groups[group].connections.append(key)
       } else {
-        groups[member.presenceTick, default: []].append(key)
+        groups.append((member.presenceTick, [key]))
+        groups[groups.count - 1].connections.reserveCapacity(members.count)
       }
       members.values[index].presenceTick = presenceTick
     }

@@ -94,9 +94,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       case .send(let connection, let bytes, let priority):
         transport?.send(bytes, to: ConnectionID(rawValue: connection.rawValue), priority: Self.priority(priority))
       case .broadcast(let connections, let bytes, let priority):
-        // One shared buffer for every recipient (the bytes are copied once).
+        // One shared buffer for every recipient (the bytes are copied once). An array, not a lazy
+        // map: a generic sequence across the module boundary cost a witness call per recipient.
         transport?.broadcast(
-          bytes, to: connections.lazy.map { ConnectionID(rawValue: $0.rawValue) }, priority: Self.priority(priority))
+          bytes, to: connections.map { ConnectionID(rawValue: $0.rawValue) }, priority: Self.priority(priority))
       case .persist(let room, let ops):
         let stored = ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }
         if let last = persists.indices.last, persists[last].room == room {

@@ -117,7 +117,7 @@ public final class WebSocketServer: @unchecked Sendable {
   /// would have returned true).
   @discardableResult
   public func broadcast(
-    _ text: [UInt8], to connections: some Sequence<ConnectionID>, priority: SendPriority = .data
+    _ text: [UInt8], to connections: [ConnectionID], priority: SendPriority = .data
   ) -> Int {
     loop.assertServiceThread()
     let buffer = FrameBuffer(text, headroom: Int(reorder_lws_pre()))
