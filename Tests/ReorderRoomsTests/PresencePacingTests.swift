@@ -24,6 +24,14 @@ struct PresencePacingTests {
     #expect(PresencePacing(minHz: 0, maxHz: 0, framesPerSecond: 0).interval(connections: 5) == 1)
   }
 
+  @Test("An adaptive pacing saves up to 4 flushes after a quiet spell; a fixed rate saves none")
+  func burstByMode() {
+    #expect(PresencePacing(minHz: 30, maxHz: 1_000, framesPerSecond: 40_000).burst == 4)
+    #expect(PresencePacing(minHz: 30, maxHz: 30, framesPerSecond: 40_000).burst == 1)
+    #expect(PresencePacing(minHz: 30, maxHz: 10, framesPerSecond: 40_000).burst == 1)
+    #expect(PresencePacing(minHz: 30, maxHz: 1_000, framesPerSecond: 40_000, burst: 2).burst == 2)
+  }
+
   /// `drags` frames `c` received so far.
   func drags(_ h: RoomsHarness, _ c: ConnectionHandle) -> Int { h.frames(c, type: "drags").count }
 
