@@ -8,7 +8,8 @@ import CLibWebSockets
 /// after `cancel()`).
 final class LWSTimer {
   private let block: UnsafeMutableRawPointer
-  private let action: () -> Void
+  /// What firing does (replaceable, for a timer re-armed with new state).
+  var action: () -> Void
 
   init(action: @escaping () -> Void) {
     self.action = action

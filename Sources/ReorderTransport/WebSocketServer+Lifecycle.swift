@@ -71,28 +71,45 @@ extension WebSocketServer {
     timer.schedule(on: context, afterMicroseconds: microseconds)
   }
 
-  /// Service thread, when a connection's queue has just drained: once at least `trimAfterBytes`
-  /// were queued since the last trim and every queue is empty, gives the freed heap back to the
-  /// system (`malloc_trim`, at most once a second; a drain sooner than that arms a timer for when
-  /// it may). A burst (a thousand clients joining one room sends each of them a `peer` frame per
-  /// join) otherwise leaves the process at its peak size. Done on drains rather than on a periodic
-  /// timer, so the transport needs no periodic wake-up.
+  /// Service thread, when a connection's queue has just drained. After a burst (at least
+  /// `trimAfterBytes` queued since the last trim) has drained, gives the freed heap back to the
+  /// system (`malloc_trim`) — but only once the server has been quiet for `trimQuietSeconds`: a
+  /// trim walks the whole heap (tens of ms after 1,000 connections), which in steady traffic would
+  /// stall everyone (load run e after d: ack p99 4 → 18–53 ms with a trim at every drain). So the
+  /// first drain after a burst arms a one-shot check; while frames keep being queued the check
+  /// comes back, each time twice as late (up to 4 s), so steady traffic costs a wake-up every few
+  /// seconds. A
+  /// burst (a thousand clients joining one room sends each of them a `peer` frame per join)
+  /// otherwise leaves the process at its peak size.
   func trimHeapIfDrained() {
-    guard nonEmptyQueues == 0, bytesQueuedSinceTrim >= Self.trimAfterBytes, let context = loop.context else { return }
-    let now = Date().timeIntervalSince(startedAt)
-    guard now - lastTrim >= 1 else {
-      let timer = trimTimer ?? LWSTimer { [unowned self] in trimHeapIfDrained() }
-      trimTimer = timer
-      if !timer.firesWithin(microseconds: 1_000_000) {
-        timer.schedule(on: context, afterMicroseconds: Int(((lastTrim + 1 - now) * 1e6).rounded(.up)))
+    guard nonEmptyQueues == 0, bytesQueuedSinceTrim >= Self.trimAfterBytes, !trimCheckArmed,
+      let context = loop.context
+    else { return }
+    trimCheckArmed = true
+    var framesAtArm = framesQueued
+    var backoff = Self.trimQuietSeconds
+    let timer = trimTimer ?? LWSTimer {}
+    trimTimer = timer
+    timer.action = { [unowned self, unowned timer] in
+      guard !isShuttingDown else { return }
+      guard framesQueued == framesAtArm, nonEmptyQueues == 0 else {
+        framesAtArm = framesQueued
+        backoff = min(Self.maxTrimBackoffSeconds, backoff * 2)
+        timer.schedule(on: context, afterMicroseconds: Int(backoff * 1e6))
+        return
       }
-      return
+      trimCheckArmed = false
+      bytesQueuedSinceTrim = 0
+      heapTrims += 1
+      _ = reorder_malloc_trim()
     }
-    lastTrim = now
-    bytesQueuedSinceTrim = 0
-    heapTrims += 1
-    _ = reorder_malloc_trim()
+    timer.schedule(on: context, afterMicroseconds: Int(backoff * 1e6))
   }
+
+  /// How long a drained server must stay quiet before it trims its heap, and the longest wait
+  /// between two checks under steady traffic.
+  static let trimQuietSeconds = 0.25
+  static let maxTrimBackoffSeconds = 4.0
 
   /// Queued bytes after which a drained server trims its heap (see `trimHeapIfDrained`).
   static let trimAfterBytes = 8 << 20

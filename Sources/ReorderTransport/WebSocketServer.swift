@@ -29,11 +29,12 @@ public final class WebSocketServer: @unchecked Sendable {
   var tickTimer: LWSTimer?
   /// Payload bytes queued since the heap was last trimmed (see `trimHeapIfDrained`).
   var bytesQueuedSinceTrim = 0
-  /// When the heap was last trimmed (seconds since `startedAt`), and how often it was.
-  var lastTrim = -Double.infinity
+  /// How often the heap was trimmed; frames queued in all (to tell whether the server stayed
+  /// quiet); the quiet check before a trim (see `trimHeapIfDrained`) and whether it is armed.
   var heapTrims = 0
-  /// A trim put off because the last one was less than a second ago.
+  var framesQueued = 0
   var trimTimer: LWSTimer?
+  var trimCheckArmed = false
   /// Connections with frames queued (kept on every empty ↔ non-empty change of a queue), so that
   /// "has every queue drained?" is O(1).
   var nonEmptyQueues = 0
@@ -136,6 +137,7 @@ public final class WebSocketServer: @unchecked Sendable {
     case .queued:
       if conn.outgoing.count == 1 { nonEmptyQueues += 1 }
       bytesQueuedSinceTrim += bytes
+      framesQueued &+= 1
       lws_callback_on_writable(conn.wsi)
       pauseReadingIfBacklogged(conn)
       return true
