@@ -25,11 +25,6 @@ final class ServiceLoop: @unchecked Sendable {
   private let serviceThread = Atomic<UInt>(0)
   /// Service thread only.
   private var stopRequested = false
-  /// Event coalescing between passes (see `PassPacer`): the owner counts receive/writeable
-  /// callbacks in `pacer.events`. Service thread only.
-  var pacer = PassPacer()
-  /// How many sockets the loop polls (the owner's connections); set before `start`.
-  var sockets: () -> Int = { 0 }
   private let finished = DispatchSemaphore(value: 0)
   private var started = false
 
@@ -82,7 +77,6 @@ final class ServiceLoop: @unchecked Sendable {
   private func run() {
     guard let context else { return }
     while !stopRequested {
-      pacer.beforePass(sockets: sockets())
       if lws_service(context, 0) < 0 { break }
     }
     shared.withLock { $0.closed = true }

@@ -25,10 +25,8 @@ extension WebSocketClientContext {
       if !connection.outgoing.isEmpty || connection.pendingClose != nil { lws_callback_on_writable(wsi) }
       return 0
     case LWS_CALLBACK_CLIENT_RECEIVE:
-      loop.pacer.events += 1
       return received(connection, wsi, UnsafeRawBufferPointer(start: input, count: length))
     case LWS_CALLBACK_CLIENT_WRITEABLE:
-      loop.pacer.events += 1
       return writable(connection, wsi)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
       connection.receivedClose = Self.parseClose(UnsafeRawBufferPointer(start: input, count: length))

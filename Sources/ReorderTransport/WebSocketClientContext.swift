@@ -40,7 +40,6 @@ public final class WebSocketClientContext: @unchecked Sendable {
     protocols[0].callback = clientCallback
     info.protocols = UnsafePointer(protocols)
     try loop.createContext(&info, failure: "could not create the websocket client context")
-    loop.sockets = { [unowned self] in live.count }
     // The thread keeps this object alive until it stops (lws holds an unretained pointer to it), so
     // a context dropped without shutdown() leaks its thread instead of crashing it.
     loop.start { [self] in

@@ -24,10 +24,8 @@ extension WebSocketServer {
     case LWS_CALLBACK_ESTABLISHED:
       return websocketOpened(wsi)
     case LWS_CALLBACK_RECEIVE:
-      loop.pacer.events += 1
       return websocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
     case LWS_CALLBACK_SERVER_WRITEABLE:
-      loop.pacer.events += 1
       return websocketWritable(wsi)
     case LWS_CALLBACK_CLOSED:
       websocketClosed(wsi)

@@ -90,7 +90,6 @@ public final class WebSocketServer: @unchecked Sendable {
       throw error
     }
     let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(loop.context, "default")))
-    loop.sockets = { [unowned self] in connections.count }
     loop.start { [self] in
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
