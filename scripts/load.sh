@@ -64,8 +64,11 @@ mkdir -p "$WORK/data" "$WORK/web" "$RUNS"
 rm -f "$RUNS"/*.json
 
 echo "== starting reorder serve" >&2
+# --room-idle-seconds 600: one run's rooms stay loaded through the later runs. With the default 30 s,
+# the rooms of a–c were unloaded (final snapshot, freeing a 1,000-member room) in the middle of d and
+# e, and e's ack p99 went from 3–5 ms to 28–53 ms (docs/LOAD.md, "What limits it").
 "${PRIO[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --data "$WORK/data" --web "$WORK/web" \
-  --max-ops-per-second 100000 --max-connections-per-room 5000 --log-level warn $SERVER_FLAGS \
+  --max-ops-per-second 100000 --max-connections-per-room 5000 --room-idle-seconds 600 --log-level warn $SERVER_FLAGS \
   >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 PORT=""

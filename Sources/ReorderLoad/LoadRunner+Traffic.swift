@@ -14,6 +14,8 @@ extension LoadRunner {
     var client: Int
     var period: Int64
     var due: Int64
+    /// A dragger sends its drag's `start` at its first due time, then a `move` at each.
+    var started = false
   }
 
   func runTraffic() -> Timeline {
@@ -26,10 +28,11 @@ extension LoadRunner {
     var draggerCount = plan.initialDraggers.count
     func addDraggers(_ list: some Sequence<Int>, at time: Int64) {
       let added = Array(list)
+      // Starts are spread over one period like the moves (a thousand drags starting in the same
+      // millisecond is not a workload anyone has; it measured a start-up burst instead).
       for (offset, client) in added.enumerated() {
         let phase = dragPeriod * Int64(offset) / Int64(max(1, added.count))
         draggers.append(Sender(client: client, period: dragPeriod, due: time + phase))
-        post(client) { shard, board in shard.sendDrag(.start, client: client, board: board) }
       }
     }
     var moveRate = configuration.moveRate
@@ -62,8 +65,15 @@ extension LoadRunner {
       let now = MonotonicClock.microseconds()
       if now >= end { break }
       var dragBatches = Array(repeating: [Int](), count: shards.count)
+      var startBatches = Array(repeating: [Int](), count: shards.count)
       for index in draggers.indices where draggers[index].due <= now {
-        dragBatches[draggers[index].client % shards.count].append(draggers[index].client)
+        let client = draggers[index].client
+        if draggers[index].started {
+          dragBatches[client % shards.count].append(client)
+        } else {
+          startBatches[client % shards.count].append(client)
+          draggers[index].started = true
+        }
         draggers[index].due += draggers[index].period
         if draggers[index].due < now { draggers[index].due = now + draggers[index].period }
       }
@@ -73,11 +83,14 @@ extension LoadRunner {
         movers[index].due += movers[index].period
         if movers[index].due < now - 1_000_000 { movers[index].due = now }
       }
-      for (number, shard) in shards.enumerated() where !dragBatches[number].isEmpty || !moveBatches[number].isEmpty {
+      for (number, shard) in shards.enumerated()
+      where !dragBatches[number].isEmpty || !startBatches[number].isEmpty || !moveBatches[number].isEmpty {
+        let starts = startBatches[number]
         let drags = dragBatches[number]
         let moves = moveBatches[number]
         let boards = boards
         shard.context.post {
+          for client in starts { shard.sendDrag(.start, client: client, board: boards[client % boards.count]) }
           for client in drags { shard.sendDrag(.move, client: client, board: boards[client % boards.count]) }
           for client in moves { shard.sendMove(client: client, board: boards[client % boards.count]) }
         }
@@ -136,7 +149,9 @@ extension LoadRunner {
       MonotonicClock.sleep(until: min(nextDue, MonotonicClock.microseconds() + 2_000))
     }
     timeline.end = MonotonicClock.microseconds()
-    for sender in draggers {
+    // Each drag ends at its next due time, so the ends are spread over one period like the starts.
+    for sender in draggers.sorted(by: { $0.due < $1.due }) {
+      MonotonicClock.sleep(until: sender.due)
       post(sender.client) { shard, board in shard.sendDrag(.end, client: sender.client, board: board) }
     }
     progress.finishLine()
