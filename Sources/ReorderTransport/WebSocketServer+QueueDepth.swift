@@ -1,6 +1,13 @@
 import CLibWebSockets
 
 extension WebSocketServer {
+  /// Service thread only. Whether any connection has frames queued and not yet written: when none
+  /// has, no connection is busy and the rooms need not ask about each one (`queuedFrames(_:)`).
+  public var hasQueuedFrames: Bool {
+    loop.assertServiceThread()
+    return nonEmptyQueues > 0
+  }
+
   /// Service thread only. Frames queued for `connection` and not yet written; nil when it is gone.
   ///
   /// Lets the rooms hold presence back (latest wins) for a connection that has not drained its
