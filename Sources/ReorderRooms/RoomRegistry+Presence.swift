@@ -30,35 +30,22 @@ extension RoomRegistry {
     return (actions, rooms[name]!.presenceDue(now: now, retry: busyRetry))
   }
 
-  /// When any room next needs a presence flush (see `Room.presenceDue(now:retry:)`), or nil: the
-  /// caller asks for a `tick` then, so presence needs no fast periodic tick.
-  /// - Complexity: O(rooms).
-  public func presenceDue(now: Double) -> Double? {
-    let retry = busyRetry
-    return rooms.values.lazy.compactMap { $0.presenceDue(now: now, retry: retry) }.min()
-  }
-
-  /// When the room `name` next needs a presence flush, or nil (see `presenceDue(now:)`).
-  /// - Complexity: O(1).
-  public func presenceDue(room name: String, now: Double) -> Double? {
-    rooms[name]?.presenceDue(now: now, retry: busyRetry)
-  }
-
-  /// When the registry next needs a `tick` (seconds, the registry's clock): the soonest presence
-  /// flush (`presenceDue(now:)`) or unload of a room nobody is attached to, or nil. The server asks
-  /// the transport for a tick then, so nothing needs a periodic one.
+  /// When the registry next needs a `tick` (seconds, the registry's clock): the soonest of
+  /// `nextTick(room:now:)` over its rooms, or nil. The server asks the transport for a tick then,
+  /// so nothing needs a periodic one.
   /// - Complexity: O(rooms).
   public func nextTick(now: Double) -> Double? {
-    let unload = rooms.lazy.compactMap { name, room in self.attached[name] == nil ? room.unloadDue(now: now) : nil }
-    return [presenceDue(now: now), unload.min()].compactMap { $0 }.min()
+    rooms.keys.lazy.compactMap { self.nextTick(room: $0, now: now) }.min()
   }
 
-  /// When the room `name` next needs a `tick`, or nil (see `nextTick(now:)`).
+  /// When the room `name` next needs a `tick`, or nil: its next presence flush
+  /// (`Room.presenceDue(now:retry:)`) or, when nobody is attached to it, its unloading.
   /// - Complexity: O(1).
   public func nextTick(room name: String, now: Double) -> Double? {
     guard let room = rooms[name] else { return nil }
+    let presence = room.presenceDue(now: now, retry: busyRetry)
     let unload = attached[name] == nil ? room.unloadDue(now: now) : nil
-    return [room.presenceDue(now: now, retry: busyRetry), unload].compactMap { $0 }.min()
+    return [presence, unload].compactMap { $0 }.min()
   }
 
   /// The room `connection` is in, if it is open.

@@ -106,8 +106,8 @@ public final class RoomRegistry {
     rooms[name]?.durable(upTo: seq) ?? []
   }
 
-  /// The periodic tick: presence frames of every room due (held back for `busy` connections), and
-  /// unloading idle rooms. Also called early when `flushPresenceEarly` names a time a room is due.
+  /// The tick (the server asks for one when `nextTick(now:)` says): presence frames of every room
+  /// due (held back for `busy` connections), and unloading idle rooms.
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
     for name in rooms.keys {

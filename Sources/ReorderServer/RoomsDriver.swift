@@ -82,7 +82,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     }
   }
 
-  /// Extra ticks are asked for at multiples of at most this many seconds (see `connectionReceived`).
+  /// Ticks are asked for at multiples of at most this many seconds (see `requestTick(due:now:)`).
   static let extraTickGrid = 0.005
 
   func healthFields() -> [String: Int] {

@@ -78,9 +78,8 @@ extension WebSocketServer {
   /// stall everyone (load run e after d: ack p99 4 → 18–53 ms with a trim at every drain). So the
   /// first drain after a burst arms a one-shot check; while frames keep being queued the check
   /// comes back, each time twice as late (up to 4 s), so steady traffic costs a wake-up every few
-  /// seconds. A
-  /// burst (a thousand clients joining one room sends each of them a `peer` frame per join)
-  /// otherwise leaves the process at its peak size.
+  /// seconds. Without trims a burst (a thousand clients joining one room sends each of them a
+  /// `peer` frame per join) leaves the process at its peak size.
   func trimHeapIfDrained() {
     guard nonEmptyQueues == 0, bytesQueuedSinceTrim >= Self.trimAfterBytes, !trimCheckArmed,
       let context = loop.context

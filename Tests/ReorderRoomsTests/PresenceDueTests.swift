@@ -30,8 +30,8 @@ struct PresenceDueTests {
   @Test("A room with nothing to send is never due")
   func idleRoomNotDue() {
     let (h, _, _) = room()
-    #expect(h.registry.presenceDue(now: h.now) == nil)
-    #expect(h.registry.presenceDue(room: "r", now: h.now) == nil)
+    #expect(h.registry.nextTick(now: h.now) == nil)
+    #expect(h.registry.nextTick(room: "r", now: h.now) == nil)
   }
 
   @Test("A drag sent on the leading edge leaves nothing due")
@@ -39,7 +39,7 @@ struct PresenceDueTests {
     let (h, a, b) = room()
     #expect(drag(h, a, x: 0.1) == nil)
     #expect(h.frames(b, type: "drags").count == 1)
-    #expect(h.registry.presenceDue(now: h.now) == nil)
+    #expect(h.registry.nextTick(now: h.now) == nil)
   }
 
   @Test("A drag the pacing holds back is due when the next flush is allowed, and goes out then")
@@ -49,11 +49,11 @@ struct PresenceDueTests {
     h.now += interval / 4
     let due = try #require(drag(h, a, x: 0.2))
     #expect(abs(due - (h.now - interval / 4 + interval)) < 1e-9)
-    #expect(h.registry.presenceDue(now: h.now) == due)
+    #expect(h.registry.nextTick(now: h.now) == due)
     h.now = due
     h.tick(advancing: 0)
     #expect(h.frames(b, type: "drags").count == 2)
-    #expect(h.registry.presenceDue(now: h.now) == nil)
+    #expect(h.registry.nextTick(now: h.now) == nil)
   }
 
   @Test("A member held back as busy makes the room due again one slow interval later, until it is reached")
@@ -65,12 +65,12 @@ struct PresenceDueTests {
     h.now = due
     h.tick(advancing: 0)
     #expect(h.frames(b, type: "drags").isEmpty)
-    #expect(h.registry.presenceDue(now: h.now) != nil)
+    #expect(h.registry.nextTick(now: h.now) != nil)
     h.busy = []
     h.now += interval
     h.tick(advancing: 0)
     #expect(h.frames(b, type: "drags").count == 1)
-    #expect(h.registry.presenceDue(now: h.now) == nil)
+    #expect(h.registry.nextTick(now: h.now) == nil)
   }
 
   @Test("A drag cancelled by a disconnect makes its room due at once")
@@ -79,7 +79,7 @@ struct PresenceDueTests {
     _ = drag(h, a, x: 0.1)
     h.now += interval * 2
     h.close(a)
-    let due = try #require(h.registry.presenceDue(room: "r", now: h.now))
+    let due = try #require(h.registry.nextTick(room: "r", now: h.now))
     #expect(due <= h.now)
     h.tick(advancing: 0)
     guard case .array(let updates)? = h.frames(b, type: "drags").last?["updates"] else {
