@@ -19,6 +19,8 @@ struct OutgoingQueue {
     let isFinal: Bool
     let isFirst: Bool
     var payloadCount: Int { buffer.count }
+    /// A whole message in one frame (not part of a fragmented one).
+    var isWhole: Bool { isFirst && isFinal && kind != .continuation }
   }
 
   /// What `enqueue` did.
@@ -76,6 +78,11 @@ struct OutgoingQueue {
     frames.append(Frame(buffer: buffer, kind: kind, isFinal: isFinal, isFirst: isFirst))
     bytes += buffer.count
     return .queued
+  }
+
+  /// The frame `offset` places after the oldest (0: the oldest), without removing it.
+  func peek(_ offset: Int = 0) -> Frame? {
+    head + offset < frames.count ? frames[head + offset] : nil
   }
 
   /// Removes and returns the oldest frame.

@@ -20,6 +20,9 @@ public struct TransportConfiguration: Sendable {
   public var idleTimeoutSeconds: Int = 60
   /// When > 0, `handler.transportTick()` is called at this period (milliseconds).
   public var tickIntervalMilliseconds: Int = 0
+  /// Most bytes one write to a connection carries when several whole messages are queued for it:
+  /// they are framed back to back and sent at once (`FrameCork`). 0 writes one message per write.
+  public var corkBytes: Int = 32 * 1024
   /// When set, `SO_SNDBUF` of each accepted websocket (bytes). Tests shrink it to make a
   /// non-reading client hit its queue limit quickly; nil keeps the kernel's autotuning.
   public var socketSendBufferBytes: Int? = nil
@@ -34,6 +37,9 @@ public struct TransportConfiguration: Sendable {
     }
     guard (0...65_535).contains(port) else {
       throw TransportError.invalidConfiguration("port \(port) is out of range 0…65535")
+    }
+    guard corkBytes >= 0 else {
+      throw TransportError.invalidConfiguration("corkBytes must not be negative")
     }
     guard maxMessageBytes > 0, maxQueueBytes > 0 else {
       throw TransportError.invalidConfiguration("maxMessageBytes and maxQueueBytes must be positive")

@@ -56,16 +56,16 @@ extension WebSocketServer {
     }
   }
 
-  /// `LWS_CALLBACK_SERVER_WRITEABLE`: writes the next queued frame — one `lws_write` per callback,
-  /// as lws asks (a write the kernel does not take whole is buffered by lws and finished before the
-  /// next writeable callback) — and asks for another callback while more are queued; then the
-  /// pending close, if any. A connection whose queue backs up is not read from meanwhile
-  /// (`resumeReadingIfDrained`), so one frame per pass keeps up with what it is sent.
+  /// `LWS_CALLBACK_SERVER_WRITEABLE`: writes what is queued — one `lws_write` per callback, as lws
+  /// asks (a write the kernel does not take whole is buffered by lws and finished before the next
+  /// writeable callback) — and asks for another callback while more is queued; then the pending
+  /// close, if any. When several whole messages are queued they go out framed back to back in that
+  /// one write (`FrameCork`); otherwise the oldest frame alone. A connection whose queue backs up
+  /// is not read from meanwhile (`resumeReadingIfDrained`).
   func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
-    if let frame = conn.outgoing.dequeue() {
-      let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-      if lws_write(wsi, frame.buffer.payload, frame.payloadCount, flags) < 0 { return -1 }
+    if !conn.outgoing.isEmpty {
+      guard writeQueued(conn) else { return -1 }
       if conn.outgoing.isEmpty {
         nonEmptyQueues -= 1
         trimHeapIfDrained()
@@ -79,6 +79,28 @@ extension WebSocketServer {
       return -1
     }
     return 0
+  }
+
+  /// Writes the oldest queued frame, or — when several are queued — as many whole messages from the
+  /// front of the queue as one corked write takes. False when lws failed the write.
+  private func writeQueued(_ conn: ServerConnection) -> Bool {
+    if let cork, conn.outgoing.count > 1, lws_get_network_wsi(conn.wsi) == conn.wsi {
+      cork.reset()
+      while let next = conn.outgoing.peek(), next.isWhole, cork.fits(next.payloadCount) {
+        _ = conn.outgoing.dequeue()
+        cork.append(
+          UnsafeRawBufferPointer(start: next.buffer.payload, count: next.payloadCount), binary: next.kind == .binary)
+      }
+      // Framed by the cork: lws sends (or buffers) the bytes as they are.
+      if cork.frames > 0 {
+        corkedWrites += 1
+        corkedMessages += cork.frames
+        return lws_write(conn.wsi, cork.bytes, cork.count, LWS_WRITE_HTTP) >= 0
+      }
+    }
+    guard let frame = conn.outgoing.dequeue() else { return false }
+    let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
+    return lws_write(conn.wsi, frame.buffer.payload, frame.payloadCount, flags) >= 0
   }
 
   /// `LWS_CALLBACK_CLOSED`: forget the connection and tell the handler.

@@ -41,6 +41,11 @@ public final class WebSocketServer: @unchecked Sendable {
   /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
   var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
+  /// Frames several queued messages into one write (nil when `corkBytes` is 0); how many writes
+  /// were corked and how many messages they carried.
+  let cork: FrameCork?
+  var corkedWrites = 0
+  var corkedMessages = 0
 
   private let openCount = Locked(0)
   private let lifecycle = Locked(Lifecycle.created)
@@ -56,6 +61,9 @@ public final class WebSocketServer: @unchecked Sendable {
   public init(configuration: TransportConfiguration, handler: WebSocketServerHandler) throws {
     try configuration.validate()
     self.configuration = configuration
+    cork =
+      configuration.corkBytes > 0
+      ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil
     self.handler = handler
     if let webRoot = configuration.webRoot {
       guard let files = StaticFiles(root: webRoot) else {

@@ -1,34 +1,108 @@
 import Foundation
-import ReorderTransport
 import TestSupport
 import XCTest
 
-/// The server writes several queued frames per writeable callback; each must still arrive as one
-/// whole message, in order, across the per-callback caps and a small socket buffer.
+@testable import ReorderTransport
+
+/// A connection with several messages queued gets them framed back to back in one write
+/// (`FrameCork`); each must still arrive as one whole message, in order, whatever its length
+/// encoding (7-, 16- or 64-bit), across a small socket buffer — with corking and without.
 final class WriteBurstTests: XCTestCase {
-  func testABurstQueuedInOnePassArrivesWholeAndInOrder() throws {
+  /// Lengths on both sides of the 125/126 and 65,535/65,536 header boundaries, many small ones,
+  /// and some larger than the cork (which go out alone).
+  static let sizes: [Int] =
+    [0, 1, 124, 125, 126, 127, 65_534, 65_535, 65_536, 65_537]
+    + (0..<300).map { $0 % 50 == 7 ? 100_000 : 10 + $0 % 200 }
+
+  func testABurstQueuedInOnePassArrivesWholeAndInOrderCorked() throws {
+    let counts = try burst(corkBytes: 32 * 1024)
+    XCTAssertGreaterThan(counts.writes, 0, "nothing was corked")
+    XCTAssertGreaterThan(counts.messages, counts.writes, "a corked write carried one message only")
+  }
+
+  func testABurstArrivesWholeAndInOrderWithCorkingOff() throws {
+    let counts = try burst(corkBytes: 0)
+    XCTAssertEqual(counts.writes, 0)
+    XCTAssertEqual(counts.messages, 0)
+  }
+
+  /// Queues `sizes` in one service-thread turn, reads them back, returns the cork counters.
+  private func burst(corkBytes: Int) throws -> (writes: Int, messages: Int) {
     let fixture = try ServerFixture {
       $0.maxQueueBytes = 8 << 20
       $0.socketSendBufferBytes = 8_192
+      $0.corkBytes = corkBytes
     }
     defer { fixture.stop() }
     let client = try WebSocket.connect(fixture.url("/ws/room-1"))
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
     let server = fixture.server
     let handler = fixture.handler
-    // Small frames (more than the 32-frame cap) and some larger than the 64 KiB byte cap.
-    let sizes = (0..<300).map { $0 % 50 == 7 ? 100_000 : 10 + $0 % 200 }
+    let sizes = Self.sizes
     server.post {
       for peer in handler.connections(in: "room-1") {
         for (index, size) in sizes.enumerated() {
-          server.send(Array("\(index):".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: size), to: peer)
+          let prefix = Array("\(index):".utf8)
+          server.send(prefix + [UInt8](repeating: UInt8(ascii: "x"), count: max(0, size - prefix.count)), to: peer)
         }
       }
     }
     for (index, size) in sizes.enumerated() {
       let text = try receiveText(client, timeout: 10)
       XCTAssertTrue(text.hasPrefix("\(index):"), "message \(index) missing or out of order")
-      XCTAssertEqual(text.utf8.count, "\(index):".utf8.count + size, "message \(index) not whole")
+      XCTAssertEqual(text.utf8.count, max(size, "\(index):".utf8.count), "message \(index) not whole")
     }
+    let counts = SharedValue((writes: 0, messages: 0))
+    let done = DispatchSemaphore(value: 0)
+    server.post {
+      counts.set((server.corkedWrites, server.corkedMessages))
+      done.signal()
+    }
+    done.wait()
+    return counts.value
+  }
+}
+
+/// The framing of `FrameCork` itself (RFC 6455 §5.2, unmasked server frames).
+final class FrameCorkTests: XCTestCase {
+  func testHeadersUseTheShortestLengthEncoding() {
+    XCTAssertEqual(FrameCork.headerCount(0), 2)
+    XCTAssertEqual(FrameCork.headerCount(125), 2)
+    XCTAssertEqual(FrameCork.headerCount(126), 4)
+    XCTAssertEqual(FrameCork.headerCount(65_535), 4)
+    XCTAssertEqual(FrameCork.headerCount(65_536), 10)
+  }
+
+  func testFramesSitBackToBackWithFinOpcodeAndLength() {
+    let cork = FrameCork(limitBytes: 1 << 20, headroom: 16)
+    let text = [UInt8]("hi".utf8)
+    let binary = [UInt8](repeating: 7, count: 300)
+    let large = [UInt8](repeating: 1, count: 70_000)
+    text.withUnsafeBytes { cork.append($0, binary: false) }
+    binary.withUnsafeBytes { cork.append($0, binary: true) }
+    large.withUnsafeBytes { cork.append($0, binary: false) }
+    XCTAssertEqual(cork.frames, 3)
+    let bytes = Array(UnsafeBufferPointer(start: cork.bytes, count: cork.count))
+    XCTAssertEqual(bytes.count, 2 + 2 + 4 + 300 + 10 + 70_000)
+    XCTAssertEqual(Array(bytes[0..<4]), [0x81, 2, UInt8(ascii: "h"), UInt8(ascii: "i")])
+    XCTAssertEqual(Array(bytes[4..<8]), [0x82, 126, 0x01, 0x2C])
+    XCTAssertEqual(bytes[8], 7)
+    let third = 8 + 300
+    XCTAssertEqual(Array(bytes[third..<third + 10]), [0x81, 127, 0, 0, 0, 0, 0, 0x01, 0x11, 0x70])
+    XCTAssertEqual(bytes.last, 1)
+  }
+
+  func testFitsStopsAtTheByteAndMessageLimitsAndResetEmpties() {
+    let cork = FrameCork(limitBytes: 100, limitFrames: 3, headroom: 16)
+    XCTAssertTrue(cork.fits(98))
+    XCTAssertFalse(cork.fits(99))
+    let small = [UInt8](repeating: 0, count: 10)
+    for _ in 0..<3 { small.withUnsafeBytes { cork.append($0, binary: false) } }
+    XCTAssertEqual(cork.count, 36)
+    XCTAssertFalse(cork.fits(1), "a fourth message is over limitFrames")
+    cork.reset()
+    XCTAssertEqual(cork.count, 0)
+    XCTAssertEqual(cork.frames, 0)
+    XCTAssertTrue(cork.fits(98))
   }
 }
