@@ -26,15 +26,26 @@ final class WriteBurstTests: XCTestCase {
     XCTAssertEqual(counts.messages, 0)
   }
 
+  func testACorkedBurstArrivesWholeAndInOrderOverTLS() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let counts = try burst(corkBytes: 32 * 1024, tls: try makeSelfSignedCertificate(in: directory.path))
+    XCTAssertGreaterThan(counts.writes, 0, "nothing was corked")
+  }
+
   /// Queues `sizes` in one service-thread turn, reads them back, returns the cork counters.
-  private func burst(corkBytes: Int) throws -> (writes: Int, messages: Int) {
+  private func burst(
+    corkBytes: Int, tls: (certificate: String, key: String)? = nil
+  ) throws -> (writes: Int, messages: Int) {
     let fixture = try ServerFixture {
       $0.maxQueueBytes = 8 << 20
       $0.socketSendBufferBytes = 8_192
       $0.corkBytes = corkBytes
+      $0.tlsCertificatePath = tls?.certificate
+      $0.tlsPrivateKeyPath = tls?.key
     }
     defer { fixture.stop() }
-    let client = try WebSocket.connect(fixture.url("/ws/room-1"))
+    let client = try WebSocket.connect(fixture.url("/ws/room-1", secure: tls != nil), allowSelfSigned: tls != nil)
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
     let server = fixture.server
     let handler = fixture.handler
