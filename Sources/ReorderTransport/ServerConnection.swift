@@ -21,6 +21,11 @@ final class ServerConnection {
   /// True while reading from this connection is paused because its outgoing queue is above the
   /// high-water mark (see `WebSocketServer.pauseReadingIfBacklogged`).
   var readingPaused = false
+  /// True while the connection is in `WebSocketServer.unflushed`: it was sent something during the
+  /// current callback and is written to when that callback ends.
+  var awaitingFlush = false
+  /// True once lws closed the connection (it may still sit in `unflushed`).
+  var isClosed = false
 
   init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int, maxQueueBytes: Int) {
     self.id = id

@@ -22,6 +22,9 @@ extension WebSocketServer {
     protocols[0].callback = serverCallback
     protocols[0].per_session_data_size = 0
     protocols[0].rx_buffer_size = 0
+    // One send() may carry a whole corked write (lws' default is its 4 KiB service buffer; the
+    // rest of a larger write would be copied aside and sent on later passes, 4 KiB at a time).
+    protocols[0].tx_packet_size = Self.maxSendBytes
     info.protocols = UnsafePointer(protocols)
 
     let mount = arena.allocate(lws_http_mount.self)

@@ -47,6 +47,7 @@ extension WebSocketServer {
       ?? LWSTimer { [unowned self] in
         guard !isShuttingDown else { return }
         handler.transportTick()
+        flushSends()
         tickTimer?.schedule(on: loop.context!, afterMilliseconds: configuration.tickIntervalMilliseconds)
       }
     tickTimer = timer
@@ -66,6 +67,7 @@ extension WebSocketServer {
       ?? LWSTimer { [unowned self] in
         guard !isShuttingDown else { return }
         handler.transportTick()
+        flushSends()
       }
     extraTickTimer = timer
     timer.schedule(on: context, afterMicroseconds: microseconds)

@@ -66,12 +66,7 @@ extension WebSocketServer {
     guard let conn = connections[wsi] else { return -1 }
     if !conn.outgoing.isEmpty {
       guard writeQueued(conn) else { return -1 }
-      if conn.outgoing.isEmpty {
-        nonEmptyQueues -= 1
-        trimHeapIfDrained()
-      }
-      if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(wsi) }
-      resumeReadingIfDrained(conn)
+      afterWrite(conn)
       return 0
     }
     if let close = conn.pendingClose {
@@ -83,7 +78,7 @@ extension WebSocketServer {
 
   /// Writes the oldest queued frame, or — when several are queued — as many whole messages from the
   /// front of the queue as one corked write takes. False when lws failed the write.
-  private func writeQueued(_ conn: ServerConnection) -> Bool {
+  func writeQueued(_ conn: ServerConnection) -> Bool {
     if let cork, conn.outgoing.count > 1, lws_get_network_wsi(conn.wsi) == conn.wsi {
       cork.reset()
       while let next = conn.outgoing.peek(), next.isWhole, cork.fits(next.payloadCount) {
@@ -107,6 +102,7 @@ extension WebSocketServer {
   func websocketClosed(_ wsi: OpaquePointer) {
     guard let conn = connections.removeValue(forKey: wsi) else { return }
     connectionsByID[conn.id] = nil
+    conn.isClosed = true
     discardQueue(conn)
     if conn.announced {
       adjustOpenCount(-1)

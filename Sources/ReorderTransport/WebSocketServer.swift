@@ -41,6 +41,9 @@ public final class WebSocketServer: @unchecked Sendable {
   /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
   var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
+  /// Connections sent something during the current callback, in the order they were first sent
+  /// to; written to when the callback ends (`flushSends`).
+  var unflushed: [ServerConnection] = []
   /// Frames several queued messages into one write (nil when `corkBytes` is 0); how many writes
   /// were corked and how many messages they carried.
   let cork: FrameCork?
@@ -145,7 +148,10 @@ public final class WebSocketServer: @unchecked Sendable {
       if conn.outgoing.count == 1 { nonEmptyQueues += 1 }
       bytesQueuedSinceTrim += bytes
       framesQueued &+= 1
-      lws_callback_on_writable(conn.wsi)
+      if !conn.awaitingFlush {
+        conn.awaitingFlush = true
+        unflushed.append(conn)
+      }
       pauseReadingIfBacklogged(conn)
       return true
     case .dropped:
