@@ -22,9 +22,11 @@ extension WebSocketServer {
         continue
       }
       guard writeQueued(conn) else {
-        // lws failed the socket: have it closed from the loop (we are not in its callback).
+        // lws failed the socket (the peer reset it): refuse further sends and have lws close it
+        // from the loop (we are not in its callback).
         TransportLog.info("websocket write failed", ["connection": conn.id.description])
         discardQueue(conn)
+        conn.pendingClose = .init(code: 1011, reason: "write failed")
         lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
         continue
       }

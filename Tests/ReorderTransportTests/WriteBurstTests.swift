@@ -117,3 +117,38 @@ final class FrameCorkTests: XCTestCase {
     XCTAssertTrue(cork.fits(98))
   }
 }
+
+/// Writes now happen at the end of the callback that sent (`flushSends`), to sockets that may be
+/// dying: peers that reset their connection in the middle of a stream of broadcasts must harm
+/// nobody — no crash, and the others keep receiving everything, in order.
+final class FlushChurnTests: XCTestCase {
+  func testBroadcastsToPeersThatResetMidStreamHarmNobody() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    let sender = try WebSocket.connect(fixture.url("/ws/churn"))
+    let listener = try WebSocket.connect(fixture.url("/ws/churn"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 2 })
+    var sent = 0
+    for _ in 0..<20 {
+      // Ten peers join, are broadcast to, and reset (RST: linger 0) while the stream goes on.
+      let peers = try (0..<10).map { _ in try RawSocket(port: fixture.port) }
+      for peer in peers { XCTAssertTrue(try peer.websocketHandshake(path: "/ws/churn").contains("101")) }
+      for _ in 0..<10 {
+        sender.send("broadcast:\(sent)")
+        sent += 1
+      }
+      for peer in peers {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(peer.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        peer.close()
+      }
+    }
+    for index in 0..<sent {
+      XCTAssertEqual(try receiveText(listener, timeout: 10), "\(index)")
+    }
+    XCTAssertTrue(waitUntil { fixture.handler.closed.count == 200 }, "every reset peer was closed")
+    let late = try WebSocket.connect(fixture.url("/ws/churn"))
+    late.send("still served")
+    XCTAssertEqual(try receiveText(late), "still served")
+  }
+}
