@@ -22,8 +22,11 @@ final class ServerConnection {
   /// high-water mark (see `WebSocketServer.pauseReadingIfBacklogged`).
   var readingPaused = false
   /// True while the connection is in `WebSocketServer.unflushed`: it was sent something during the
-  /// current callback and is written to when that callback ends.
+  /// current pass of the service loop and is written to when the pass ends.
   var awaitingFlush = false
+  /// True while frames are queued that a write has already been attempted for (the socket did not
+  /// take them yet, or lws is finishing an earlier write): what "busy" means to the rooms.
+  var backlogged = false
   /// True once lws closed the connection (it may still sit in `unflushed`).
   var isClosed = false
 

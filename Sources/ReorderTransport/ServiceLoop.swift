@@ -25,6 +25,9 @@ final class ServiceLoop: @unchecked Sendable {
   private let serviceThread = Atomic<UInt>(0)
   /// Service thread only.
   private var stopRequested = false
+  /// Runs on the service thread after every pass of the loop (one `lws_service`: the events of one
+  /// wait). Set before `start()`.
+  var afterPass: (() -> Void)?
   private let finished = DispatchSemaphore(value: 0)
   private var started = false
 
@@ -78,6 +81,7 @@ final class ServiceLoop: @unchecked Sendable {
     guard let context else { return }
     while !stopRequested {
       if lws_service(context, 0) < 0 { break }
+      afterPass?()
     }
     shared.withLock { $0.closed = true }
     lws_context_destroy(context)

@@ -2,19 +2,9 @@ import CLibWebSockets
 import Foundation
 
 extension WebSocketServer {
-  /// Dispatches one lws callback, then writes what it sent (`flushSends`). Runs on the service
-  /// thread (or, for context set-up callbacks, on the thread creating the context, where it only
-  /// defers to lws' defaults).
+  /// Dispatches one lws callback. Runs on the service thread (or, for context set-up callbacks,
+  /// on the thread creating the context, where it only defers to lws' defaults).
   func handleCallback(
-    wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
-    input: UnsafeMutableRawPointer?, length: Int
-  ) -> Int32 {
-    let result = dispatch(wsi: wsi, reason: reason, user: user, input: input, length: length)
-    if !unflushed.isEmpty { flushSends() }
-    return result
-  }
-
-  private func dispatch(
     wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
     input: UnsafeMutableRawPointer?, length: Int
   ) -> Int32 {

@@ -4,12 +4,14 @@ extension WebSocketServer {
   /// Most bytes one `send()` carries (the protocol's `tx_packet_size`); a corked write fits in one.
   static let maxSendBytes = 64 * 1024
 
-  /// Service thread, when a callback (or tick) that sent something ends: writes to each connection
-  /// it sent to, now, instead of asking lws for a writeable callback and waiting for the next pass
-  /// of the service loop. Everything a callback sent to one connection leaves in one write (it is
-  /// corked); what does not fit, and connections whose last write lws is still finishing, are left
-  /// to `LWS_CALLBACK_SERVER_WRITEABLE` as before. lws sends a write the kernel does not take
-  /// whole later, in order (its output buffer), so writing outside the writeable callback is safe.
+  /// Service thread, when a pass of the service loop ends (and after a tick): writes to each
+  /// connection sent something during it, now, instead of asking lws for a writeable callback and
+  /// waiting for the next pass. Everything the pass sent to one connection leaves in one write (it
+  /// is corked): a join or leave storm (each join is broadcast to every member) or a burst of
+  /// commits costs one send per member per pass, not one per event. What does not fit, and
+  /// connections whose last write lws is still finishing, are left to
+  /// `LWS_CALLBACK_SERVER_WRITEABLE` as before. lws sends a write the kernel does not take whole
+  /// later, in order (its output buffer), so writing outside the writeable callback is safe.
   func flushSends() {
     var index = 0
     while index < unflushed.count {
@@ -18,6 +20,7 @@ extension WebSocketServer {
       conn.awaitingFlush = false
       guard !conn.isClosed, !conn.outgoing.isEmpty else { continue }
       guard conn.pendingClose == nil, lws_partial_buffered(conn.wsi) == 0 else {
+        setBacklogged(conn, true)
         lws_callback_on_writable(conn.wsi)
         continue
       }
@@ -38,11 +41,35 @@ extension WebSocketServer {
   /// After a write to `conn`: queue bookkeeping, another writeable callback while anything (or the
   /// close) is left, reading resumed once drained.
   func afterWrite(_ conn: ServerConnection) {
+    setBacklogged(conn, !conn.outgoing.isEmpty)
     if conn.outgoing.isEmpty {
       nonEmptyQueues -= 1
       trimHeapIfDrained()
     }
     if !conn.outgoing.isEmpty || conn.pendingClose != nil { lws_callback_on_writable(conn.wsi) }
     resumeReadingIfDrained(conn)
+  }
+
+  /// Marks `conn` as waiting for its socket (or not), keeping `backloggedQueues`.
+  func setBacklogged(_ conn: ServerConnection, _ value: Bool) {
+    guard conn.backlogged != value else { return }
+    conn.backlogged = value
+    backloggedQueues += value ? 1 : -1
+  }
+
+  /// After a close told the others (`handler.connectionClosed`): lws closes connections from its
+  /// timers too (idle and kill timeouts), which run before the service loop waits, so the end of
+  /// that pass could be far off. A timer due at once flushes what the close sent: in the same round
+  /// of timers when that is where the close came from, else (already flushed at the end of the
+  /// pass) as a no-op at the next one. One timer for any number of closes.
+  func flushSoonAfterClose() {
+    guard !unflushed.isEmpty, let context = loop.context else { return }
+    let timer =
+      closeFlushTimer
+      ?? LWSTimer { [unowned self] in
+        if !unflushed.isEmpty { flushSends() }
+      }
+    closeFlushTimer = timer
+    if !timer.firesWithin(microseconds: 0) { timer.schedule(on: context, afterMicroseconds: 0) }
   }
 }

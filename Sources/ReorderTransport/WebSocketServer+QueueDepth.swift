@@ -1,20 +1,23 @@
 import CLibWebSockets
 
 extension WebSocketServer {
-  /// Service thread only. Whether any connection has frames queued and not yet written: when none
+  /// Service thread only. Whether any connection has frames waiting for its socket: when none
   /// has, no connection is busy and the rooms need not ask about each one (`queuedFrames(_:)`).
   public var hasQueuedFrames: Bool {
     loop.assertServiceThread()
-    return nonEmptyQueues > 0
+    return backloggedQueues > 0
   }
 
-  /// Service thread only. Frames queued for `connection` and not yet written; nil when it is gone.
+  /// Service thread only. Frames queued for `connection` that are waiting for its socket (a write
+  /// was attempted and it did not take them yet); 0 when everything sent to it so far is written or
+  /// leaves at the end of this pass of the service loop; nil when it is gone.
   ///
   /// Lets the rooms hold presence back (latest wins) for a connection that has not drained its
   /// previous frames, instead of queueing stale drags behind them.
   public func queuedFrames(_ connection: ConnectionID) -> Int? {
     loop.assertServiceThread()
-    return connectionsByID[connection]?.outgoing.count
+    guard let conn = connectionsByID[connection] else { return nil }
+    return conn.backlogged ? conn.outgoing.count : 0
   }
 }
 

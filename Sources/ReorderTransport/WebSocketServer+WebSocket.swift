@@ -108,6 +108,7 @@ extension WebSocketServer {
       adjustOpenCount(-1)
       TransportLog.debug("websocket closed", ["connection": conn.id.description])
       handler.connectionClosed(conn.id)
+      flushSoonAfterClose()
     }
     if isShuttingDown && connections.isEmpty { loop.requestStop() }
   }
@@ -126,6 +127,7 @@ extension WebSocketServer {
   /// Drops whatever `conn` still had queued.
   func discardQueue(_ conn: ServerConnection) {
     if !conn.outgoing.isEmpty { nonEmptyQueues -= 1 }
+    setBacklogged(conn, false)
     conn.outgoing.removeAll()
   }
 

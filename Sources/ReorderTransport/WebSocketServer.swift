@@ -41,9 +41,14 @@ public final class WebSocketServer: @unchecked Sendable {
   /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
   var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
-  /// Connections sent something during the current callback, in the order they were first sent
-  /// to; written to when the callback ends (`flushSends`).
+  /// Connections sent something during the current pass of the service loop, in the order they
+  /// were first sent to; written to when the pass ends (`flushSends`).
   var unflushed: [ServerConnection] = []
+  /// Connections whose queue still holds frames after a write was attempted: they wait for the
+  /// socket (`ServerConnection.backlogged`).
+  var backloggedQueues = 0
+  /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
+  var closeFlushTimer: LWSTimer?
   /// Frames several queued messages into one write (nil when `corkBytes` is 0); how many writes
   /// were corked and how many messages they carried.
   let cork: FrameCork?
@@ -101,6 +106,10 @@ public final class WebSocketServer: @unchecked Sendable {
       throw error
     }
     let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(loop.context, "default")))
+    // What the callbacks of one pass sent leaves together when the pass ends (`flushSends`).
+    loop.afterPass = { [unowned self] in
+      if !unflushed.isEmpty { flushSends() }
+    }
     loop.start { [self] in
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
