@@ -43,6 +43,23 @@ final class FrameCork {
     payloadCount < 126 ? 2 : payloadCount < 65_536 ? 4 : 10
   }
 
+  /// Writes the header of a whole (FIN) server frame of `payloadCount` bytes at `out`
+  /// (`headerCount(payloadCount)` bytes).
+  static func writeHeader(_ out: UnsafeMutablePointer<UInt8>, payloadCount: Int, binary: Bool) {
+    out[0] = 0x80 | (binary ? 0x2 : 0x1)
+    switch headerCount(payloadCount) {
+    case 2:
+      out[1] = UInt8(payloadCount)
+    case 4:
+      out[1] = 126
+      out[2] = UInt8(truncatingIfNeeded: payloadCount >> 8)
+      out[3] = UInt8(truncatingIfNeeded: payloadCount)
+    default:
+      out[1] = 127
+      for index in 0..<8 { out[2 + index] = UInt8(truncatingIfNeeded: payloadCount >> (56 - 8 * index)) }
+    }
+  }
+
   /// True when a message of `payloadCount` bytes still fits in this write.
   func fits(_ payloadCount: Int) -> Bool {
     frames < limitFrames && count + Self.headerCount(payloadCount) + payloadCount <= limitBytes
@@ -54,18 +71,7 @@ final class FrameCork {
     let header = Self.headerCount(payload.count)
     reserve(count + header + payload.count)
     let out = (storage + headroom + count).assumingMemoryBound(to: UInt8.self)
-    out[0] = 0x80 | (binary ? 0x2 : 0x1)
-    switch header {
-    case 2:
-      out[1] = UInt8(payload.count)
-    case 4:
-      out[1] = 126
-      out[2] = UInt8(truncatingIfNeeded: payload.count >> 8)
-      out[3] = UInt8(truncatingIfNeeded: payload.count)
-    default:
-      out[1] = 127
-      for index in 0..<8 { out[2 + index] = UInt8(truncatingIfNeeded: payload.count >> (56 - 8 * index)) }
-    }
+    Self.writeHeader(out, payloadCount: payload.count, binary: binary)
     if let base = payload.baseAddress {
       (out + header).update(from: base.assumingMemoryBound(to: UInt8.self), count: payload.count)
     }

@@ -23,6 +23,9 @@ public struct TransportConfiguration: Sendable {
   /// Most bytes one write to a connection carries when several whole messages are queued for it:
   /// they are framed back to back and sent at once (`FrameCork`). 0 writes one message per write.
   public var corkBytes: Int = 32 * 1024
+  /// Split a large fan-out (a frame to many connections at once) between the service thread and a
+  /// second thread (`ParallelSender`). Plain websockets only (not with TLS).
+  public var parallelFanout: Bool = true
   /// When set, `SO_SNDBUF` of each accepted websocket (bytes). Tests shrink it to make a
   /// non-reading client hit its queue limit quickly; nil keeps the kernel's autotuning.
   public var socketSendBufferBytes: Int? = nil

@@ -13,6 +13,7 @@ extension WebSocketServer {
   /// `LWS_CALLBACK_SERVER_WRITEABLE` as before. lws sends a write the kernel does not take whole
   /// later, in order (its output buffer), so writing outside the writeable callback is safe.
   func flushSends() {
+    if let parallelSender, unflushed.count >= Self.parallelMinimum { flushInParallel(parallelSender) }
     var index = 0
     while index < unflushed.count {
       let conn = unflushed[index]
@@ -25,12 +26,7 @@ extension WebSocketServer {
         continue
       }
       guard writeQueued(conn) else {
-        // lws failed the socket (the peer reset it): refuse further sends and have lws close it
-        // from the loop (we are not in its callback).
-        TransportLog.info("websocket write failed", ["connection": conn.id.description])
-        discardQueue(conn)
-        conn.pendingClose = .init(code: 1011, reason: "write failed")
-        lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        writeFailed(conn)
         continue
       }
       afterWrite(conn)
@@ -71,5 +67,57 @@ extension WebSocketServer {
       }
     closeFlushTimer = timer
     if !timer.firesWithin(microseconds: 0) { timer.schedule(on: context, afterMicroseconds: 0) }
+  }
+
+  /// Fan-outs to at least this many connections in one pass are shared with `ParallelSender`.
+  static let parallelMinimum = 32
+
+  /// The connections of `unflushed` with exactly one whole message queued (a broadcast's usual
+  /// case: one shared buffer) are written in parallel: the websocket header goes into the buffer's
+  /// headroom, and the framed bytes are `send()` directly, half of them by the helper thread. What
+  /// a socket did not take goes to lws as raw bytes (it sends or buffers the rest, in order). The
+  /// others are left to the sequential loop of `flushSends`.
+  private func flushInParallel(_ sender: ParallelSender) {
+    var picked: [ServerConnection] = []
+    var jobs: [ParallelSender.Job] = []
+    picked.reserveCapacity(unflushed.count)
+    jobs.reserveCapacity(unflushed.count)
+    for conn in unflushed {
+      guard !conn.isClosed, conn.pendingClose == nil, conn.outgoing.count == 1, let frame = conn.outgoing.peek(),
+        frame.isWhole, lws_partial_buffered(conn.wsi) == 0, lws_get_network_wsi(conn.wsi) == conn.wsi
+      else { continue }
+      let header = FrameCork.headerCount(frame.payloadCount)
+      let start = frame.buffer.payload - header
+      FrameCork.writeHeader(start, payloadCount: frame.payloadCount, binary: frame.kind == .binary)
+      jobs.append(.init(fd: lws_get_socket_fd(conn.wsi), bytes: start, count: header + frame.payloadCount))
+      picked.append(conn)
+    }
+    guard picked.count >= Self.parallelMinimum else { return }
+    parallelFanouts += 1
+    jobs.withUnsafeMutableBufferPointer { sender.run($0) }
+    for (conn, job) in zip(picked, jobs) {
+      conn.awaitingFlush = false
+      guard let frame = conn.outgoing.dequeue() else { continue }
+      var ok = job.sent >= 0
+      if ok && job.sent < job.count {
+        let rest = UnsafeMutablePointer(mutating: job.bytes.assumingMemoryBound(to: UInt8.self)) + job.sent
+        ok = lws_write(conn.wsi, rest, job.count - job.sent, LWS_WRITE_HTTP) >= 0
+      }
+      withExtendedLifetime(frame) {}
+      guard ok else {
+        writeFailed(conn)
+        continue
+      }
+      afterWrite(conn)
+    }
+  }
+
+  /// A write to `conn` failed (the peer reset it): refuse further sends and have lws close it from
+  /// the loop (we are not in its callback).
+  func writeFailed(_ conn: ServerConnection) {
+    TransportLog.info("websocket write failed", ["connection": conn.id.description])
+    discardQueue(conn)
+    conn.pendingClose = .init(code: 1011, reason: "write failed")
+    lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
   }
 }

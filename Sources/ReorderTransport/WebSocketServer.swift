@@ -47,6 +47,10 @@ public final class WebSocketServer: @unchecked Sendable {
   /// Connections whose queue still holds frames after a write was attempted: they wait for the
   /// socket (`ServerConnection.backlogged`).
   var backloggedQueues = 0
+  /// Takes half of a large fan-out (nil with TLS or when `parallelFanout` is off); how many
+  /// fan-outs it shared.
+  let parallelSender: ParallelSender?
+  var parallelFanouts = 0
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?
   /// Frames several queued messages into one write (nil when `corkBytes` is 0); how many writes
@@ -69,6 +73,8 @@ public final class WebSocketServer: @unchecked Sendable {
   public init(configuration: TransportConfiguration, handler: WebSocketServerHandler) throws {
     try configuration.validate()
     self.configuration = configuration
+    parallelSender =
+      configuration.parallelFanout && configuration.tlsCertificatePath == nil ? ParallelSender() : nil
     cork =
       configuration.corkBytes > 0
       ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil
@@ -111,6 +117,7 @@ public final class WebSocketServer: @unchecked Sendable {
       if !unflushed.isEmpty { flushSends() }
     }
     loop.start { [self] in
+      parallelSender?.stop()
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
     }

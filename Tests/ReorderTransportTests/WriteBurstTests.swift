@@ -152,3 +152,59 @@ final class FlushChurnTests: XCTestCase {
     XCTAssertEqual(try receiveText(late), "still served")
   }
 }
+
+/// A large fan-out is shared between the service thread and `ParallelSender`, which `send()`s the
+/// framed bytes directly; what a socket does not take must go on through lws, in order.
+final class ParallelFanoutTests: XCTestCase {
+  func testAFanOutToManyConnectionsArrivesWholeAndInOrderEvenWhereASocketIsFull() throws {
+    let fixture = try ServerFixture {
+      $0.socketSendBufferBytes = 8_192
+      $0.maxQueueBytes = 64 << 20
+    }
+    defer { fixture.stop() }
+    let readers = try (0..<40).map { _ in try WebSocket.connect(fixture.url("/ws/fan")) }
+    // A member that completes the handshake and reads nothing until the end: its socket fills up,
+    // and the parallel send to it is cut short, the rest handed to lws.
+    let stalled = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
+    XCTAssertTrue(try stalled.websocketHandshake(path: "/ws/fan").contains("101"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 41 })
+    let server = fixture.server
+    let handler = fixture.handler
+    let messages = 200
+    let payload = String(repeating: "p", count: 1_500)
+    for index in 0..<messages {
+      // One broadcast per pass of the service loop: each is a fan-out of one shared frame.
+      let done = DispatchSemaphore(value: 0)
+      server.post {
+        server.broadcast(Array("\(index):\(payload)".utf8), to: handler.connections(in: "fan"))
+        done.signal()
+      }
+      done.wait()
+    }
+    for reader in readers {
+      for index in 0..<messages {
+        let text = try receiveText(reader, timeout: 10)
+        XCTAssertTrue(text.hasPrefix("\(index):"), "message \(index) missing or out of order")
+        XCTAssertEqual(text.utf8.count, "\(index):".utf8.count + payload.utf8.count)
+      }
+    }
+    let fanouts = SharedValue(0)
+    let counted = DispatchSemaphore(value: 0)
+    server.post {
+      fanouts.set(server.parallelFanouts)
+      counted.signal()
+    }
+    counted.wait()
+    XCTAssertGreaterThan(fanouts.value, 0, "no fan-out was shared")
+    // The member that stalled now reads: everything, whole and in order, including the frame whose
+    // parallel send was cut short (its rest went through lws) and those queued after it.
+    for index in 0..<messages {
+      let frame = try XCTUnwrap(try stalled.readFrame(), "message \(index) missing")
+      XCTAssertEqual(frame.opcode, 0x1)
+      let text = String(decoding: frame.payload, as: UTF8.self)
+      XCTAssertTrue(text.hasPrefix("\(index):"), "message \(index) out of order")
+      XCTAssertEqual(frame.payload.count, "\(index):".utf8.count + payload.utf8.count)
+    }
+    stalled.close()
+  }
+}
