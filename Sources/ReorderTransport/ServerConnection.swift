@@ -10,6 +10,11 @@ final class ServerConnection {
 
   let id: ConnectionID
   let wsi: OpaquePointer
+  /// The TCP socket, and whether this websocket has it to itself (not a stream of an HTTP/2
+  /// connection): only then may frames be framed here (`FrameCork`) or sent directly
+  /// (`ParallelSender`). Both fixed when the websocket opens.
+  let socket: Int32
+  let ownsSocket: Bool
   /// Nil until the room name was validated (and for refused connections).
   var room: String?
   var incoming: MessageAssembler
@@ -33,6 +38,8 @@ final class ServerConnection {
   init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int, maxQueueBytes: Int) {
     self.id = id
     self.wsi = wsi
+    socket = lws_get_socket_fd(wsi)
+    ownsSocket = lws_get_network_wsi(wsi) == wsi
     incoming = MessageAssembler(maxBytes: maxMessageBytes)
     outgoing = OutgoingQueue(limitBytes: maxQueueBytes, headroom: Int(reorder_lws_pre()))
   }

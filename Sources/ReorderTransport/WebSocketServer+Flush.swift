@@ -84,12 +84,12 @@ extension WebSocketServer {
     jobs.reserveCapacity(unflushed.count)
     for conn in unflushed {
       guard !conn.isClosed, conn.pendingClose == nil, conn.outgoing.count == 1, let frame = conn.outgoing.peek(),
-        frame.isWhole, lws_partial_buffered(conn.wsi) == 0, lws_get_network_wsi(conn.wsi) == conn.wsi
+        frame.isWhole, conn.ownsSocket, lws_partial_buffered(conn.wsi) == 0
       else { continue }
       let header = FrameCork.headerCount(frame.payloadCount)
       let start = frame.buffer.payload - header
       FrameCork.writeHeader(start, payloadCount: frame.payloadCount, binary: frame.kind == .binary)
-      jobs.append(.init(fd: lws_get_socket_fd(conn.wsi), bytes: start, count: header + frame.payloadCount))
+      jobs.append(.init(fd: conn.socket, bytes: start, count: header + frame.payloadCount))
       picked.append(conn)
     }
     guard picked.count >= Self.parallelMinimum else { return }

@@ -12,7 +12,7 @@ extension WebSocketServer {
     connectionsByID[conn.id] = conn
     if let bytes = configuration.socketSendBufferBytes {
       var size = Int32(clamping: bytes)
-      setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+      setsockopt(conn.socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
     if isShuttingDown {
       conn.pendingClose = .init(code: 1001, reason: "server shutting down")
@@ -79,7 +79,7 @@ extension WebSocketServer {
   /// Writes the oldest queued frame, or — when several are queued — as many whole messages from the
   /// front of the queue as one corked write takes. False when lws failed the write.
   func writeQueued(_ conn: ServerConnection) -> Bool {
-    if let cork, conn.outgoing.count > 1, lws_get_network_wsi(conn.wsi) == conn.wsi {
+    if let cork, conn.outgoing.count > 1, conn.ownsSocket {
       cork.reset()
       while let next = conn.outgoing.peek(), next.isWhole, cork.fits(next.payloadCount) {
         _ = conn.outgoing.dequeue()
