@@ -5,6 +5,7 @@ import PackageDescription
 ///
 /// Layering (enforced by `scripts/check-imports.sh`):
 /// - `ReorderCRDT` imports nothing (not even Foundation): the pure replicated board.
+/// - `ReorderBasics` is the vocabulary every other module shares (close codes).
 /// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
 /// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
 /// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
@@ -30,12 +31,13 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]
     ),
     .target(name: "ReorderCRDT"),
-    .target(name: "ReorderTransport", dependencies: ["CLibWebSockets"]),
+    .target(name: "ReorderBasics"),
+    .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
     .target(name: "ReorderStore", dependencies: ["CSQLite"]),
     .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderStore"]),
     .target(
       name: "ReorderServer",
-      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT"]
+      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics"]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport"]),
     .executableTarget(

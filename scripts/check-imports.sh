@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Keeps the layering honest (see Package.swift):
 #  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
-#  - Sources/ReorderCRDT imports nothing at all (not even Foundation).
+#  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
+#  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
+#    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,14 @@ crdt_imports=$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='
 if [[ -n "$crdt_imports" ]]; then
   echo "check-imports: Sources/ReorderCRDT must import nothing:" >&2
   echo "$crdt_imports" >&2
+  status=1
+fi
+
+routing=$(grep -rnE '/ws/|\broom|Room' Sources/ReorderTransport --include='*.swift' \
+  | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)
+if [[ -n "$routing" ]]; then
+  echo "check-imports: Sources/ReorderTransport must not hold room routing (the server's job):" >&2
+  echo "$routing" >&2
   status=1
 fi
 

@@ -14,14 +14,12 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let store: Store
   /// Set right after the transport is made; the transport owns this driver, hence `weak`.
   weak var transport: WebSocketServer?
+  /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
+  let startedAt = MonotonicClock.now()
 
   init(registry: RoomRegistry, store: Store) {
     self.registry = registry
     self.store = store
-  }
-
-  func connectionOpened(_ connection: ConnectionID, room: String) {
-    perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: MonotonicClock.now()))
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
@@ -84,10 +82,6 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
 
   /// Ticks are asked for at multiples of at most this many seconds (see `requestTick(due:now:)`).
   static let extraTickGrid = 0.005
-
-  func healthFields() -> [String: Int] {
-    ["rooms": registry.roomCount]
-  }
 
   /// Performs actions; persists of one batch are grouped into one store append per room.
   func perform(_ actions: [RoomAction]) {

@@ -14,8 +14,6 @@ extension ServerConfiguration {
     t.tlsPrivateKeyPath = tlsPrivateKeyPath
     t.pingIntervalSeconds = pingIntervalSeconds
     t.idleTimeoutSeconds = idleTimeoutSeconds
-    // No periodic tick: the rooms driver asks for a tick when a room is due (presence, unloading).
-    t.tickIntervalMilliseconds = 0
     return t
   }
 

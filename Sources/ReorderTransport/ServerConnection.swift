@@ -15,8 +15,6 @@ final class ServerConnection {
   /// (`ParallelSender`). Both fixed when the websocket opens.
   let socket: Int32
   let ownsSocket: Bool
-  /// Nil until the room name was validated (and for refused connections).
-  var room: String?
   var incoming: MessageAssembler
   var outgoing: OutgoingQueue
   /// Set by `close(_:code:reason:)`, overflow, refusal or shutdown: no more sends are accepted.

@@ -18,8 +18,6 @@ public struct TransportConfiguration: Sendable {
   public var pingIntervalSeconds: Int = 30
   /// Keepalive (lws retry policy `secs_since_valid_hangup`): drop a websocket silent this long.
   public var idleTimeoutSeconds: Int = 60
-  /// When > 0, `handler.transportTick()` is called at this period (milliseconds).
-  public var tickIntervalMilliseconds: Int = 0
   /// Most bytes one write to a connection carries when several whole messages are queued for it:
   /// they are framed back to back and sent at once (`FrameCork`). 0 writes one message per write.
   public var corkBytes: Int = 32 * 1024

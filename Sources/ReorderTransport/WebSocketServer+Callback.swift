@@ -14,13 +14,19 @@ extension WebSocketServer {
       return 0
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
       return isShuttingDown ? 1 : 0  // stop accepting: refuse new sockets while shutting down
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+      return confirmUpgrade(wsi, protocol: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
     case LWS_CALLBACK_HTTP:
       return handleHTTP(wsi)
+    case LWS_CALLBACK_HTTP_BODY:
+      return receiveHTTPBody(wsi, UnsafeRawBufferPointer(start: input, count: length))
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+      return completeHTTPBody(wsi)
     case LWS_CALLBACK_HTTP_WRITEABLE:
-      return writePendingHTTPBody(wsi)
-    case LWS_CALLBACK_CLOSED_HTTP:
-      pendingHTTPBodies[wsi] = nil
-      return 0
+      return writePendingHTTP(wsi)
+    case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+      forgetHTTP(wsi)
+      return reason == LWS_CALLBACK_WSI_DESTROY ? lws_callback_http_dummy(wsi, reason, user, input, length) : 0
     case LWS_CALLBACK_ESTABLISHED:
       return websocketOpened(wsi)
     case LWS_CALLBACK_RECEIVE:
@@ -32,6 +38,16 @@ extension WebSocketServer {
       return 0
     default:
       return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+  }
+
+  /// Drops what was kept for an HTTP request or an upgrade on `wsi`.
+  func forgetHTTP(_ wsi: OpaquePointer) {
+    pendingHTTPResponses[wsi] = nil
+    discardingBodies[wsi] = nil
+    admittedUpgrades[wsi] = nil
+    if let exchange = httpExchanges.removeValue(forKey: wsi), exchange.id != 0 {
+      httpExchangeSockets[exchange.id] = nil
     }
   }
 

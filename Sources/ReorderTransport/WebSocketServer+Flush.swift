@@ -1,4 +1,5 @@
 import CLibWebSockets
+import ReorderBasics
 
 extension WebSocketServer {
   /// Most bytes one `send()` carries (the protocol's `tx_packet_size`); a corked write fits in one.
@@ -117,7 +118,7 @@ extension WebSocketServer {
   func writeFailed(_ conn: ServerConnection) {
     TransportLog.info("websocket write failed", ["connection": conn.id.description])
     discardQueue(conn)
-    conn.pendingClose = .init(code: 1011, reason: "write failed")
+    conn.pendingClose = .init(code: CloseCode.internalError, reason: "write failed")
     lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
   }
 }

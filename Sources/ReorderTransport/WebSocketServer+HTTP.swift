@@ -7,36 +7,128 @@ extension WebSocketServer {
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     + "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
-  /// Headers on every HTTP response (names end with a colon, as lws wants them).
-  static let securityHeaders: [(String, String)] = [
-    ("content-security-policy:", contentSecurityPolicy),
-    ("x-content-type-options:", "nosniff"),
-    ("referrer-policy:", "no-referrer"),
+  /// Headers on every HTTP response.
+  static let securityHeaders: [(name: String, value: String)] = [
+    ("content-security-policy", contentSecurityPolicy),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
   ]
 
-  /// `LWS_CALLBACK_HTTP`: `/healthz`, else a static file, else 404. GET and HEAD are served.
+  /// The request methods lws parses, with the header token that holds the path for each.
+  static let methods: [(name: String, token: lws_token_indexes)] = [
+    ("GET", WSI_TOKEN_GET_URI), ("HEAD", WSI_TOKEN_HEAD_URI), ("POST", WSI_TOKEN_POST_URI),
+    ("PUT", WSI_TOKEN_PUT_URI), ("PATCH", WSI_TOKEN_PATCH_URI), ("DELETE", WSI_TOKEN_DELETE_URI),
+    ("OPTIONS", WSI_TOKEN_OPTIONS_URI),
+  ]
+
+  /// The request headers an `HTTPRequestHead` carries, by lowercase name.
+  static let requestHeaders: [(name: String, token: lws_token_indexes)] = [
+    ("host", WSI_TOKEN_HOST), ("origin", WSI_TOKEN_ORIGIN), ("authorization", WSI_TOKEN_HTTP_AUTHORIZATION),
+    ("cookie", WSI_TOKEN_HTTP_COOKIE), ("content-type", WSI_TOKEN_HTTP_CONTENT_TYPE),
+    ("content-length", WSI_TOKEN_HTTP_CONTENT_LENGTH), ("accept", WSI_TOKEN_HTTP_ACCEPT),
+    ("if-none-match", WSI_TOKEN_HTTP_IF_NONE_MATCH), ("user-agent", WSI_TOKEN_HTTP_USER_AGENT),
+    ("x-forwarded-for", WSI_TOKEN_X_FORWARDED_FOR),
+  ]
+
+  /// `LWS_CALLBACK_HTTP`: the handler's route, else a static file, else 404 (405 for methods other
+  /// than GET and HEAD).
   func handleHTTP(_ wsi: OpaquePointer) -> Int32 {
-    guard let path = header(wsi, WSI_TOKEN_GET_URI) ?? header(wsi, WSI_TOKEN_HEAD_URI) else {
-      return respond(
-        wsi, status: 405, body: "method not allowed: only GET and HEAD are served\n",
-        extraHeaders: [("allow:", "GET, HEAD")])
+    guard let head = requestHead(wsi) else {
+      return queueResponse(wsi, .text(405, "method not allowed\n", headers: [("allow", "GET, HEAD")]))
     }
-    if path == "/healthz" {
-      return respond(
-        wsi, status: 200, contentType: "application/json", body: healthJSON() + "\n",
-        extraHeaders: [("cache-control:", "no-store")])
+    switch handler.route(head) {
+    case .handle(let maxBodyBytes):
+      let declared = head.headers["content-length"].flatMap { Int($0) }
+      if let declared, declared > maxBodyBytes {
+        discardingBodies[wsi] = false
+        return queueResponse(wsi, Self.tooLarge(maxBodyBytes), close: true)
+      }
+      let hasBody = (declared ?? 0) > 0
+      if declared == nil, ["POST", "PUT", "PATCH"].contains(head.method) {
+        return queueResponse(wsi, .text(411, "length required: send a Content-Length\n"), close: true)
+      }
+      httpExchanges[wsi] = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes)
+      // A POST with an explicit empty body still gets lws' body callbacks, which dispatch it.
+      if !hasBody && !(head.method == "POST" && declared == 0) { dispatchHTTP(wsi) }
+      return 0
+    case .pass:
+      return serveStatic(wsi, head)
     }
-    guard let staticFiles, case .file(let file, let contentType, let cacheControl, let etag) = staticFiles.resolve(path)
+  }
+
+  /// `LWS_CALLBACK_HTTP_BODY`: one chunk of a routed request's body; 413 past its limit.
+  func receiveHTTPBody(_ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Int32 {
+    guard let exchange = httpExchanges[wsi], exchange.id == 0 else { return 0 }
+    if exchange.body.count + chunk.count > exchange.maxBodyBytes {
+      httpExchanges[wsi] = nil
+      discardingBodies[wsi] = false
+      return queueResponse(wsi, Self.tooLarge(exchange.maxBodyBytes), close: true)
+    }
+    exchange.body.append(contentsOf: chunk)
+    return 0
+  }
+
+  /// `LWS_CALLBACK_HTTP_BODY_COMPLETION`: the body is whole; the handler gets the request.
+  ///
+  /// The body of a request refused before it was read (413) is read to its end and dropped, and the
+  /// connection closed after that: closing a socket with unread data makes the kernel answer with a
+  /// reset, which can destroy the response before the client reads it.
+  func completeHTTPBody(_ wsi: OpaquePointer) -> Int32 {
+    if let refusalSent = discardingBodies[wsi] {
+      if refusalSent { return -1 }
+      discardingBodies[wsi] = true
+      return 0
+    }
+    if httpExchanges[wsi] != nil { dispatchHTTP(wsi) }
+    return 0
+  }
+
+  /// Hands a routed request to the handler with a responder that finds its way back to `wsi` on the
+  /// service thread (dropped if the client went away meanwhile).
+  private func dispatchHTTP(_ wsi: OpaquePointer) {
+    guard let exchange = httpExchanges[wsi] else { return }
+    nextHTTPExchangeID += 1
+    let id = nextHTTPExchangeID
+    exchange.id = id
+    httpExchangeSockets[id] = wsi
+    // A slow answer (the handler waits for the store) must not be cut by lws' default timeout.
+    lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.httpAnswerTimeoutSeconds)
+    let responder = HTTPResponder { [weak self] response in
+      guard let self else { return }
+      if loop.isServiceThread {
+        deliverHTTPResponse(id, response)
+      } else {
+        loop.post { [weak self] in self?.deliverHTTPResponse(id, response) }
+      }
+    }
+    handler.handle(HTTPRequest(head: exchange.head, body: exchange.body), responder: responder)
+  }
+
+  /// Service thread: the response of exchange `id`, if its client is still there.
+  private func deliverHTTPResponse(_ id: UInt64, _ response: HTTPResponse) {
+    guard let wsi = httpExchangeSockets.removeValue(forKey: id) else { return }
+    httpExchanges[wsi] = nil
+    _ = queueResponse(wsi, response)
+  }
+
+  /// Static files for GET and HEAD (with `If-None-Match` → 304); 404 or 405 otherwise.
+  private func serveStatic(_ wsi: OpaquePointer, _ head: HTTPRequestHead) -> Int32 {
+    guard head.method == "GET" || head.method == "HEAD" else {
+      return queueResponse(
+        wsi, .text(405, "method not allowed: only GET and HEAD are served here\n", headers: [("allow", "GET, HEAD")]))
+    }
+    guard let staticFiles,
+      case .file(let file, let contentType, let cacheControl, let etag) = staticFiles.resolve(head.path)
     else {
-      return respond(wsi, status: 404, body: "not found\n")
+      return queueResponse(wsi, .text(404, "not found\n"))
     }
-    let validators = [("cache-control:", cacheControl), ("etag:", etag)]
-    if let tags = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH), Self.matches(tags, etag) {
-      return respond(wsi, status: 304, contentType: contentType, body: "", extraHeaders: validators)
+    let validators = [("cache-control", cacheControl), ("etag", etag)]
+    if let tags = head.headers["if-none-match"], Self.matches(tags, etag) {
+      return queueResponse(wsi, HTTPResponse(status: 304, contentType: contentType, headers: validators))
     }
     var headers = ""
     for (name, value) in Self.securityHeaders + validators {
-      headers += "\(name) \(value)\r\n"
+      headers += "\(name): \(value)\r\n"
     }
     let result = headers.withCString { pointer in
       lws_serve_http_file(wsi, file, contentType, pointer, Int32(strlen(pointer)))
@@ -53,62 +145,129 @@ extension WebSocketServer {
     }
   }
 
-  /// The `/healthz` JSON object: status, uptime, connections, plus the handler's fields.
-  func healthJSON() -> String {
-    var fields: [String: Int] = [
-      "uptime_s": Int(Date().timeIntervalSince(startedAt)),
-      "connections": connectionCount,
-      "rooms": 0,
-    ]
-    fields.merge(handler.healthFields()) { _, handlers in handlers }
-    var json = "{\"status\":\"ok\""
-    for key in fields.keys.sorted() {
-      json += ",\(TransportLog.jsonString(key)):\(fields[key]!)"
-    }
-    return json + "}"
+  /// 413 with the limit.
+  static func tooLarge(_ limit: Int) -> HTTPResponse {
+    .text(413, "request body too large (limit \(limit) bytes)\n")
   }
 
-  /// Writes the status line and headers now; the body follows in `LWS_CALLBACK_HTTP_WRITEABLE`.
-  func respond(
-    _ wsi: OpaquePointer, status: UInt32, contentType: String = "text/plain; charset=utf-8", body: String,
-    extraHeaders: [(String, String)] = []
-  ) -> Int32 {
-    // HEAD: the same headers (Content-Length included), no body.
-    let bodyBytes = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 ? [] : Array(body.utf8)
-    let contentLength = body.utf8.count
+  /// The method, path, query and headers of the request on `wsi`; nil for a method lws does not parse.
+  func requestHead(_ wsi: OpaquePointer) -> HTTPRequestHead? {
+    guard
+      let (method, path) = Self.methods.lazy.compactMap({ m in self.header(wsi, m.token).map { (m.name, $0) } }).first
+    else { return nil }
+    var headers: [String: String] = [:]
+    for (name, token) in Self.requestHeaders {
+      if let value = header(wsi, token) { headers[name] = value }
+    }
+    return HTTPRequestHead(method: method, path: path, query: query(wsi), headers: headers, peerAddress: peer(wsi))
+  }
+
+  /// Queues `response` on `wsi`: headers and body are written from the writeable callback (headers
+  /// first, then the body, as lws wants them for HTTP/1 and HTTP/2 alike). With `close`, the
+  /// connection is closed once it is sent (the request's body is not read).
+  func queueResponse(_ wsi: OpaquePointer, _ response: HTTPResponse, close: Bool = false) -> Int32 {
+    let isHead = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0
+    pendingHTTPResponses[wsi] = PendingHTTPResponse(
+      response: response, sendBody: !isHead && !response.body.isEmpty, close: close)
+    lws_callback_on_writable(wsi)
+    return 0
+  }
+
+  /// `LWS_CALLBACK_HTTP_WRITEABLE`: the headers of a queued response, then (on the next callback)
+  /// its body. File transfers are lws' own.
+  func writePendingHTTP(_ wsi: OpaquePointer) -> Int32 {
+    guard let pending = pendingHTTPResponses[wsi] else { return 0 }
+    if !pending.headersSent {
+      guard writeHeaders(wsi, pending.response, final: !pending.sendBody) else { return -1 }
+      pending.headersSent = true
+      if pending.sendBody {
+        lws_callback_on_writable(wsi)
+        return 0
+      }
+    } else {
+      let pre = Int(reorder_lws_pre())
+      var buffer = [UInt8](repeating: 0, count: pre) + pending.response.body
+      let count = pending.response.body.count
+      let written = buffer.withUnsafeMutableBufferPointer { raw in
+        lws_write(wsi, raw.baseAddress! + pre, count, LWS_WRITE_HTTP_FINAL)
+      }
+      if written < count { return -1 }
+    }
+    pendingHTTPResponses[wsi] = nil
+    if pending.close {
+      // Wait for the rest of a refused body (bounded by lws' timeout), then close.
+      if discardingBodies[wsi] == false {
+        discardingBodies[wsi] = true
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.discardTimeoutSeconds)
+        return 0
+      }
+      return -1
+    }
+    return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+  }
+
+  /// Writes the status line and headers (content-length from the body, then the security headers).
+  private func writeHeaders(_ wsi: OpaquePointer, _ response: HTTPResponse, final: Bool) -> Bool {
     let pre = Int(reorder_lws_pre())
-    var buffer = [UInt8](repeating: 0, count: pre + 2048)
-    let ok = buffer.withUnsafeMutableBufferPointer { raw -> Bool in
+    var buffer = [UInt8](repeating: 0, count: pre + 4096 + response.headers.reduce(0) { $0 + $1.value.utf8.count })
+    return buffer.withUnsafeMutableBufferPointer { raw -> Bool in
       let start = raw.baseAddress! + pre
       let end = raw.baseAddress! + raw.count - 1
       var cursor: UnsafeMutablePointer<UInt8>? = start
-      if lws_add_http_common_headers(wsi, status, contentType, lws_filepos_t(contentLength), &cursor, end) != 0 {
+      let contentType = response.header("content-type") ?? "application/octet-stream"
+      if lws_add_http_common_headers(
+        wsi, UInt32(response.status), contentType, lws_filepos_t(response.body.count), &cursor, end) != 0
+      {
         return false
       }
-      for (name, value) in Self.securityHeaders + extraHeaders {
-        var nameBytes = Array(name.utf8) + [0]
+      for (name, value) in Self.securityHeaders + response.headers where name != "content-type" {
+        var nameBytes = Array((name + ":").utf8) + [0]
         var valueBytes = Array(value.utf8)
         if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end) != 0 {
           return false
         }
       }
-      return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
+      guard lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+      let count = start.distance(to: cursor)
+      let flags =
+        final
+        ? Int32(LWS_WRITE_HTTP_HEADERS.rawValue) | Int32(LWS_WRITE_H2_STREAM_END.rawValue)
+        : Int32(LWS_WRITE_HTTP_HEADERS.rawValue)
+      return lws_write(wsi, start, count, lws_write_protocol(rawValue: UInt32(flags))) == count
     }
-    guard ok else { return -1 }
-    pendingHTTPBodies[wsi] = bodyBytes
-    lws_callback_on_writable(wsi)
-    return 0
   }
 
-  /// `LWS_CALLBACK_HTTP_WRITEABLE`: the body of a `respond` (file transfers are lws' own).
-  func writePendingHTTPBody(_ wsi: OpaquePointer) -> Int32 {
-    guard let body = pendingHTTPBodies.removeValue(forKey: wsi) else { return 0 }
-    let pre = Int(reorder_lws_pre())
-    var buffer = [UInt8](repeating: 0, count: pre) + body
-    let written = buffer.withUnsafeMutableBufferPointer { raw in
-      lws_write(wsi, raw.baseAddress! + pre, body.count, LWS_WRITE_HTTP_FINAL)
-    }
-    if written < body.count { return -1 }
-    return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+  /// Seconds the rest of a refused body is read for before the connection is closed anyway.
+  static let discardTimeoutSeconds: Int32 = 5
+
+  /// Seconds a routed request may wait for its answer before lws drops the connection.
+  static let httpAnswerTimeoutSeconds: Int32 = 60
+}
+
+/// A routed HTTP request on its way: its head, the body read so far, its id once dispatched.
+final class HTTPExchange {
+  let head: HTTPRequestHead
+  let maxBodyBytes: Int
+  var body: [UInt8] = []
+  /// 0 until the request is handed to the handler.
+  var id: UInt64 = 0
+
+  init(head: HTTPRequestHead, maxBodyBytes: Int) {
+    self.head = head
+    self.maxBodyBytes = maxBodyBytes
+  }
+}
+
+/// A response waiting for the writeable callback.
+final class PendingHTTPResponse {
+  let response: HTTPResponse
+  let sendBody: Bool
+  let close: Bool
+  var headersSent = false
+
+  init(response: HTTPResponse, sendBody: Bool, close: Bool) {
+    self.response = response
+    self.sendBody = sendBody
+    self.close = close
   }
 }

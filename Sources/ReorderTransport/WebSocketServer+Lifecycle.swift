@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 
 extension WebSocketServer {
   /// Any thread: stop accepting, flush queues (bounded by `timeoutSeconds`), close every websocket
@@ -19,11 +20,10 @@ extension WebSocketServer {
   func beginShutdown(timeoutSeconds: Double) {
     guard !isShuttingDown else { return }
     isShuttingDown = true
-    tickTimer?.cancel()
     extraTickTimer?.cancel()
     TransportLog.info("shutting down", ["connections": String(connections.count)])
     for conn in connections.values where conn.pendingClose == nil {
-      conn.pendingClose = .init(code: 1001, reason: "server shutting down")
+      conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")
       lws_callback_on_writable(conn.wsi)
     }
     if connections.isEmpty {
@@ -38,24 +38,8 @@ extension WebSocketServer {
     timer.schedule(on: loop.context!, afterMilliseconds: max(1, Int(timeoutSeconds * 1000)))
   }
 
-  /// Service thread: arms the periodic tick.
-  func scheduleTick() {
-    let period = configuration.tickIntervalMilliseconds
-    guard period > 0, !isShuttingDown, let context = loop.context else { return }
-    let timer =
-      tickTimer
-      ?? LWSTimer { [unowned self] in
-        guard !isShuttingDown else { return }
-        handler.transportTick()
-        flushSends()
-        tickTimer?.schedule(on: loop.context!, afterMilliseconds: configuration.tickIntervalMilliseconds)
-      }
-    tickTimer = timer
-    timer.schedule(on: context, afterMilliseconds: period)
-  }
-
   /// Service thread only: one extra `transportTick()` after `seconds` (at the soonest on the next
-  /// pass of the service loop), besides the periodic ones. An extra tick already due sooner stands
+  /// pass of the service loop). An extra tick already due sooner stands
   /// (and serves this request); a later one is moved earlier.
   public func requestTick(afterSeconds seconds: Double) {
     loop.assertServiceThread()

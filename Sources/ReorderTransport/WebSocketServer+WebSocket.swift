@@ -1,8 +1,10 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 
 extension WebSocketServer {
-  /// `LWS_CALLBACK_ESTABLISHED`: register the connection, validate the room, tell the handler.
+  /// `LWS_CALLBACK_ESTABLISHED`: register the connection and tell the handler (refused ones are
+  /// closed at once).
   func websocketOpened(_ wsi: OpaquePointer) -> Int32 {
     nextConnectionID += 1
     let conn = ServerConnection(
@@ -15,21 +17,21 @@ extension WebSocketServer {
       setsockopt(conn.socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
     if isShuttingDown {
-      conn.pendingClose = .init(code: 1001, reason: "server shutting down")
+      conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")
       lws_callback_on_writable(wsi)
       return 0
     }
-    switch RoomName.parse(decodedPath: header(wsi, WSI_TOKEN_GET_URI) ?? "") {
-    case .failure(let refusal):
-      TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": refusal.reason])
-      conn.pendingClose = .init(code: 1008, reason: refusal.reason)
+    switch admission(wsi) {
+    case .refuse(let status, let reason):
+      // Only a websocket over HTTP/2 is refused this late (HTTP/1.1 upgrades get an HTTP answer).
+      TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": reason])
+      conn.pendingClose = .init(code: CloseCode.policyViolation, reason: "\(status) \(reason)")
       lws_callback_on_writable(wsi)
-    case .success(let room):
-      conn.room = room
+    case .accept(let context):
       conn.announced = true
       adjustOpenCount(1)
-      TransportLog.debug("websocket opened", ["connection": conn.id.description, "room": room])
-      handler.connectionOpened(conn.id, room: room)
+      TransportLog.debug("websocket opened", ["connection": conn.id.description])
+      handler.connectionOpened(conn.id, context: context)
     }
     return 0
   }
@@ -51,7 +53,7 @@ extension WebSocketServer {
     case .tooLarge(let bytes):
       let reason = "message too large: \(bytes) bytes (limit \(configuration.maxMessageBytes))"
       TransportLog.info("websocket closed", ["connection": conn.id.description, "reason": reason])
-      setCloseReason(wsi, code: 1009, reason: reason)
+      setCloseReason(wsi, code: CloseCode.messageTooBig, reason: reason)
       return -1
     }
   }
@@ -119,8 +121,8 @@ extension WebSocketServer {
     let reason = "outgoing queue overflow: client is not reading (limit \(configuration.maxQueueBytes) bytes)"
     TransportLog.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
     discardQueue(conn)
-    conn.pendingClose = .init(code: 1008, reason: reason)
-    setCloseReason(conn.wsi, code: 1008, reason: reason)
+    conn.pendingClose = .init(code: CloseCode.policyViolation, reason: reason)
+    setCloseReason(conn.wsi, code: CloseCode.policyViolation, reason: reason)
     lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
   }
 

@@ -3,13 +3,10 @@ import Foundation
 
 /// The websocket + HTTP server: one lws context, one service thread.
 ///
-/// Serves websockets on `/ws/<room>`, static files from `webRoot`, and `GET /healthz`. Everything
-/// that touches a `struct lws *` runs on the service thread: the handler is called there, and
-/// `send` / `close` must be called there (they assert it). Other threads use `post(_:)`.
-///
-/// A bad room name is accepted at the HTTP level and then closed at once with 1008 and a reason
-/// such as `invalid room name: only A-Z a-z 0-9 - _ . are allowed`, so that every client (browsers
-/// included) can see why; the handler never hears of such a connection.
+/// Serves websockets the handler admits (`WebSocketServerHandler.admit`), HTTP requests the handler
+/// routes, and static files from `webRoot` for the rest. Everything that touches a `struct lws *`
+/// runs on the service thread: the handler is called there, and `send` / `close` must be called
+/// there (they assert it). Other threads use `post(_:)`.
 public final class WebSocketServer: @unchecked Sendable {
   let configuration: TransportConfiguration
   /// Service thread only (after `start()`).
@@ -24,9 +21,17 @@ public final class WebSocketServer: @unchecked Sendable {
   var connections: [OpaquePointer: ServerConnection] = [:]
   var connectionsByID: [ConnectionID: ServerConnection] = [:]
   var nextConnectionID: UInt64 = 0
-  var pendingHTTPBodies: [OpaquePointer: [UInt8]] = [:]
+  /// HTTP: routed requests being read or answered, by socket and by exchange id; responses waiting
+  /// for the writeable callback; refused requests whose body is read to its end before closing
+  /// (true once one of the two — body end, response sent — happened).
+  var httpExchanges: [OpaquePointer: HTTPExchange] = [:]
+  var httpExchangeSockets: [UInt64: OpaquePointer] = [:]
+  var nextHTTPExchangeID: UInt64 = 0
+  var pendingHTTPResponses: [OpaquePointer: PendingHTTPResponse] = [:]
+  var discardingBodies: [OpaquePointer: Bool] = [:]
+  /// Upgrades the handler accepted, until their websocket is established.
+  var admittedUpgrades: [OpaquePointer: AdmittedUpgrade] = [:]
   var isShuttingDown = false
-  var tickTimer: LWSTimer?
   /// Payload bytes queued since the heap was last trimmed (see `trimHeapIfDrained`).
   var bytesQueuedSinceTrim = 0
   /// How often the heap was trimmed; frames queued in all (to tell whether the server stayed
@@ -121,9 +126,6 @@ public final class WebSocketServer: @unchecked Sendable {
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
     }
-    if configuration.tickIntervalMilliseconds > 0 {
-      loop.post { [self] in scheduleTick() }
-    }
     TransportLog.info(
       "listening",
       ["host": configuration.host, "port": String(port), "tls": String(configuration.tlsCertificatePath != nil)])
@@ -191,7 +193,7 @@ public final class WebSocketServer: @unchecked Sendable {
     loop.post(work)
   }
 
-  /// Number of open websocket connections on valid rooms (any thread).
+  /// Number of open websocket connections the handler accepted (any thread).
   public var connectionCount: Int { openCount.withLock { $0 } }
 
   /// True while the service thread runs (any thread).

@@ -3,6 +3,10 @@ import ReorderTransport
 
 /// A tiny handler for transport tests: echoes every message back, except `broadcast:<text>`, which
 /// goes to everyone in the sender's room. Records what happened for assertions (thread safe).
+///
+/// Upgrades: `/ws/<room>` is accepted with the room as context; `/refuse/<status>` is refused with
+/// that status. HTTP routes: `GET /healthz` (connections and rooms, as the server's), `POST /echo`
+/// (the body back, at most `echoLimit` bytes), `GET /later` (answered from another thread).
 final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
   private let lock = NSLock()
   private var _opened: [ConnectionID: String] = [:]
@@ -25,8 +29,51 @@ final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
   var ticks: Int { locked { _ticks } }
   var binaryCount: Int { locked { _binaryCount } }
 
-  func connectionOpened(_ connection: ConnectionID, room: String) {
-    locked { _opened[connection] = room }
+  /// The largest body `POST /echo` takes.
+  static let echoLimit = 1_024
+
+  private var _upgrades: [UpgradeRequest] = []
+  /// Every upgrade request seen, in order.
+  var upgrades: [UpgradeRequest] { locked { _upgrades } }
+
+  func admit(_ request: UpgradeRequest) -> UpgradeDecision {
+    locked { _upgrades.append(request) }
+    if request.path.hasPrefix("/refuse/"), let status = Int(request.path.dropFirst("/refuse/".count)) {
+      return .refuse(status: status, reason: "refused by the test handler")
+    }
+    return .accept(context: String(request.path.dropFirst("/ws/".count)))
+  }
+
+  func connectionOpened(_ connection: ConnectionID, context: (any Sendable)?) {
+    locked { _opened[connection] = context as? String ?? "" }
+  }
+
+  func route(_ head: HTTPRequestHead) -> HTTPRouting {
+    switch head.path {
+    case "/healthz", "/later": .handle(maxBodyBytes: 0)
+    case "/echo": .handle(maxBodyBytes: Self.echoLimit)
+    default: .pass
+    }
+  }
+
+  func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    switch request.head.path {
+    case "/healthz":
+      let rooms = locked { Set(_opened.filter { !_closed.contains($0.key) }.values).count }
+      let json = "{\"status\":\"ok\",\"connections\":\(server?.connectionCount ?? 0),\"rooms\":\(rooms)}"
+      responder.respond(HTTPResponse(status: 200, contentType: "application/json", body: Array(json.utf8)))
+    case "/echo":
+      let query = request.head.query ?? ""
+      responder.respond(
+        HTTPResponse(
+          status: 200, contentType: "application/octet-stream",
+          headers: [("x-method", request.head.method), ("x-query", query)],
+          body: request.body))
+    default:
+      DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+        responder.respond(.text(202, "answered later\n"))
+      }
+    }
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
@@ -51,10 +98,6 @@ final class EchoHandler: WebSocketServerHandler, @unchecked Sendable {
 
   func transportTick() {
     locked { _ticks += 1 }
-  }
-
-  func healthFields() -> [String: Int] {
-    ["rooms": locked { Set(_opened.filter { !_closed.contains($0.key) }.values).count }]
   }
 
   /// Service thread: every connection currently open in `room`.

@@ -19,23 +19,6 @@ final class StaticFilesHTTPTests: XCTestCase {
     XCTAssertEqual(response.headers["x-content-type-options"], "nosniff")
     XCTAssertEqual(response.headers["cache-control"], "no-cache")
   }
-
-  func testHealthzReportsStatusUptimeConnectionsAndRooms() throws {
-    let fixture = try ServerFixture()
-    defer { fixture.stop() }
-    let socket = try WebSocket.connect(fixture.url("/ws/room-1"))
-    XCTAssertTrue(waitUntil { fixture.server.connectionCount == 1 })
-    let response = try httpGet(port: fixture.port, rawPath: "/healthz")
-    XCTAssertEqual(response.status, 200)
-    XCTAssertEqual(response.headers["content-type"], "application/json")
-    XCTAssertEqual(response.headers["content-security-policy"], Self.csp)
-    let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-    XCTAssertEqual(json["status"] as? String, "ok")
-    XCTAssertNotNil(json["uptime_s"] as? Int)
-    XCTAssertEqual(json["connections"] as? Int, 1)
-    XCTAssertEqual(json["rooms"] as? Int, 1)
-    socket.close()
-  }
 }
 
 final class StaticFilesHTTPEdgeTests: XCTestCase {
@@ -107,7 +90,7 @@ final class StaticFilesHTTPEdgeTests: XCTestCase {
     let fixture = try ServerFixture()
     defer { fixture.stop() }
     let socket = try RawSocket(port: fixture.port)
-    try socket.write("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    try socket.write("POST /app.js HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     let response = try parseHTTPResponse(try socket.readToEnd())
     XCTAssertEqual(response.status, 405)
     XCTAssertEqual(response.headers["allow"], "GET, HEAD")

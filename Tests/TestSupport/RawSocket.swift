@@ -80,11 +80,13 @@ public final class RawSocket {
 
   deinit { close() }
 
-  /// Sends a websocket upgrade for `path` and reads the response head; returns its status line.
-  public func websocketHandshake(path: String) throws -> String {
+  /// Sends a websocket upgrade for `path` (plus `headers`) and reads the response head; returns its
+  /// status line.
+  public func websocketHandshake(path: String, headers: [(String, String)] = []) throws -> String {
+    let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
     try write(
       "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(extra)\r\n")
     let head = String(decoding: try read(until: "\r\n\r\n"), as: UTF8.self)
     return String(head.prefix { $0 != "\r" })
   }
@@ -96,7 +98,7 @@ public enum RawSocketError: Error {
 }
 
 /// A parsed HTTP/1.1 response.
-public struct HTTPResponse: Sendable {
+public struct HTTPReply: Sendable {
   /// Status code, e.g. 200.
   public let status: Int
   /// Header names lowercased.
@@ -109,7 +111,7 @@ public struct HTTPResponse: Sendable {
 
 /// Sends `GET <rawPath>` (plus `headers`) exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
 /// whole response (`Connection: close`).
-public func httpGet(port: Int, rawPath: String, headers: [String: String] = [:]) throws -> HTTPResponse {
+public func httpGet(port: Int, rawPath: String, headers: [String: String] = [:]) throws -> HTTPReply {
   let socket = try RawSocket(port: port)
   let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
   try socket.write("GET \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\(extra)Connection: close\r\n\r\n")
@@ -117,8 +119,22 @@ public func httpGet(port: Int, rawPath: String, headers: [String: String] = [:])
   return try parseHTTPResponse(data)
 }
 
+/// Sends one request (`Connection: close`) with `body` and a Content-Length (none when `body` is
+/// nil) and reads the whole response.
+public func httpRequest(
+  port: Int, method: String, rawPath: String, headers: [String: String] = [:], body: [UInt8]? = nil
+) throws -> HTTPReply {
+  let socket = try RawSocket(port: port)
+  var head = "\(method) \(rawPath) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+  for (name, value) in headers { head += "\(name): \(value)\r\n" }
+  if let body { head += "Content-Length: \(body.count)\r\n" }
+  try socket.write(head + "Connection: close\r\n\r\n")
+  if let body, !body.isEmpty { try socket.write(bytes: body) }
+  return try parseHTTPResponse(try socket.readToEnd())
+}
+
 /// Parses a response head and body (body by Content-Length when present, else to the end).
-public func parseHTTPResponse(_ data: [UInt8]) throws -> HTTPResponse {
+public func parseHTTPResponse(_ data: [UInt8]) throws -> HTTPReply {
   let separator = Array("\r\n\r\n".utf8)
   guard
     let end = (0...(max(0, data.count - 4))).first(where: { data.count >= 4 && Array(data[$0..<$0 + 4]) == separator })
@@ -135,7 +151,7 @@ public func parseHTTPResponse(_ data: [UInt8]) throws -> HTTPResponse {
   }
   var body = Array(data[(end + 4)...])
   if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body.prefix(length)) }
-  return HTTPResponse(status: status, headers: headers, body: body)
+  return HTTPReply(status: status, headers: headers, body: body)
 }
 
 extension RawSocket {

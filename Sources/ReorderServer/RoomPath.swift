@@ -1,5 +1,5 @@
-/// The room part of a websocket path `/ws/<room>`: validated after lws' one percent-decoding.
-enum RoomName {
+/// The room of a websocket path `/ws/<room>`: validated after the transport's one percent-decoding.
+enum RoomPath {
   /// Longest accepted room name, in characters.
   static let maxLength = 64
 

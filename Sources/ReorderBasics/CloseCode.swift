@@ -1,0 +1,17 @@
+/// The websocket close codes Reorder sends (RFC 6455 section 7.4; 4000–4999 are the application's).
+/// One table for every module, so that the transport, the rooms and the docs agree.
+public enum CloseCode {
+  /// A normal close.
+  public static let normal: UInt16 = 1000
+  /// The server is shutting down.
+  public static let goingAway: UInt16 = 1001
+  /// Abusive or refused client: flooding, too many bad frames, an outgoing queue overflow, a
+  /// websocket refused after it was established.
+  public static let policyViolation: UInt16 = 1008
+  /// Frame larger than `--max-message-bytes`.
+  public static let messageTooBig: UInt16 = 1009
+  /// The server failed (a room that could not be loaded, a failed write).
+  public static let internalError: UInt16 = 1011
+  /// Room or server full: try again later.
+  public static let tryAgainLater: UInt16 = 1013
+}

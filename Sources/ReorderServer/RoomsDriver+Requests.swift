@@ -1,0 +1,44 @@
+import Dispatch
+import ReorderRooms
+import ReorderTransport
+
+extension RoomsDriver {
+  /// Websocket upgrades: see `Admission.decide`.
+  func admit(_ request: UpgradeRequest) -> UpgradeDecision {
+    Admission.decide(request)
+  }
+
+  /// An admitted websocket: joins its room, or is closed with the reason its path names no room.
+  func connectionOpened(_ connection: ConnectionID, context: (any Sendable)?) {
+    guard let admission = context as? Admission else {
+      transport?.close(connection, code: CloseCode.internalError, reason: "connection without admission")
+      return
+    }
+    switch admission.target {
+    case .room(let room):
+      perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: MonotonicClock.now()))
+    case .invalid(let reason):
+      transport?.close(connection, code: CloseCode.policyViolation, reason: reason)
+    }
+  }
+
+  /// The server's HTTP routes (`HTTPRoutes`); everything else goes to the static files.
+  func route(_ head: HTTPRequestHead) -> HTTPRouting {
+    HTTPRoutes.match(head) == nil ? .pass : .handle(maxBodyBytes: HTTPRoutes.maxBodyBytes)
+  }
+
+  /// Answers a request `route` took.
+  func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    switch HTTPRoutes.match(request.head) {
+    case .health:
+      let figures = HTTPRoutes.HealthFigures(
+        uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
+        rooms: registry.roomCount)
+      responder.respond(HTTPRoutes.health(figures))
+    case .methodNotAllowed(let allow):
+      responder.respond(.text(405, "method not allowed\n", headers: [("allow", allow)]))
+    case nil:
+      responder.respond(.text(404, "not found\n"))
+    }
+  }
+}
