@@ -1,33 +1,38 @@
 import ReorderCRDT
 
-/// A room board backed by the replicated `ReorderCRDT.Board` (the server is replica 1).
+/// A room board backed by the replicated `ReorderCRDT.Board`, as one replica (the server node's).
 ///
 /// The server validates more strictly than the CRDT (which must accept any remote op): moves,
 /// deletes and assigns need live items, restores need deleted ones, anchors must be items of the
 /// target list other than the moved item. Deleted anchors are allowed (their position is kept).
 /// Logged bytes are the binary-encoded CRDT op.
 public struct CRDTRoomBoard: RoomBoard {
-  /// The server's replica id.
+  /// The replica of boards made without one (tests, tools): 1.
   public static let replica = ReplicaID(1)
   var board: Board
   /// Items ever created (live and deleted), kept as a counter: the CRDT has no O(1) count.
   public internal(set) var itemCount: Int
 
-  /// An empty board.
-  public init() {
-    board = Board(replica: CRDTRoomBoard.replica)
+  /// An empty board whose ops are made as `replica`.
+  public init(replica: ReplicaID = CRDTRoomBoard.replica) {
+    board = Board(replica: replica)
     itemCount = 0
   }
 
-  /// A board restored from `snapshot()` bytes.
-  public init(snapshot bytes: [UInt8]) throws {
-    board = try Board(snapshot: bytes, replica: CRDTRoomBoard.replica)
+  /// A board restored from `snapshot()` bytes, whose ops are made as `replica`.
+  public init(snapshot bytes: [UInt8], replica: ReplicaID = CRDTRoomBoard.replica) throws {
+    board = try Board(snapshot: bytes, replica: replica)
     itemCount = board.allItems.count
   }
 
-  /// Builds rooms on this board.
-  public static let factory = RoomBoardFactory(
-    empty: { CRDTRoomBoard() }, restore: { try CRDTRoomBoard(snapshot: $0) })
+  /// Builds rooms on this board, as `replica` (each node its own).
+  public static func factory(replica: ReplicaID) -> RoomBoardFactory {
+    RoomBoardFactory(
+      empty: { CRDTRoomBoard(replica: replica) }, restore: { try CRDTRoomBoard(snapshot: $0, replica: replica) })
+  }
+
+  /// Builds rooms on this board as replica 1 (tests, tools).
+  public static let factory = factory(replica: CRDTRoomBoard.replica)
 
   public var listCount: Int { board.lists.count }
   public func hasLiveItem(_ id: String) -> Bool { board.isLiveItem(ItemID(id)) }

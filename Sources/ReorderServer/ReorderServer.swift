@@ -17,6 +17,8 @@ import ReorderTransport
 public final class ReorderServer: @unchecked Sendable {
   /// What it was started with.
   public let configuration: ServerConfiguration
+  /// This node's id and what follows from it (replica, session ids).
+  let identity: NodeIdentity
   let store: Store
   let registry: RoomRegistry
   let driver: RoomsDriver
@@ -25,17 +27,26 @@ public final class ReorderServer: @unchecked Sendable {
   private var stopped = false
 
   /// Opens the store and prepares the transport; nothing is bound until `start()`.
-  /// - Throws: `StoreError` when the data directory cannot be used, `TransportError` for a bad
-  ///   transport configuration (e.g. a missing web root).
+  /// - Throws: `ConfigurationError` for settings that do not go together, `StoreError` when the
+  ///   data directory cannot be used (or its node id kept), `TransportError` for a bad transport
+  ///   configuration (e.g. a missing web root).
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
     TransportLog.configure(
       level: TransportLog.Level(name: configuration.logLevel) ?? .info,
       format: TransportLog.Format(rawValue: configuration.logFormat) ?? .text)
+    try configuration.validate()
     store = try Store(path: configuration.dataPath)
+    do {
+      identity = try NodeIdentity.resolve(
+        given: configuration.nodeID, dataDirectory: configuration.dataPath == ":memory:" ? nil : configuration.dataPath)
+    } catch {
+      store.close()
+      throw error
+    }
     registry = RoomRegistry(
-      limits: configuration.roomLimits, storage: StoreRoomStorage(store: store), boards: ServerBoards.factory,
-      sessionPrefix: ReorderServer.sessionPrefix())
+      limits: configuration.roomLimits, storage: StoreRoomStorage(store: store),
+      boards: ServerBoards.factory(replica: identity.replica), sessionPrefix: identity.sessionPrefix)
     registry.presencePacing = configuration.presencePacing
     driver = RoomsDriver(registry: registry, store: store)
     do {
@@ -53,7 +64,13 @@ public final class ReorderServer: @unchecked Sendable {
     boundPort = try transport.start()
     ServerLog.log(
       .info, "server started",
-      [("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)")])
+      [
+        ("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)"),
+        ("node", identity.id),
+      ])
+    if configuration.transportConfiguration.webRoot == nil && configuration.webRoot == nil {
+      ServerLog.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])
+    }
     return boundPort
   }
 
@@ -95,11 +112,5 @@ public final class ReorderServer: @unchecked Sendable {
     }
     store.flush()
     for (room, seq) in highest { _ = registry.durable(room: room, upTo: seq) }
-  }
-
-  /// A prefix that keeps session ids distinct across restarts (`s<base36 time>-`).
-  static func sessionPrefix() -> String {
-    let seconds = UInt64(DispatchWallTime.now().rawValue & 0x7FFF_FFFF_FFFF_FFFF) / 1_000_000_000
-    return "s" + String(seconds % 1_679_616, radix: 36) + "-"
   }
 }

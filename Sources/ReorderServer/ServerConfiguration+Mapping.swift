@@ -7,7 +7,7 @@ extension ServerConfiguration {
     var t = TransportConfiguration()
     t.host = host
     t.port = port
-    t.webRoot = webRoot.isEmpty ? nil : webRoot
+    t.webRoot = webRoot.map { $0.isEmpty ? nil : $0 } ?? WebRoot.installed()
     t.maxMessageBytes = maxMessageBytes
     t.maxQueueBytes = maxQueueBytes
     t.tlsCertificatePath = tlsCertificatePath

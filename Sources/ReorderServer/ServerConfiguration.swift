@@ -1,13 +1,17 @@
-/// Everything `reorder serve` can be told, with the embedded defaults.
+/// Everything `reorder serve` can be told, with the embedded defaults: the one place they are set.
 ///
-/// Every field has a `--flag` and a `REORDER_*` environment variable (see README "Configuration").
+/// Every field has a `--flag` and a `REORDER_*` environment variable (`settings`; README
+/// "Configuration").
 public struct ServerConfiguration: Sendable {
   /// Interface to bind (`--host`, `REORDER_HOST`).
   public var host = "127.0.0.1"
   /// TCP port; 0 picks a free one (`--port`, `REORDER_PORT`).
   public var port = 8080
-  /// Directory of the static web client (`--web`, `REORDER_WEB`); empty serves no static files.
-  public var webRoot = "web"
+  /// Directory of the static web client (`--web`, `REORDER_WEB`); empty serves no static files;
+  /// nil (the default) serves the client installed with the executable (`WebRoot.installed()`).
+  public var webRoot: String?
+  /// This node's id (`--node-id`); nil: the one kept in the data directory, made on first start.
+  public var nodeID: String?
   /// Data directory, or `:memory:` for a throwaway server (`--data`, `REORDER_DATA`).
   public var dataPath = "./data"
   /// Largest accepted websocket message (`--max-message-bytes`).

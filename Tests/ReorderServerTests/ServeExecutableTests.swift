@@ -70,4 +70,28 @@ struct ServeExecutableTests {
     #expect(good.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") } != nil)
     #expect(good.output.contains { $0.hasPrefix("{") && $0.contains("\"level\"") })
   }
+
+  @Test("serve works from any working directory: the web client beside the executable is found")
+  func servesFromAnotherDirectory() throws {
+    let binary = try #require(ChildProcess.builtProduct("reorder"))
+    let elsewhere = try TemporaryDirectory()
+    defer { elsewhere.remove() }
+    let child = try ChildProcess(
+      executable: binary, arguments: ["serve", "--port", "0", "--data", ":memory:"], currentDirectory: elsewhere.path)
+    defer { child.terminate() }
+    let line = try #require(child.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") })
+    let port = try #require(
+      line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))) })
+    let page = try httpGet(port: port, rawPath: "/")
+    #expect(page.status == 200)
+    #expect(page.text.contains("<title>"))
+  }
+
+  @Test("a bad --node-id is explained and exits with status 2")
+  func nodeID() throws {
+    let binary = try #require(ChildProcess.builtProduct("reorder"))
+    let bad = try ChildProcess(executable: binary, arguments: ["serve", "--node-id", "Not_Valid"])
+    #expect(bad.waitForExit(timeout: 10) == 2)
+    #expect(bad.output.contains { $0.contains("--node-id") })
+  }
 }

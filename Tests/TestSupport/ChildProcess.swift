@@ -13,9 +13,13 @@ public final class ChildProcess: @unchecked Sendable {
   /// The child's process id.
   public var pid: Int32 { process.processIdentifier }
 
-  /// Starts `executable` with `arguments` and extra `environment` variables.
-  public init(executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+  /// Starts `executable` with `arguments` and extra `environment` variables, in
+  /// `currentDirectory` (nil: this process's).
+  public init(
+    executable: String, arguments: [String], environment: [String: String] = [:], currentDirectory: String? = nil
+  ) throws {
     process.executableURL = URL(fileURLWithPath: executable)
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     process.standardOutput = outputPipe

@@ -1,0 +1,63 @@
+extension ServerConfiguration {
+  /// Every setting of `reorder serve`, in the order `--help` and the README list them.
+  public static let settings: [ServerSetting] = [
+    .string("host", \.host, "Interface to listen on."),
+    .integer("port", \.port, 0...65_535, "TCP port; 0 picks a free one."),
+    .optionalString("web", \.webRoot, "Directory of the static web client (default: the one installed with reorder)."),
+    .string("data", \.dataPath, "Data directory, or :memory: for a throwaway server."),
+    .optionalString(
+      "node-id", \.nodeID,
+      "This node's id (1-16 of a-z 0-9); kept in the data directory when not given. Feeds replica and session ids."),
+    .flag("demo", \.demo, "Create the demo boards (food, home, numbers, cities) if absent."),
+    .integer(
+      "max-message-bytes", \.maxMessageBytes, 1_024...(16 << 20),
+      "Largest websocket message accepted; larger ones close the connection with 1009."),
+    .integer(
+      "max-queue-bytes", \.maxQueueBytes, 16_384...(1 << 30),
+      "Outgoing bytes queued per connection before it is closed (1008)."),
+    .optionalString("tls-cert", \.tlsCertificatePath, "PEM certificate: serve https and wss (needs --tls-key)."),
+    .optionalString("tls-key", \.tlsPrivateKeyPath, "PEM private key for --tls-cert."),
+    .integer("ping-interval", \.pingIntervalSeconds, 1...3_600, "Seconds of silence before a connection is pinged."),
+    .integer(
+      "idle-timeout", \.idleTimeoutSeconds, 2...7_200, "Seconds without a valid pong before a connection is dropped."),
+    .integer("presence-hz", \.presenceHz, 1...120, "Drag presence frames per second per connection under load."),
+    .integer(
+      "presence-max-hz", \.presenceMaxHz, 1...1_000,
+      "Drag presence frames per second per connection on a light server (<= --presence-hz: fixed rate)."),
+    .integer(
+      "presence-budget", \.presenceBudget, 1...10_000_000,
+      "Drag presence frames per second, server-wide, before presence slows towards --presence-hz."),
+    .integer(
+      "max-ops-per-second", \.maxOpsPerSecond, 1...1_000_000,
+      "Ops per second per connection (token bucket; bursts up to twice this)."),
+    .integer("max-items-per-room", \.maxItemsPerRoom, 1...10_000_000, "Items per room (deleted ones count)."),
+    .integer("max-lists-per-room", \.maxListsPerRoom, 1...100_000, "Lists per room."),
+    .integer("max-rooms", \.maxRooms, 1...1_000_000, "Rooms loaded at once."),
+    .integer("max-connections-per-room", \.maxConnectionsPerRoom, 1...1_000_000, "Connections per room."),
+    .integer(
+      "room-idle-seconds", \.roomIdleSeconds, 0...86_400, "Seconds a room stays loaded after its last connection left."),
+    .integer("snapshot-every", \.snapshotEvery, 1...10_000_000, "Write a room snapshot every this many ops."),
+    .choice("log-level", \.logLevel, ["error", "warn", "info", "debug"], "Least severe log level printed."),
+    .choice("log-format", \.logFormat, ["text", "json"], "Log lines as text or as JSON objects."),
+  ]
+
+  /// Checks what one setting alone cannot: settings that go together, and the node id's form.
+  /// - Throws: `ConfigurationError` naming the flags.
+  public func validate() throws(ConfigurationError) {
+    if (tlsCertificatePath == nil) != (tlsPrivateKeyPath == nil) {
+      throw ConfigurationError("--tls-cert and --tls-key go together: give both or neither")
+    }
+    if idleTimeoutSeconds <= pingIntervalSeconds {
+      throw ConfigurationError("--idle-timeout must be larger than --ping-interval")
+    }
+    if let nodeID, !NodeIdentity.isValid(nodeID) {
+      throw ConfigurationError("--node-id takes 1-16 of a-z 0-9, not '\(nodeID)'")
+    }
+  }
+}
+
+/// A configuration that cannot work, with the flags to fix.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}

@@ -1,2 +1,0 @@
-/// Subcommands beyond `serve`; `load` adds itself here (see LoadCommand.swift).
-let extraSubcommands: [Subcommand] = [LoadCommand.subcommand]
