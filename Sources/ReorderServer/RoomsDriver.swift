@@ -67,17 +67,12 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)
   }
 
-  /// A connection with more frames than this still queued gets no new presence frame this tick
-  /// (its drags wait, latest per session, until it drains).
-  static let busyFrames = 2
-
-  /// Whether a connection is busy (see `busyFrames`); when nothing at all is queued, a constant
-  /// (a flush asks about every member: a lookup each, 2 % of the server's CPU on load run a).
+  /// Whether a member is too busy for presence this tick (the transport decides: `isBusy`); when no
+  /// connection waits for its socket, a constant (a flush asks about every member: a lookup each,
+  /// 2 % of the server's CPU on load run a).
   private func busy(_ transport: WebSocketServer) -> (ConnectionHandle) -> Bool {
-    guard transport.hasQueuedFrames else { return { _ in false } }
-    return { connection in
-      (transport.queuedFrames(ConnectionID(rawValue: connection.rawValue)) ?? 0) > RoomsDriver.busyFrames
-    }
+    guard transport.hasBacklog else { return { _ in false } }
+    return { connection in transport.isBusy(ConnectionID(rawValue: connection.rawValue)) }
   }
 
   /// Ticks are asked for at multiples of at most this many seconds (see `requestTick(due:now:)`).

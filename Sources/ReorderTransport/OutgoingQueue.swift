@@ -1,9 +1,10 @@
 /// The bounded queue of frames waiting to be written to one connection.
 ///
 /// Each frame is a `FrameBuffer`: `headroom` bytes in front of its payload, so `lws_write` can put
-/// the websocket header there without a copy (`LWS_PRE`); a broadcast shares one buffer. The bound is in payload bytes; presence
-/// frames are refused once the queue is more than half full, data frames when it would overflow
-/// (a single frame larger than the bound is still accepted into an empty queue).
+/// the websocket header there without a copy (`LWS_PRE`); a broadcast shares one buffer. The bound
+/// is in payload bytes: a frame that would overflow it is refused (a single frame larger than the
+/// bound is still accepted into an empty queue). Whether presence is sent at all is the
+/// connection's decision (`BusyRule`), not the queue's.
 struct OutgoingQueue {
   /// What a frame is on the wire.
   enum Kind: Equatable {
@@ -26,7 +27,7 @@ struct OutgoingQueue {
   /// What `enqueue` did.
   enum EnqueueResult: Equatable {
     case queued
-    /// A presence frame dropped because the queue is over half full.
+    /// A presence frame dropped because its connection is busy (decided by the caller).
     case dropped
     /// Data that would exceed the bound: the connection must be closed.
     case overflow
@@ -51,28 +52,21 @@ struct OutgoingQueue {
   /// Queues one frame, copying `payload` into a buffer of its own.
   /// - Complexity: O(payload.count).
   mutating func enqueue(
-    _ payload: some Collection<UInt8>, kind: Kind = .text, isFirst: Bool = true, isFinal: Bool = true,
-    priority: SendPriority = .data
+    _ payload: some Collection<UInt8>, kind: Kind = .text, isFirst: Bool = true, isFinal: Bool = true
   ) -> EnqueueResult {
-    if let refusal = admission(payload.count, priority) { return refusal }
+    if overflows(payload.count) { return .overflow }
     return enqueue(FrameBuffer(payload, headroom: headroom), kind: kind, isFirst: isFirst, isFinal: isFinal)
   }
 
   /// Queues a frame whose buffer may be shared with other queues (server broadcast).
   /// - Complexity: O(1) amortized.
-  mutating func enqueue(
-    shared buffer: FrameBuffer, kind: Kind = .text, priority: SendPriority = .data
-  ) -> EnqueueResult {
+  mutating func enqueue(shared buffer: FrameBuffer, kind: Kind = .text) -> EnqueueResult {
     precondition(buffer.headroom == headroom, "buffer headroom must match the queue's")
-    if let refusal = admission(buffer.count, priority) { return refusal }
+    if overflows(buffer.count) { return .overflow }
     return enqueue(buffer, kind: kind, isFirst: true, isFinal: true)
   }
 
-  private func admission(_ count: Int, _ priority: SendPriority) -> EnqueueResult? {
-    if priority == .presence && bytes * 2 > limitBytes { return .dropped }
-    if bytes > 0 && bytes + count > limitBytes { return .overflow }
-    return nil
-  }
+  private func overflows(_ count: Int) -> Bool { bytes > 0 && bytes + count > limitBytes }
 
   private mutating func enqueue(_ buffer: FrameBuffer, kind: Kind, isFirst: Bool, isFinal: Bool) -> EnqueueResult {
     frames.append(Frame(buffer: buffer, kind: kind, isFinal: isFinal, isFirst: isFirst))

@@ -24,7 +24,7 @@ final class ServerConnection {
   /// True while reading from this connection is paused because its outgoing queue is above the
   /// high-water mark (see `WebSocketServer.pauseReadingIfBacklogged`).
   var readingPaused = false
-  /// True while the connection is in `WebSocketServer.unflushed`: it was sent something during the
+  /// True while the connection is in `WriteScheduler.unflushed`: it was sent something during the
   /// current pass of the service loop and is written to when the pass ends.
   var awaitingFlush = false
   /// True while frames are queued that a write has already been attempted for (the socket did not
@@ -33,12 +33,35 @@ final class ServerConnection {
   /// True once lws closed the connection (it may still sit in `unflushed`).
   var isClosed = false
 
-  init(id: ConnectionID, wsi: OpaquePointer, maxMessageBytes: Int, maxQueueBytes: Int) {
+  /// Whether presence skips this connection: the one place "too busy for presence" is decided
+  /// (`BusyRule`). Presence sent to it is dropped, and the rooms hold its drags back.
+  var isBusy: Bool {
+    BusyRule.isBusy(
+      backlogged: backlogged, frames: outgoing.count, bytes: outgoing.bytes, limitBytes: outgoing.limitBytes)
+  }
+
+  init(
+    id: ConnectionID, wsi: OpaquePointer, socket: Int32, ownsSocket: Bool, maxMessageBytes: Int, maxQueueBytes: Int
+  ) {
     self.id = id
     self.wsi = wsi
-    socket = lws_get_socket_fd(wsi)
-    ownsSocket = lws_get_network_wsi(wsi) == wsi
+    self.socket = socket
+    self.ownsSocket = ownsSocket
     incoming = MessageAssembler(maxBytes: maxMessageBytes)
     outgoing = OutgoingQueue(limitBytes: maxQueueBytes, headroom: Int(reorder_lws_pre()))
+  }
+}
+
+/// When a connection is too busy for presence: it waits for its socket (a write was attempted and
+/// did not take everything) with more than `frames` frames queued, or more than half its queue
+/// limit is queued. A drag that could not leave now would only queue behind what is waiting and
+/// arrive stale; the latest state goes out once the connection drains.
+enum BusyRule {
+  /// Frames a backlogged connection may hold and still get presence.
+  static let frames = 2
+
+  /// Whether a connection in this state is busy.
+  static func isBusy(backlogged: Bool, frames: Int, bytes: Int, limitBytes: Int) -> Bool {
+    (backlogged && frames > Self.frames) || bytes * 2 > limitBytes
   }
 }

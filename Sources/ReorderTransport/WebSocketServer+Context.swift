@@ -24,7 +24,7 @@ extension WebSocketServer {
     protocols[0].rx_buffer_size = 0
     // One send() may carry a whole corked write (lws' default is its 4 KiB service buffer; the
     // rest of a larger write would be copied aside and sent on later passes, 4 KiB at a time).
-    protocols[0].tx_packet_size = Self.maxSendBytes
+    protocols[0].tx_packet_size = WriteScheduler.maxSendBytes
     info.protocols = UnsafePointer(protocols)
 
     let mount = arena.allocate(lws_http_mount.self)

@@ -6,12 +6,10 @@ extension WebSocketServer {
   /// `LWS_CALLBACK_ESTABLISHED`: register the connection and tell the handler (refused ones are
   /// closed at once).
   func websocketOpened(_ wsi: OpaquePointer) -> Int32 {
-    nextConnectionID += 1
     let conn = ServerConnection(
-      id: ConnectionID(rawValue: nextConnectionID), wsi: wsi,
+      id: connections.nextID(), wsi: wsi, socket: lws_get_socket_fd(wsi), ownsSocket: lws_get_network_wsi(wsi) == wsi,
       maxMessageBytes: configuration.maxMessageBytes, maxQueueBytes: configuration.maxQueueBytes)
-    connections[wsi] = conn
-    connectionsByID[conn.id] = conn
+    connections.insert(conn)
     if let bytes = configuration.socketSendBufferBytes {
       var size = Int32(clamping: bytes)
       setsockopt(conn.socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -25,10 +23,12 @@ extension WebSocketServer {
     case .refuse(let status, let reason):
       // Only a websocket over HTTP/2 is refused this late (HTTP/1.1 upgrades get an HTTP answer).
       TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": reason])
+      refusedTotal += 1
       conn.pendingClose = .init(code: CloseCode.policyViolation, reason: "\(status) \(reason)")
       lws_callback_on_writable(wsi)
     case .accept(let context):
       conn.announced = true
+      openedTotal += 1
       adjustOpenCount(1)
       TransportLog.debug("websocket opened", ["connection": conn.id.description])
       handler.connectionOpened(conn.id, context: context)
@@ -48,6 +48,8 @@ extension WebSocketServer {
     case .complete(let message, let isBinary):
       // Input after a close was decided (refusal, overflow, shutdown) is ignored.
       guard conn.pendingClose == nil, conn.announced else { return 0 }
+      messagesReceived += 1
+      bytesReceived += message.count
       handler.connectionReceived(conn.id, message: message, isBinary: isBinary)
       return 0
     case .tooLarge(let bytes):
@@ -67,8 +69,8 @@ extension WebSocketServer {
   func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
     if !conn.outgoing.isEmpty {
-      guard writeQueued(conn) else { return -1 }
-      afterWrite(conn)
+      guard writes.writeQueued(conn) else { return -1 }
+      writes.afterWrite(conn)
       return 0
     }
     if let close = conn.pendingClose {
@@ -78,34 +80,11 @@ extension WebSocketServer {
     return 0
   }
 
-  /// Writes the oldest queued frame, or — when several are queued — as many whole messages from the
-  /// front of the queue as one corked write takes. False when lws failed the write.
-  func writeQueued(_ conn: ServerConnection) -> Bool {
-    if let cork, conn.outgoing.count > 1, conn.ownsSocket {
-      cork.reset()
-      while let next = conn.outgoing.peek(), next.isWhole, cork.fits(next.payloadCount) {
-        _ = conn.outgoing.dequeue()
-        cork.append(
-          UnsafeRawBufferPointer(start: next.buffer.payload, count: next.payloadCount), binary: next.kind == .binary)
-      }
-      // Framed by the cork: lws sends (or buffers) the bytes as they are.
-      if cork.frames > 0 {
-        corkedWrites += 1
-        corkedMessages += cork.frames
-        return lws_write(conn.wsi, cork.bytes, cork.count, LWS_WRITE_HTTP) >= 0
-      }
-    }
-    guard let frame = conn.outgoing.dequeue() else { return false }
-    let flags = writeFlags(frame.kind, isFirst: frame.isFirst, isFinal: frame.isFinal)
-    return lws_write(conn.wsi, frame.buffer.payload, frame.payloadCount, flags) >= 0
-  }
-
   /// `LWS_CALLBACK_CLOSED`: forget the connection and tell the handler.
   func websocketClosed(_ wsi: OpaquePointer) {
-    guard let conn = connections.removeValue(forKey: wsi) else { return }
-    connectionsByID[conn.id] = nil
+    guard let conn = connections.remove(wsi) else { return }
     conn.isClosed = true
-    discardQueue(conn)
+    writes.discardQueue(conn)
     if conn.announced {
       adjustOpenCount(-1)
       TransportLog.debug("websocket closed", ["connection": conn.id.description])
@@ -114,34 +93,4 @@ extension WebSocketServer {
     }
     if isShuttingDown && connections.isEmpty { loop.requestStop() }
   }
-
-  /// The queue of `conn` overflowed: drop it and cut the connection now (its socket is not being
-  /// drained, so a graceful close could wait forever).
-  func overflowed(_ conn: ServerConnection) {
-    let reason = "outgoing queue overflow: client is not reading (limit \(configuration.maxQueueBytes) bytes)"
-    TransportLog.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
-    discardQueue(conn)
-    conn.pendingClose = .init(code: CloseCode.policyViolation, reason: reason)
-    setCloseReason(conn.wsi, code: CloseCode.policyViolation, reason: reason)
-    lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
-  }
-
-  /// Drops whatever `conn` still had queued.
-  func discardQueue(_ conn: ServerConnection) {
-    if !conn.outgoing.isEmpty { nonEmptyQueues -= 1 }
-    setBacklogged(conn, false)
-    conn.outgoing.removeAll()
-  }
-
-  /// Stashes the close code and reason (≤ 123 bytes) for the close frame lws sends.
-  func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
-    var bytes = Array(reason.utf8.prefix(123))
-    lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &bytes, bytes.count)
-  }
-}
-
-/// The lws write flags for one frame of a (possibly fragmented) message.
-func writeFlags(_ kind: OutgoingQueue.Kind, isFirst: Bool, isFinal: Bool) -> lws_write_protocol {
-  let initial = kind == .binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
-  return reorder_lws_write_flags(Int32(initial.rawValue), isFirst ? 1 : 0, isFinal ? 1 : 0)
 }

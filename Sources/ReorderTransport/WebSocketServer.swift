@@ -18,9 +18,15 @@ public final class WebSocketServer: @unchecked Sendable {
   let protocolName = "reorder"
 
   // Service thread only.
-  var connections: [OpaquePointer: ServerConnection] = [:]
-  var connectionsByID: [ConnectionID: ServerConnection] = [:]
-  var nextConnectionID: UInt64 = 0
+  let connections = ConnectionTable()
+  /// Queues, corked and parallel writes, backpressure, heap trims.
+  let writes: WriteScheduler
+  /// The extra ticks the handler asks for.
+  private(set) lazy var ticks = TickScheduler { [unowned self] in
+    guard !isShuttingDown else { return }
+    handler.transportTick()
+    writes.flushSends()
+  }
   /// HTTP: routed requests being read or answered, by socket and by exchange id; responses waiting
   /// for the writeable callback; refused requests whose body is read to its end before closing
   /// (true once one of the two — body end, response sent — happened).
@@ -32,37 +38,15 @@ public final class WebSocketServer: @unchecked Sendable {
   /// Upgrades the handler accepted, until their websocket is established.
   var admittedUpgrades: [OpaquePointer: AdmittedUpgrade] = [:]
   var isShuttingDown = false
-  /// Payload bytes queued since the heap was last trimmed (see `trimHeapIfDrained`).
-  var bytesQueuedSinceTrim = 0
-  /// How often the heap was trimmed; frames queued in all (to tell whether the server stayed
-  /// quiet); the quiet check before a trim (see `trimHeapIfDrained`) and whether it is armed.
-  var heapTrims = 0
-  var framesQueued = 0
-  var trimTimer: LWSTimer?
-  var trimCheckArmed = false
-  /// Connections with frames queued (kept on every empty ↔ non-empty change of a queue), so that
-  /// "has every queue drained?" is O(1).
-  var nonEmptyQueues = 0
-  /// An extra, one-shot tick (`requestTick(afterSeconds:)`).
-  var extraTickTimer: LWSTimer?
   var shutdownTimer: LWSTimer?
-  /// Connections sent something during the current pass of the service loop, in the order they
-  /// were first sent to; written to when the pass ends (`flushSends`).
-  var unflushed: [ServerConnection] = []
-  /// Connections whose queue still holds frames after a write was attempted: they wait for the
-  /// socket (`ServerConnection.backlogged`).
-  var backloggedQueues = 0
-  /// Takes half of a large fan-out (nil with TLS or when `parallelFanout` is off); how many
-  /// fan-outs it shared.
-  let parallelSender: ParallelSender?
-  var parallelFanouts = 0
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?
-  /// Frames several queued messages into one write (nil when `corkBytes` is 0); how many writes
-  /// were corked and how many messages they carried.
-  let cork: FrameCork?
-  var corkedWrites = 0
-  var corkedMessages = 0
+  /// Counters for `statistics` kept outside the write path.
+  var openedTotal = 0
+  var refusedTotal = 0
+  var messagesReceived = 0
+  var bytesReceived = 0
+  var httpRequests = 0
 
   private let openCount = Locked(0)
   private let lifecycle = Locked(Lifecycle.created)
@@ -78,11 +62,13 @@ public final class WebSocketServer: @unchecked Sendable {
   public init(configuration: TransportConfiguration, handler: WebSocketServerHandler) throws {
     try configuration.validate()
     self.configuration = configuration
-    parallelSender =
-      configuration.parallelFanout && configuration.tlsCertificatePath == nil ? ParallelSender() : nil
-    cork =
-      configuration.corkBytes > 0
-      ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil
+    let loop = self.loop
+    writes = WriteScheduler(
+      cork: configuration.corkBytes > 0
+        ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil,
+      parallelSender: configuration.parallelFanout && configuration.tlsCertificatePath == nil
+        ? ParallelSender() : nil,
+      context: { loop.context })
     self.handler = handler
     if let webRoot = configuration.webRoot {
       guard let files = StaticFiles(root: webRoot) else {
@@ -119,10 +105,10 @@ public final class WebSocketServer: @unchecked Sendable {
     let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(loop.context, "default")))
     // What the callbacks of one pass sent leaves together when the pass ends (`flushSends`).
     loop.afterPass = { [unowned self] in
-      if !unflushed.isEmpty { flushSends() }
+      if writes.hasUnflushed { writes.flushSends() }
     }
     loop.start { [self] in
-      parallelSender?.stop()
+      writes.parallelSender?.stop()
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
     }
@@ -134,12 +120,13 @@ public final class WebSocketServer: @unchecked Sendable {
 
   /// Service thread only. Queues a text frame. Returns false when the connection is gone or was
   /// closed (or is closing, e.g. because its queue overflowed). A presence frame dropped because the
-  /// queue is over half full still returns true.
+  /// connection is busy (`isBusy(_:)`) still returns true.
   @discardableResult
   public func send(_ text: [UInt8], to connection: ConnectionID, priority: SendPriority = .data) -> Bool {
     loop.assertServiceThread()
-    guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return false }
-    return admit(conn.outgoing.enqueue(text, priority: priority), conn, bytes: text.count)
+    guard let conn = connections[connection], conn.pendingClose == nil else { return false }
+    if priority == .presence && conn.isBusy { return writes.admit(.dropped, conn, bytes: text.count) }
+    return writes.admit(conn.outgoing.enqueue(text), conn, bytes: text.count)
   }
 
   /// Service thread only. Queues the same text frame to every connection in `connections`, copying
@@ -153,37 +140,18 @@ public final class WebSocketServer: @unchecked Sendable {
     let buffer = FrameBuffer(text, headroom: Int(reorder_lws_pre()))
     var accepted = 0
     for connection in connections {
-      guard let conn = connectionsByID[connection], conn.pendingClose == nil else { continue }
-      if admit(conn.outgoing.enqueue(shared: buffer, priority: priority), conn, bytes: text.count) { accepted += 1 }
+      guard let conn = self.connections[connection], conn.pendingClose == nil else { continue }
+      let result: OutgoingQueue.EnqueueResult =
+        priority == .presence && conn.isBusy ? .dropped : conn.outgoing.enqueue(shared: buffer)
+      if writes.admit(result, conn, bytes: text.count) { accepted += 1 }
     }
     return accepted
-  }
-
-  /// Acts on an enqueue result: asks for a writable callback, or cuts an overflowing connection.
-  private func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection, bytes: Int) -> Bool {
-    switch result {
-    case .queued:
-      if conn.outgoing.count == 1 { nonEmptyQueues += 1 }
-      bytesQueuedSinceTrim += bytes
-      framesQueued &+= 1
-      if !conn.awaitingFlush {
-        conn.awaitingFlush = true
-        unflushed.append(conn)
-      }
-      pauseReadingIfBacklogged(conn)
-      return true
-    case .dropped:
-      return true
-    case .overflow:
-      overflowed(conn)
-      return false
-    }
   }
 
   /// Service thread only. Queued data is flushed first, then the close frame with code and reason.
   public func close(_ connection: ConnectionID, code: UInt16, reason: String) {
     loop.assertServiceThread()
-    guard let conn = connectionsByID[connection], conn.pendingClose == nil else { return }
+    guard let conn = connections[connection], conn.pendingClose == nil else { return }
     conn.pendingClose = .init(code: code, reason: reason)
     lws_callback_on_writable(conn.wsi)
   }

@@ -164,7 +164,7 @@ final class HeapTrimTests: XCTestCase {
     let client = try WebSocket.connect(fixture.url("/ws/room-1"))
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
     let payload = String(repeating: "b", count: 60_000)
-    let messages = WebSocketServer.trimAfterBytes / 60_000 + 2
+    let messages = HeapTrimPolicy.afterBytes / 60_000 + 2
     for index in 0..<messages {
       client.send("\(index):\(payload)")
       let echo = try receiveText(client, timeout: 10)
@@ -176,7 +176,7 @@ final class HeapTrimTests: XCTestCase {
       waitUntil {
         let done = DispatchSemaphore(value: 0)
         server.post {
-          state.value = (server.heapTrims, server.nonEmptyQueues)
+          state.value = (server.statistics.heapTrims, server.writes.nonEmptyQueues)
           done.signal()
         }
         done.wait()

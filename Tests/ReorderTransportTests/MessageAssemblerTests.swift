@@ -50,13 +50,11 @@ final class OutgoingQueueTests: XCTestCase {
     XCTAssertEqual(queue.enqueue([1]), .overflow)
   }
 
-  func testDropsPresenceFirstWhenMoreThanHalfFull() {
-    var queue = OutgoingQueue(limitBytes: 10, headroom: 0)
-    XCTAssertEqual(queue.enqueue([UInt8](repeating: 0, count: 5), priority: .presence), .queued)
-    XCTAssertEqual(queue.enqueue([1], priority: .data), .queued)
-    XCTAssertEqual(queue.enqueue([2], priority: .presence), .dropped)
-    XCTAssertEqual(queue.enqueue([3, 3, 3], priority: .data), .queued)
-    XCTAssertEqual(queue.count, 3)
+  func testAConnectionIsBusyForPresenceWhenBackloggedOrOverHalfFull() {
+    XCTAssertFalse(BusyRule.isBusy(backlogged: false, frames: 50, bytes: 5, limitBytes: 10))
+    XCTAssertFalse(BusyRule.isBusy(backlogged: true, frames: BusyRule.frames, bytes: 1, limitBytes: 10))
+    XCTAssertTrue(BusyRule.isBusy(backlogged: true, frames: BusyRule.frames + 1, bytes: 1, limitBytes: 10))
+    XCTAssertTrue(BusyRule.isBusy(backlogged: false, frames: 1, bytes: 6, limitBytes: 10))
   }
 
   func testSharedBuffersAreAdmittedLikeCopies() {
@@ -65,7 +63,6 @@ final class OutgoingQueueTests: XCTestCase {
     var second = OutgoingQueue(limitBytes: 6, headroom: 2)
     XCTAssertEqual(first.enqueue(shared: shared), .queued)
     XCTAssertEqual(second.enqueue(shared: shared), .queued)
-    XCTAssertEqual(first.enqueue(shared: shared, priority: .presence), .dropped)
     XCTAssertEqual(first.enqueue(shared: shared), .overflow)
     XCTAssertTrue(first.dequeue()?.buffer === second.dequeue()?.buffer)
   }

@@ -66,7 +66,7 @@ final class WriteBurstTests: XCTestCase {
     let counts = SharedValue((writes: 0, messages: 0))
     let done = DispatchSemaphore(value: 0)
     server.post {
-      counts.set((server.corkedWrites, server.corkedMessages))
+      counts.set((server.statistics.corkedWrites, server.statistics.corkedMessages))
       done.signal()
     }
     done.wait()
@@ -191,7 +191,7 @@ final class ParallelFanoutTests: XCTestCase {
     let fanouts = SharedValue(0)
     let counted = DispatchSemaphore(value: 0)
     server.post {
-      fanouts.set(server.parallelFanouts)
+      fanouts.set(server.statistics.parallelFanouts)
       counted.signal()
     }
     counted.wait()
