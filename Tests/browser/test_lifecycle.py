@@ -1,5 +1,8 @@
 """Board sessions end completely: after switching boards and rejoining, only the open board reacts."""
 
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
 from boards import first_list, settled
 from conftest import Page
 
@@ -25,17 +28,21 @@ def switch_to(page: Page, server, room: str) -> None:
     page.wait(lambda: page.js("return document.querySelectorAll('[data-item]').length") > 0, 10, f"{room}'s items")
 
 
-def test_switching_boards_and_renaming_leaves_one_controller_for_one_drag(server, page_a: Page):
-    page_a.open(server, "cities")
+def switch_boards_and_rename(page: Page, server) -> None:
+    """Opens cities, switches boards through the fragment four times (back on cities), renames."""
+    page.open(server, "cities")
     for room in ("food", "cities", "food", "cities"):
-        switch_to(page_a, server, room)
+        switch_to(page, server, room)
     # A new name rejoins the board: one more session that must end the one before it.
-    page_a.js("document.getElementById('identity-button').click()")
-    page_a.js("document.getElementById('name-input').value = 'Ann B'; document.getElementById('identity-form').requestSubmit();")
-    page_a.wait(lambda: page_a.js("return document.getElementById('identity-button').textContent") == "Ann B", 5, "the new name")
-    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "the rejoin")
-    page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
+    page.js("document.getElementById('identity-button').click()")
+    page.js("document.getElementById('name-input').value = 'Ann B'; document.getElementById('identity-form').requestSubmit();")
+    page.wait(lambda: page.js("return document.getElementById('identity-button').textContent") == "Ann B", 5, "the new name")
+    page.wait(lambda: page.js("return document.body.dataset.connection") == "open", 10, "the rejoin")
+    page.wait(lambda: page.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
 
+
+def test_switching_boards_and_renaming_leaves_one_controller_for_one_drag(server, page_a: Page):
+    switch_boards_and_rename(page_a, server)
     page_a.js(RECORD_SENT)
     col = first_list(page_a, "list")
     ids = col["items"]
@@ -55,4 +62,20 @@ def test_switching_boards_and_renaming_leaves_one_controller_for_one_drag(server
     assert len(starts) == 1, starts
     # The drop's snapshot fades out and is removed: none stays behind.
     page_a.wait(lambda: page_a.js("return document.querySelectorAll('.drag-snapshot').length") == 0, 3, "the snapshot to go")
+    assert page_a.order(col["id"]) == expected
+
+
+def test_switching_boards_and_renaming_leaves_one_keyboard_controller(server, page_a: Page):
+    switch_boards_and_rename(page_a, server)
+    page_a.js(RECORD_SENT)
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[0])
+    # One arrow is one step: a controller left behind would move the held item once more.
+    ActionChains(page_a.driver).send_keys(Keys.SPACE).send_keys(Keys.ARROW_DOWN).send_keys(Keys.SPACE).perform()
+    expected = [ids[1], ids[0]] + ids[2:]
+    page_a.wait_order(col["id"], expected)
+    settled(page_a)
+    ops = sent_of_type(page_a, "op")
+    assert [(o["op"]["kind"], o["op"]["item"]) for o in ops] == [("move", ids[0])], ops
     assert page_a.order(col["id"]) == expected

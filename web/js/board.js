@@ -151,7 +151,7 @@ export class BoardSession {
           break;
         }
         this.presence.welcome(msg, this.identity());
-        this.pacer.setInterval(presenceIntervalOf(msg));
+        this.pacer.follow(presenceIntervalOf(msg));
         this.view.render({ animate: false });
         break;
       case "applied":
@@ -176,7 +176,7 @@ export class BoardSession {
         this.presence.peersChanged(msg);
         // The room's interval changed: follow it (a frame without the member keeps the current one).
         const interval = presenceIntervalOf(msg);
-        if (interval !== null) this.pacer.setInterval(interval);
+        if (interval !== null) this.pacer.follow(interval);
         break;
       }
       case "error":

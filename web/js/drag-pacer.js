@@ -50,7 +50,7 @@ export class DragPacer {
   }
 
   /** Follows the server's interval (null: the default). @param {number | null} ms */
-  setInterval(ms) {
+  follow(ms) {
     this.interval = ms ?? DEFAULT_PRESENCE_INTERVAL_MS;
     // A waiting frame may now be due sooner (or later).
     this.scope.clearTimeout(this.timer);
