@@ -1,15 +1,28 @@
 """Presence as the server states it: drag frames paced at its interval; who is online in large rooms."""
 
-import time
-
 from boards import first_list
 from conftest import Page
 
 
-def drag_for(page: Page, seconds: float) -> int:
-    """Lifts the first item of the first list and sweeps it up and down over the next three items
-    for `seconds` (a pointer move every few milliseconds), then drops it where it started.
-    Returns the number of pointer moves made."""
+# Sweeps a held mouse drag up and down between y0 and y1: `count` pointer moves, one every 4 ms or
+# so, dispatched in the page (the mouse's pointerId is 1), so that many moves fall within every
+# presence interval however slowly the test driver's own commands run.
+SWEEP = """
+const [x, y0, y1, count, done] = arguments;
+let i = 0;
+const step = () => {
+  const t = (i % 40) / 20, y = y0 + (y1 - y0) * (t <= 1 ? t : 2 - t);
+  document.dispatchEvent(new PointerEvent("pointermove", {bubbles: true, pointerId: 1, pointerType: "mouse",
+    isPrimary: true, buttons: 1, clientX: x, clientY: y}));
+  if (++i < count) setTimeout(step, 4); else done(i);
+};
+step();
+"""
+
+
+def drag_with(page: Page, moves: int) -> int:
+    """Lifts the first item of the first list (real input), sweeps it over the next three items
+    with `moves` pointer moves, then drops it where it started. Returns the moves made."""
     col = first_list(page, "list", min_items=4)
     ids = col["items"]
     a, d = page.item(ids[0]), page.item(ids[3])
@@ -17,18 +30,11 @@ def drag_for(page: Page, seconds: float) -> int:
     page.mouse("mousePressed", x, y0)
     page.mouse_path(x, y0, x + 2, y0 + 8, 2)
     page.wait(page.lifted, 3, "the lift")
-    moves = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        t = (moves % 40) / 20
-        y = y0 + (y1 - y0) * (t if t <= 1 else 2 - t)
-        page.mouse("mouseMoved", x + 2, y)
-        moves += 1
-        time.sleep(0.005)
+    made = page.driver.execute_async_script(SWEEP, x + 2, y0, y1, moves)
     page.mouse("mouseMoved", x, y0)
     page.mouse("mouseReleased", x, y0)
     page.wait(lambda: not page.lifted(), 3, "the drop")
-    return moves
+    return made
 
 
 def drag_frames(page: Page) -> list[dict]:
@@ -43,7 +49,7 @@ def assert_paced(frames: list[dict], interval: float, moves: int) -> None:
     phases = [f["phase"] for f in frames]
     assert phases[0] == "start" and phases[-1] == "end", phases
     # The sweep lasted many intervals, so pacing shaped what went out: many frames, far fewer than
-    # the pointer moves (a page that sent one per move, or paced at 33 ms, fails the gap check).
+    # the pointer moves (a page that sent one per move, or paced at 33 ms, fails these checks).
     assert phases.count("move") >= 5, phases
     assert len(frames) < moves / 2, (len(frames), moves)
     gaps = [b["t"] - a["t"] for a, b in zip(frames, frames[1:])]
@@ -59,13 +65,13 @@ def test_drag_frames_follow_the_interval_the_welcome_states_and_its_changes(make
     page_a.open(server, "cities")
     welcome = page_a.js("return window.__wire.welcomes[window.__wire.welcomes.length - 1]")
     assert welcome["presence_interval_ms"] == 100
-    moves = drag_for(page_a, 1.5)
+    moves = drag_with(page_a, 300)
     assert_paced(drag_frames(page_a), 100, moves)
 
     # The room's interval changes: a `peers` frame says so, and the page follows the latest value.
     page_a.js("window.__wire.sent.length = 0")
     page_a.js("window.__wire.deliver({type: 'peers', joined: [], left: [], count: 0, presence_interval_ms: 250})")
-    moves = drag_for(page_a, 2.0)
+    moves = drag_with(page_a, 400)
     assert_paced(drag_frames(page_a), 250, moves)
 
 
