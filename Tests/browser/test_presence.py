@@ -1,7 +1,7 @@
 """Presence as the server states it: drag frames paced at its interval; who is online in large rooms."""
 
 from boards import first_list
-from conftest import Page
+from conftest import Page, shot
 
 
 # Sweeps a held mouse drag up and down between y0 and y1: `count` pointer moves, one every 4 ms or
@@ -105,6 +105,7 @@ def test_peers_frames_add_and_remove_chips_and_show_the_total(server, page_a: Pa
     assert state["known"] == [["s-x1", "Xena"], ["s-x2", "Yuri"]]
     assert state["more"]["n"] == 248 and state["more"]["label"] == "248 more, 251 online"
     assert state["label"] == "251 online"
+    shot(page_a, "peers-more")
 
     # A peer beyond the bound becomes known when it drags (its drag carries name and colour).
     item = first_list(page_a, "list")["items"][0]
