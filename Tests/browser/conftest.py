@@ -140,11 +140,12 @@ def make_server():
 # Installed before the page's own scripts (CDP Page.addScriptToEvaluateOnNewDocument): a WebSocket
 # subclass that records every socket, every frame sent (with `performance.now()` taken before the
 # native send) and every welcome as the page saw it. WELCOME_DEFAULTS are added to a welcome that
-# lacks them, WELCOME_OVERRIDES replace members; anything else passes through untouched.
+# lacks them, WELCOME_OVERRIDES replace members, WELCOME_DROPS are removed; anything else passes
+# through untouched.
 # `window.__wire.deliver(frame)` hands a crafted server frame to the page's own message handling.
 WIRE_SCRIPT = """
 (() => {
-  const defaults = WELCOME_DEFAULTS, overrides = WELCOME_OVERRIDES;
+  const defaults = WELCOME_DEFAULTS, overrides = WELCOME_OVERRIDES, drops = WELCOME_DROPS;
   const Native = window.WebSocket;
   const wire = { sockets: [], sent: [], welcomes: [] };
   wire.deliver = (frame) => wire.sockets[wire.sockets.length - 1].dispatchEvent(
@@ -170,6 +171,7 @@ WIRE_SCRIPT = """
         if (msg.type !== "welcome") return fn.call(this, event);
         for (const [k, v] of Object.entries(defaults)) if (!(k in msg)) msg[k] = v;
         Object.assign(msg, overrides);
+        for (const k of drops) delete msg[k];
         wire.welcomes.push(msg);
         return fn.call(this, new MessageEvent("message", { data: JSON.stringify(msg) }));
       }, options);
@@ -181,13 +183,15 @@ WIRE_SCRIPT = """
 
 @pytest.fixture
 def wire():
-    """`wire(page, defaults={...}, overrides={...})` watches the websockets of `page`'s next documents
-    (see WIRE_SCRIPT); removed from the (shared) browser at the end of the test."""
+    """`wire(page, defaults={...}, overrides={...}, drops=[...])` watches the websockets of `page`'s
+    next documents (see WIRE_SCRIPT); removed from the (shared) browser at the end of the test."""
     installed: list[tuple[Page, str]] = []
 
-    def install(page: "Page", defaults: dict | None = None, overrides: dict | None = None) -> None:
-        source = WIRE_SCRIPT.replace("WELCOME_DEFAULTS", json.dumps(defaults or {})).replace(
-            "WELCOME_OVERRIDES", json.dumps(overrides or {})
+    def install(page: "Page", defaults: dict | None = None, overrides: dict | None = None, drops: list | None = None) -> None:
+        source = (
+            WIRE_SCRIPT.replace("WELCOME_DEFAULTS", json.dumps(defaults or {}))
+            .replace("WELCOME_OVERRIDES", json.dumps(overrides or {}))
+            .replace("WELCOME_DROPS", json.dumps(drops or []))
         )
         ident = page.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
         installed.append((page, ident))

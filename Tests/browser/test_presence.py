@@ -68,11 +68,21 @@ def test_drag_frames_follow_the_interval_the_welcome_states_and_its_changes(make
     moves = drag_with(page_a, 300)
     assert_paced(drag_frames(page_a), 100, moves)
 
-    # The room's interval changes: a `peers` frame says so, and the page follows the latest value.
+    # The room's interval changes: a `peers` frame says so, and the page follows the latest value;
+    # a later `peers` frame without the member keeps it.
     page_a.js("window.__wire.sent.length = 0")
     page_a.js("window.__wire.deliver({type: 'peers', joined: [], left: [], count: 0, presence_interval_ms: 250})")
+    page_a.js("window.__wire.deliver({type: 'peers', joined: [], left: [], count: 0})")
     moves = drag_with(page_a, 400)
     assert_paced(drag_frames(page_a), 250, moves)
+
+
+def test_without_a_stated_interval_drag_frames_keep_the_default_of_33_ms(server, page_a: Page, wire):
+    wire(page_a, drops=["presence_interval_ms"])
+    page_a.open(server, "cities")
+    assert "presence_interval_ms" not in page_a.js("return window.__wire.welcomes[window.__wire.welcomes.length - 1]")
+    moves = drag_with(page_a, 200)
+    assert_paced(drag_frames(page_a), 33, moves)
 
 
 def peers_state(page: Page) -> dict:
