@@ -8,6 +8,7 @@ opens its board on its own server, so nothing leaks between tests. The binary is
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -43,8 +44,9 @@ def reorder_command() -> list[str]:
 class Server:
     """One `reorder serve` process; `restart()` kills it and starts it again on the same port and data."""
 
-    def __init__(self, data_dir: str):
+    def __init__(self, data_dir: str, args: tuple[str, ...] = ()):
         self.data_dir = data_dir
+        self.args = tuple(args)
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.log: list[str] = []
@@ -54,7 +56,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}/"
 
     def start(self, timeout: float = 20.0) -> None:
-        cmd = reorder_command() + ["serve", "--port", str(self.port), "--data", self.data_dir, "--demo", "--web", str(WEB)]
+        cmd = reorder_command() + ["serve", "--port", str(self.port), "--data", self.data_dir, "--demo", "--web", str(WEB), *self.args]
         self.proc = subprocess.Popen(
             cmd, cwd=str(REPO), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
         )
@@ -115,6 +117,91 @@ def server():
     finally:
         s.stop()
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def make_server():
+    """Starts a server with extra `reorder serve` flags: `make_server("--presence-hz", "10")`."""
+    started: list[tuple[Server, str]] = []
+
+    def make(*args: str) -> Server:
+        data = tempfile.mkdtemp(prefix="reorder-browser-")
+        s = Server(data, args)
+        started.append((s, data))
+        s.start()
+        return s
+
+    yield make
+    for s, data in started:
+        s.stop()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+# Installed before the page's own scripts (CDP Page.addScriptToEvaluateOnNewDocument): a WebSocket
+# subclass that records every socket, every frame sent (with `performance.now()` taken before the
+# native send) and every welcome as the page saw it. WELCOME_DEFAULTS are added to a welcome that
+# lacks them, WELCOME_OVERRIDES replace members, WELCOME_DROPS are removed; anything else passes
+# through untouched.
+# `window.__wire.deliver(frame)` hands a crafted server frame to the page's own message handling.
+WIRE_SCRIPT = """
+(() => {
+  const defaults = WELCOME_DEFAULTS, overrides = WELCOME_OVERRIDES, drops = WELCOME_DROPS;
+  const Native = window.WebSocket;
+  const wire = { sockets: [], sent: [], welcomes: [] };
+  wire.deliver = (frame) => wire.sockets[wire.sockets.length - 1].dispatchEvent(
+    new MessageEvent("message", { data: JSON.stringify(frame) }));
+  wire.sentOfType = (type) => wire.sent.filter((s) => s.msg && s.msg.type === type);
+  window.__wire = wire;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      wire.sockets.push(this);
+    }
+    send(data) {
+      let msg = null;
+      try { msg = JSON.parse(String(data)); } catch {}
+      wire.sent.push({ t: performance.now(), msg });
+      return super.send(data);
+    }
+    addEventListener(type, fn, options) {
+      if (type !== "message" || typeof fn !== "function") return super.addEventListener(type, fn, options);
+      return super.addEventListener(type, function (event) {
+        if (typeof event.data !== "string" || !event.data.includes('"welcome"')) return fn.call(this, event);
+        const msg = JSON.parse(event.data);
+        if (msg.type !== "welcome") return fn.call(this, event);
+        for (const [k, v] of Object.entries(defaults)) if (!(k in msg)) msg[k] = v;
+        Object.assign(msg, overrides);
+        for (const k of drops) delete msg[k];
+        wire.welcomes.push(msg);
+        return fn.call(this, new MessageEvent("message", { data: JSON.stringify(msg) }));
+      }, options);
+    }
+  };
+})();
+"""
+
+
+@pytest.fixture
+def wire():
+    """`wire(page, defaults={...}, overrides={...}, drops=[...])` watches the websockets of `page`'s
+    next documents (see WIRE_SCRIPT); removed from the (shared) browser at the end of the test."""
+    installed: list[tuple[Page, str]] = []
+
+    def install(page: "Page", defaults: dict | None = None, overrides: dict | None = None, drops: list | None = None) -> None:
+        source = (
+            WIRE_SCRIPT.replace("WELCOME_DEFAULTS", json.dumps(defaults or {}))
+            .replace("WELCOME_OVERRIDES", json.dumps(overrides or {}))
+            .replace("WELCOME_DROPS", json.dumps(drops or []))
+        )
+        ident = page.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
+        installed.append((page, ident))
+
+    yield install
+    for page, ident in installed:
+        try:
+            page.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": ident})
+        except Exception:
+            pass
 
 
 def make_driver() -> webdriver.Chrome:

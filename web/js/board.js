@@ -2,6 +2,10 @@
 /**
  * One open board: wires the connection, the model, the view, the drag and keyboard controllers,
  * presence and undo together, and owns the board's toolbar and dialogs.
+ *
+ * A session ends with `dispose`: its `Scope` removes every listener it added (to the shared board
+ * elements, the toolbar, the dialogs, `window`, its sockets) and clears its timers and animation
+ * frames, so a board that was left never reacts again.
  */
 import { Connection } from "./connection.js";
 import { BoardModel } from "./model.js";
@@ -13,6 +17,8 @@ import { UndoStack, anchorsFor } from "./undo.js";
 import { announce, toast } from "./announce.js";
 import { CLIENT_ID, randomHex } from "./identity.js";
 import { MoveDialog } from "./move-dialog.js";
+import { DragPacer, presenceIntervalOf } from "./drag-pacer.js";
+import { Scope } from "./scope.js";
 
 /** @param {string} id @returns {HTMLElement} */
 function $(id) {
@@ -33,13 +39,14 @@ export class BoardSession {
     this.editing = false;
     /** @type {string | null} */
     this.lastFocused = null;
-    this.disposers = /** @type {Array<() => void>} */ ([]);
+    this.scope = new Scope();
+    const scope = this.scope;
 
     this.root = $("board-lists");
     this.model = new BoardModel();
     this.view = new BoardView(this.root, this.model);
-    this.presence = new Presence(this.view, this.model, $("ghosts"), $("peers"));
-    this.presenceThrottle = { last: 0, timer: 0, pending: /** @type {any} */ (null) };
+    this.presence = new Presence(this.view, this.model, $("ghosts"), $("peers"), scope);
+    this.pacer = new DragPacer((msg) => this.connection.sendDrag(msg), scope);
 
     const describe = (/** @type {string} */ item, /** @type {string} */ list) => this.describe(item, list);
     this.drag = new DragController(this.root, this.view, this.model, {
@@ -47,18 +54,18 @@ export class BoardSession {
       assign: (item, target) => this.assign(item, target),
       remove: (item) => this.remove(item),
       announce,
-      presence: (msg) => this.sendDrag(msg),
+      presence: (msg) => this.pacer.push(msg),
       describe,
-    });
+    }, scope);
     this.keyboard = new KeyboardController(this.root, this.view, this.model, {
       move: (item, list, after, before) => this.moveIntent(item, list, after, before),
       remove: (item) => this.remove(item),
       openMoveTo: (item) => this.moveDialog.open(item),
       announce,
-      presence: (msg) => this.sendDrag(msg),
+      presence: (msg) => this.pacer.push(msg),
       describe,
       editing: () => this.editing,
-    });
+    }, scope);
     this.drag.busy = () => this.keyboard.active;
     this.keyboard.busy = () => this.drag.active;
     this.view.afterRender = () => {
@@ -82,7 +89,7 @@ export class BoardSession {
       assign: (item, target) => this.assign(item, target),
       announce,
       describe,
-    });
+    }, scope);
 
     this.model.subscribe((change) => {
       if (change.type === "applied" && change.mine && change.msg.op?.kind === "assign") {
@@ -110,21 +117,24 @@ export class BoardSession {
         if (state !== "open") {
           this.presence.reset();
           if (this.drag.active) this.drag.cancel("connection lost");
+          this.pacer.clear();
         }
       },
+      scope,
     });
     this.model.onGap = () => this.connection.retryNow();
     this.bindToolbar();
     this.connection.start();
   }
 
-  /** Leaves the board. */
+  /** Leaves the board: nothing of this session listens, waits or draws afterwards. */
   dispose() {
+    if (this.scope.disposed) return;
     if (this.drag.active) this.drag.cancel("leaving");
     if (this.keyboard.active) this.keyboard.cancel();
     this.connection.stop();
     this.presence.reset();
-    for (const d of this.disposers) d();
+    this.scope.dispose();
     this.root.replaceChildren();
     this.setEditing(false);
   }
@@ -141,6 +151,7 @@ export class BoardSession {
           break;
         }
         this.presence.welcome(msg, this.identity());
+        this.pacer.follow(presenceIntervalOf(msg));
         this.view.render({ animate: false });
         break;
       case "applied":
@@ -150,7 +161,7 @@ export class BoardSession {
         if (msg.code === "rate_limited") {
           // Not a refusal: the op is kept and re-sent a little later.
           const p = this.model.pending.find((x) => x.id === msg.id);
-          if (p) window.setTimeout(() => this.connection.sendOp(p.id, p.op), 1000);
+          if (p) this.scope.timeout(() => this.connection.sendOp(p.id, p.op), 1000);
           break;
         }
         this.model.rejected(msg);
@@ -161,6 +172,13 @@ export class BoardSession {
       case "peer":
         this.presence.peer(msg);
         break;
+      case "peers": {
+        this.presence.peersChanged(msg);
+        // The room's interval changed: follow it (a frame without the member keeps the current one).
+        const interval = presenceIntervalOf(msg);
+        if (interval !== null) this.pacer.follow(interval);
+        break;
+      }
       case "error":
         console.warn("reorder: server error", msg.code, msg.message);
         if (!this.connection.ready || /room|full|limit/i.test(String(msg.code))) {
@@ -244,28 +262,6 @@ export class BoardSession {
     return `Position ${i + 1} of ${ul.children.length} in ${title}`;
   }
 
-  /** Presence at most ~30 Hz, the latest state always sent last. @param {any} msg */
-  sendDrag(msg) {
-    const t = this.presenceThrottle;
-    const now = performance.now();
-    const urgent = msg.phase !== "move";
-    if (urgent || now - t.last >= 33) {
-      clearTimeout(t.timer);
-      t.timer = 0;
-      t.pending = null;
-      t.last = now;
-      this.connection.sendDrag(msg);
-      return;
-    }
-    t.pending = msg;
-    if (!t.timer) {
-      t.timer = window.setTimeout(() => {
-        t.timer = 0;
-        if (t.pending) this.sendDrag(t.pending);
-      }, 33 - (now - t.last));
-    }
-  }
-
   // Toolbar, edit mode, dialogs -------------------------------------------------------------------
 
   /** @param {boolean} on */
@@ -280,11 +276,9 @@ export class BoardSession {
 
   /** @private */
   bindToolbar() {
-    /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn @param {any} [opts] */
-    const on = (target, type, fn, opts) => {
-      target.addEventListener(type, fn, opts);
-      this.disposers.push(() => target.removeEventListener(type, fn, opts));
-    };
+    const signal = this.scope.signal;
+    /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn */
+    const on = (target, type, fn) => target.addEventListener(type, fn, { signal });
     on($("undo-button"), "click", () => this.undo.undo());
     on($("redo-button"), "click", () => this.undo.redo());
     on($("edit-button"), "click", () => {
@@ -351,7 +345,7 @@ export class BoardSession {
     }
     select.replaceChildren(...this.model.view.lists.map((l) => new Option(l.title, l.id)));
     form.reset();
-    showForm(dialog, form, (data) => {
+    showForm(dialog, form, this.scope.signal, (data) => {
       const list = this.model.list(String(data.get("list")));
       if (!list) return;
       const title = String(data.get("title") || "").trim();
@@ -376,7 +370,7 @@ export class BoardSession {
     const dialog = /** @type {HTMLDialogElement} */ ($("add-list-dialog"));
     const form = /** @type {HTMLFormElement} */ ($("add-list-form"));
     form.reset();
-    showForm(dialog, form, (data) => {
+    showForm(dialog, form, this.scope.signal, (data) => {
       const title = String(data.get("title") || "").trim();
       if (!title) return;
       /** @type {any} */
@@ -390,29 +384,27 @@ export class BoardSession {
 }
 
 /**
- * Shows a form dialog; `onSubmit` gets the form data when it is submitted (not cancelled).
- * @param {HTMLDialogElement} dialog @param {HTMLFormElement} form @param {(data: FormData) => void} onSubmit
+ * Shows a form dialog; `onSubmit` gets the form data when it is submitted (not cancelled). Its
+ * listeners last until the dialog closes; the end of `session` (leaving the board) closes it.
+ * @param {HTMLDialogElement} dialog @param {HTMLFormElement} form @param {AbortSignal} session
+ * @param {(data: FormData) => void} onSubmit
  */
-export function showForm(dialog, form, onSubmit) {
-  /** @param {SubmitEvent} e */
-  const submit = (e) => {
+export function showForm(dialog, form, session, onSubmit) {
+  if (session.aborted) return;
+  const shown = new AbortController();
+  const signal = shown.signal;
+  const close = () => {
+    shown.abort();
+    if (dialog.open) dialog.close();
+  };
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
-    cleanup();
-    dialog.close();
+    close();
     onSubmit(new FormData(form));
-  };
-  const cancel = () => {
-    cleanup();
-    dialog.close();
-  };
-  const cleanup = () => {
-    form.removeEventListener("submit", submit);
-    for (const b of form.querySelectorAll(".dialog-cancel")) b.removeEventListener("click", cancel);
-    dialog.removeEventListener("close", cleanup);
-  };
-  form.addEventListener("submit", submit);
-  for (const b of form.querySelectorAll(".dialog-cancel")) b.addEventListener("click", cancel);
-  dialog.addEventListener("close", cleanup);
+  }, { signal });
+  for (const b of form.querySelectorAll(".dialog-cancel")) b.addEventListener("click", close, { signal });
+  dialog.addEventListener("close", () => shown.abort(), { signal });
+  session.addEventListener("abort", close, { signal });
   dialog.showModal();
 }
 

@@ -20,6 +20,8 @@
  * @property {() => Array<{id: string, op: object}>} pendingOps unacknowledged ops, oldest first
  * @property {(msg: any) => void} onMessage
  * @property {(state: ConnectionState, detail: string) => void} [onState]
+ * @property {import("./scope.js").Scope} scope the board session: its end stops the connection,
+ *   removes every listener (the window's and the sockets') and clears the reconnect timer
  */
 
 const MIN_DELAY_MS = 250;
@@ -36,25 +38,32 @@ export class Connection {
     this.attempt = 0;
     /** @type {number | undefined} */
     this.retryTimer = undefined;
-    this.stopped = false;
+    /** True before `start` and after `stop`: no socket, no reconnect. */
+    this.stopped = true;
     /** True between `welcome` and close: ops may be sent. */
     this.ready = false;
-    this.onOnline = () => this.retryNow();
+    this.watchingNetwork = false;
+    this.scope = options.scope;
+    this.scope.signal.addEventListener("abort", () => this.stop(), { once: true });
   }
 
-  /** Opens the socket (and keeps it open until `stop`). */
+  /** Opens the socket and keeps it open (reconnecting) until `stop` or the end of the session. */
   start() {
+    if (!this.stopped || this.scope.disposed) return;
     this.stopped = false;
-    window.removeEventListener("online", this.onOnline);
-    window.addEventListener("online", this.onOnline);
+    if (!this.watchingNetwork) {
+      this.watchingNetwork = true;
+      window.addEventListener("online", () => this.retryNow(), { signal: this.scope.signal });
+    }
     this.open();
   }
 
-  /** Closes (leaving the board); `start` opens again. */
+  /** Closes the socket for good (leaving the board). Idempotent. */
   stop() {
+    if (this.stopped) return;
     this.stopped = true;
-    window.removeEventListener("online", this.onOnline);
-    clearTimeout(this.retryTimer);
+    this.ready = false;
+    this.scope.clearTimeout(this.retryTimer);
     if (this.socket) this.socket.close(1000, "leaving");
     this.socket = null;
     this.setState("closed", "left");
@@ -63,7 +72,7 @@ export class Connection {
   /** Forces a reconnect now (used on a seq gap, or when the network comes back). */
   retryNow() {
     if (this.stopped) return;
-    clearTimeout(this.retryTimer);
+    this.scope.clearTimeout(this.retryTimer);
     if (this.socket && this.state !== "closed") {
       this.socket.close(4000, "resync");
       return;
@@ -86,6 +95,7 @@ export class Connection {
       return;
     }
     this.socket = socket;
+    const signal = this.scope.signal;
     socket.addEventListener("open", () => {
       if (socket !== this.socket) return;
       const { name, color } = this.options.identity();
@@ -100,7 +110,7 @@ export class Connection {
         if (epoch !== undefined) hello.epoch = epoch;
       }
       socket.send(JSON.stringify(hello));
-    });
+    }, { signal });
     socket.addEventListener("message", (event) => {
       if (socket !== this.socket || typeof event.data !== "string") return;
       let msg;
@@ -119,16 +129,13 @@ export class Connection {
         return;
       }
       this.options.onMessage(msg);
-    });
+    }, { signal });
     socket.addEventListener("close", () => {
       if (socket !== this.socket) return;
       this.socket = null;
       this.ready = false;
       this.scheduleRetry();
-    });
-    socket.addEventListener("error", () => {
-      // A close event follows; nothing to do here.
-    });
+    }, { signal });
   }
 
   /** @private */
@@ -138,7 +145,7 @@ export class Connection {
     const delay = Math.round(base / 2 + Math.random() * (base / 2));
     this.attempt += 1;
     this.setState("closed", `offline, retrying in ${(delay / 1000).toFixed(1)} s`);
-    this.retryTimer = window.setTimeout(() => this.open(), delay);
+    this.retryTimer = this.scope.timeout(() => this.open(), delay);
   }
 
   /**

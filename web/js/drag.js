@@ -17,6 +17,7 @@
  */
 import { measureSlots, toContent, slotAt, insertionIndex } from "./geometry.js";
 import { measure, play, reducedMotion } from "./motion.js";
+/** @typedef {import("./scope.js").Scope} Scope */
 
 const MOUSE_SLOP = 4;
 const TOUCH_DRIFT = 8;
@@ -31,7 +32,8 @@ const AUTOSCROLL_ARM = 24;
  * @property {(item: string, target: string) => void} assign
  * @property {(item: string) => void} remove
  * @property {(text: string) => void} announce
- * @property {(msg: any) => void} presence sends a `drag` message (throttled by the caller)
+ * @property {(msg: any) => void} presence sends a `drag` message (paced by the caller: this
+ *   controller reports every change, the latest state last)
  * @property {(item: string, list: string) => string} describe "position i of n in List"
  */
 
@@ -45,12 +47,14 @@ export class DragController {
    * @param {import("./view.js").BoardView} view
    * @param {import("./model.js").BoardModel} model
    * @param {DragActions} actions
+   * @param {Scope} scope the board session: its listeners, timers and frames end with it
    */
-  constructor(root, view, model, actions) {
+  constructor(root, view, model, actions, scope) {
     this.root = root;
     this.view = view;
     this.model = model;
     this.actions = actions;
+    this.scope = scope;
     /** @type {any} */
     this.pending = null;
     /** @type {any} */
@@ -61,10 +65,11 @@ export class DragController {
     /** Set by the keyboard controller while it holds an item. */
     this.busy = () => false;
 
-    root.addEventListener("pointerdown", (e) => this.onDown(e));
-    window.addEventListener("pointermove", (e) => this.onMove(e), { passive: true });
-    window.addEventListener("pointerup", (e) => this.onUp(e));
-    window.addEventListener("pointercancel", (e) => this.onCancel(e));
+    const signal = scope.signal;
+    root.addEventListener("pointerdown", (e) => this.onDown(e), { signal });
+    window.addEventListener("pointermove", (e) => this.onMove(e), { passive: true, signal });
+    window.addEventListener("pointerup", (e) => this.onUp(e), { signal });
+    window.addEventListener("pointercancel", (e) => this.onCancel(e), { signal });
     window.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && (this.drag || this.swipe)) {
         e.preventDefault();
@@ -72,18 +77,18 @@ export class DragController {
         if (this.drag) this.cancel("Escape");
         else this.endSwipe(false);
       }
-    }, true);
+    }, { capture: true, signal });
     // After a touch lift the page must not scroll: cancel touchmove (Chrome would otherwise
     // take the gesture over and send pointercancel).
     document.addEventListener("touchmove", (e) => {
       if (this.drag || this.swipe) e.preventDefault();
-    }, { passive: false });
+    }, { passive: false, signal });
     root.addEventListener("contextmenu", (e) => {
       if (this.pending || this.drag) e.preventDefault();
-    });
+    }, { signal });
     window.addEventListener("blur", () => {
       if (this.drag) this.cancel("blur");
-    });
+    }, { signal });
   }
 
   /** @returns {boolean} whether a pointer drag is in progress. */
@@ -119,7 +124,7 @@ export class DragController {
     };
     if (e.pointerType === "touch") {
       const p = this.pending;
-      p.timer = window.setTimeout(() => {
+      p.timer = this.scope.timeout(() => {
         if (this.pending === p) {
           this.pending = null;
           this.lift(p, p.x, p.y);
@@ -140,7 +145,7 @@ export class DragController {
       const dist = Math.hypot(dx, dy);
       if (p.type === "touch") {
         if (dist > TOUCH_DRIFT) {
-          clearTimeout(p.timer);
+          this.scope.clearTimeout(p.timer);
           this.pending = null;
           if (!p.grid && Math.abs(dx) > Math.abs(dy)) this.startSwipe(p);
         }
@@ -172,7 +177,7 @@ export class DragController {
   onUp(e) {
     const p = this.pending;
     if (p && e.pointerId === p.pointerId) {
-      clearTimeout(p.timer);
+      this.scope.clearTimeout(p.timer);
       this.pending = null;
       return;
     }
@@ -194,7 +199,7 @@ export class DragController {
   onCancel(e) {
     const p = this.pending;
     if (p && e.pointerId === p.pointerId) {
-      clearTimeout(p.timer);
+      this.scope.clearTimeout(p.timer);
       this.pending = null;
       return;
     }
@@ -258,7 +263,6 @@ export class DragController {
       highlighted: null,
       /** @type {Map<HTMLElement, any>} */
       slots: new Map(),
-      lastSent: 0,
     };
     this.positionSnapshot();
     if (p.type === "touch") navigator.vibrate?.(10);
@@ -270,7 +274,7 @@ export class DragController {
   /** @private */
   schedule() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
+    this.frame = this.scope.frame(() => {
       this.frame = 0;
       if (!this.drag) return;
       this.update();
@@ -384,18 +388,12 @@ export class DragController {
     play(first, 150);
   }
 
-  /** @private @param {HTMLElement | null} ul */
+  /**
+   * Reports the drag's state; the caller paces what goes out (the latest state always last).
+   * @private @param {HTMLElement | null} ul
+   */
   sendPresence(ul) {
     const d = this.drag;
-    const now = performance.now();
-    if (now - d.lastSent < 33) {
-      if (!d.trailing) d.trailing = window.setTimeout(() => {
-        d.trailing = 0;
-        if (this.drag === d) this.sendPresence(this.listAt(d.x, d.y));
-      }, 34);
-      return;
-    }
-    d.lastSent = now;
     const list = ul ? ul.dataset.list : d.target.list;
     const under = document.elementFromPoint(d.x, d.y)?.closest("[data-item]");
     /** @type {any} */
@@ -490,7 +488,6 @@ export class DragController {
   finish(restore, into = null) {
     const d = this.drag;
     this.drag = null;
-    clearTimeout(d.trailing);
     d.highlighted?.classList.remove("drop-target");
     document.body.classList.remove("dragging");
     const target = d.el;

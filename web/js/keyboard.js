@@ -7,6 +7,7 @@
  */
 import { measureSlots, columns } from "./geometry.js";
 import { measure, play, reducedMotion } from "./motion.js";
+/** @typedef {import("./scope.js").Scope} Scope */
 
 /**
  * @typedef {object} KeyboardActions
@@ -25,8 +26,9 @@ export class KeyboardController {
    * @param {import("./view.js").BoardView} view
    * @param {import("./model.js").BoardModel} model
    * @param {KeyboardActions} actions
+   * @param {Scope} scope the board session: its listeners end with it
    */
-  constructor(root, view, model, actions) {
+  constructor(root, view, model, actions, scope) {
     this.root = root;
     this.view = view;
     this.model = model;
@@ -35,14 +37,15 @@ export class KeyboardController {
     this.busy = () => false;
     /** @type {{ item: string, el: HTMLElement, origin: { list: string, index: number }, target: { list: string, index: number } } | null} */
     this.held = null;
-    root.addEventListener("keydown", (e) => this.onKey(e));
+    const signal = scope.signal;
+    root.addEventListener("keydown", (e) => this.onKey(e), { signal });
     root.addEventListener("focusin", (e) => {
       const el = /** @type {HTMLElement} */ (e.target);
       if (el.dataset && el.dataset.item) this.view.focusItem(el);
-    });
+    }, { signal });
     root.addEventListener("pointerdown", () => {
       if (this.held) this.cancel();
-    });
+    }, { signal });
   }
 
   /** @returns {boolean} */

@@ -87,6 +87,9 @@ function route() {
   }
 }
 
+/** @type {AbortController | null} the listeners of the identity dialog while it is open */
+let asking = null;
+
 /** Asks for a name and colour, remembers them, then calls `done`. @param {() => void} done */
 function askIdentity(done) {
   const dialog = /** @type {HTMLDialogElement} */ ($("identity-dialog"));
@@ -112,23 +115,28 @@ function askIdentity(done) {
   }
   if (!PALETTE.includes(chosen)) /** @type {HTMLInputElement} */ (swatches.querySelector("input")).checked = true;
   input.value = identity ? identity.name : "";
-  /** @param {SubmitEvent} e */
-  const submit = (e) => {
+  // This ask's listeners last until the dialog closes (saved or cancelled), so asking again
+  // never adds a second pair.
+  asking?.abort();
+  const ask = new AbortController();
+  asking = ask;
+  const signal = ask.signal;
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
     const name = clampName(input.value);
     if (!name) return;
     const data = new FormData(form);
     identity = { name, color: validColor(String(data.get("color") || "")) };
     saveIdentity(identity);
-    form.removeEventListener("submit", submit);
+    ask.abort();
     dialog.close();
     updateIdentityButton();
     done();
-  };
-  form.addEventListener("submit", submit);
+  }, { signal });
   dialog.addEventListener("cancel", (e) => {
     if (!identity) e.preventDefault();
-  });
+  }, { signal });
+  dialog.addEventListener("close", () => ask.abort(), { signal });
   dialog.showModal();
   input.focus();
 }

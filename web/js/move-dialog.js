@@ -11,14 +11,16 @@
  * @property {(text: string) => void} announce
  * @property {(item: string, list: string) => string} describe
  */
+/** @typedef {import("./scope.js").Scope} Scope */
 
 export class MoveDialog {
   /**
    * @param {import("./model.js").BoardModel} model
    * @param {import("./view.js").BoardView} view
    * @param {MoveActions} actions
+   * @param {Scope} scope the board session: its listeners end with it (and close the dialog)
    */
-  constructor(model, view, actions) {
+  constructor(model, view, actions, scope) {
     this.model = model;
     this.view = view;
     this.actions = actions;
@@ -29,17 +31,23 @@ export class MoveDialog {
     this.title = /** @type {HTMLElement} */ (document.getElementById("move-title"));
     /** @type {string | null} */
     this.item = null;
-    this.select.addEventListener("change", () => this.syncPosition(false));
+    const signal = scope.signal;
+    this.select.addEventListener("change", () => this.syncPosition(false), { signal });
     this.form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.submit();
-    });
-    document.getElementById("move-cancel")?.addEventListener("click", () => this.dialog.close());
+    }, { signal });
+    document.getElementById("move-cancel")?.addEventListener("click", () => this.dialog.close(), { signal });
     this.dialog.addEventListener("close", () => {
       const el = this.item ? this.view.itemEl(this.item) : null;
       if (el) this.view.focusItem(el);
       this.item = null;
-    });
+    }, { signal });
+    // The dialog belongs to the board: leaving the board (e.g. Back while it is open) closes it.
+    signal.addEventListener("abort", () => {
+      this.item = null;
+      if (this.dialog.open) this.dialog.close();
+    }, { once: true });
   }
 
   /** @param {string} item */

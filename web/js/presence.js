@@ -4,8 +4,15 @@
  * name. A ghost is placed relative to the list (the pointer's fraction of the list's scrollable
  * box, falling back to the item it is over, then to its prospective index), so it lands in the
  * right place whatever this window's size, and it is eased between updates.
+ *
+ * Who is online: small rooms announce each arrival and departure (`peer` join / leave); large
+ * rooms send one `peers` frame per presence tick with everyone who joined and left and the exact
+ * `count` of the others, and their `welcome` lists only some peers beside `peer_count`. So the
+ * peers known by name are those listed, those who joined since, and those seen dragging; when
+ * the server's count is larger, a "+N more" chip stands for the rest.
  */
 import { reducedMotion } from "./motion.js";
+/** @typedef {import("./scope.js").Scope} Scope */
 
 /**
  * @typedef {{ session: string, name: string, color: string, phase?: string, item?: string, list?: string,
@@ -19,14 +26,18 @@ export class Presence {
    * @param {import("./model.js").BoardModel} model
    * @param {HTMLElement} layer where ghosts are drawn (fixed, full screen, no pointer events)
    * @param {HTMLElement} peersEl the "online" list
+   * @param {Scope} scope the board session: its animation frames end with it
    */
-  constructor(view, model, layer, peersEl) {
+  constructor(view, model, layer, peersEl, scope) {
     this.view = view;
     this.model = model;
     this.layer = layer;
     this.peersEl = peersEl;
-    /** @type {Map<string, {name: string, color: string}>} */
+    this.scope = scope;
+    /** @type {Map<string, {name: string, color: string}>} the other peers known by name */
     this.peers = new Map();
+    /** @type {number | null} the server's exact count of the other peers, when it states one */
+    this.count = null;
     /** @type {Map<string, Ghost>} */
     this.ghosts = new Map();
     /** @type {string | null} */
@@ -42,6 +53,7 @@ export class Presence {
     for (const g of this.ghosts.values()) g.el.remove();
     this.ghosts.clear();
     this.peers.clear();
+    this.count = null;
     this.refreshHeld();
     this.renderPeers();
   }
@@ -55,7 +67,8 @@ export class Presence {
     this.me = String(welcome.session ?? "");
     this.myName = me.name;
     this.myColor = me.color;
-    for (const p of welcome.peers || []) {
+    this.count = countOf(welcome.peer_count);
+    for (const p of Array.isArray(welcome.peers) ? welcome.peers : []) {
       if (String(p.session) === this.me) continue;
       this.peers.set(String(p.session), { name: p.name, color: p.color });
       if (p.drag && p.drag.phase !== "end" && p.drag.phase !== "cancel") {
@@ -65,16 +78,39 @@ export class Presence {
     this.renderPeers();
   }
 
-  /** @param {any} msg a `peer` message */
+  /** One arrival or departure (small rooms). @param {any} msg a `peer` message */
   peer(msg) {
     const session = String(msg.session);
     if (session === this.me) return;
     if (msg.event === "leave") {
       this.peers.delete(session);
       this.drop(session);
+      if (this.count !== null) this.count = Math.max(0, this.count - 1);
     } else {
+      if (!this.peers.has(session) && this.count !== null) this.count += 1;
       this.peers.set(session, { name: msg.name, color: msg.color });
     }
+    this.renderPeers();
+  }
+
+  /**
+   * Everyone who joined and left during one presence tick (large rooms), and the exact count of
+   * the others. A session listed in both joined and left is gone.
+   * @param {any} msg a `peers` message
+   */
+  peersChanged(msg) {
+    for (const p of Array.isArray(msg.joined) ? msg.joined : []) {
+      const session = String(p?.session);
+      if (session === this.me) continue;
+      this.peers.set(session, { name: p.name, color: p.color });
+    }
+    for (const s of Array.isArray(msg.left) ? msg.left : []) {
+      const session = String(s);
+      this.peers.delete(session);
+      this.drop(session);
+    }
+    const count = countOf(msg.count);
+    if (count !== null) this.count = count;
     this.renderPeers();
   }
 
@@ -158,7 +194,7 @@ export class Presence {
   animate() {
     if (this.frame) return;
     this.last = performance.now();
-    this.frame = requestAnimationFrame((now) => this.step(now));
+    this.frame = this.scope.frame((now) => this.step(now));
   }
 
   /** @private @param {number} now */
@@ -185,7 +221,7 @@ export class Presence {
       g.el.style.transform = `translate3d(${Math.round(g.cx)}px, ${Math.round(g.cy)}px, 0)`;
     }
     // Keep following while ghosts exist: they ease, and their lists may scroll or reflow.
-    if (this.ghosts.size) this.frame = requestAnimationFrame((t) => this.step(t));
+    if (this.ghosts.size) this.frame = this.scope.frame((t) => this.step(t));
   }
 
   /** Marks items held by someone: "held by <name>" in their colour. */
@@ -220,6 +256,14 @@ export class Presence {
     }
   }
 
+  /**
+   * The others online: the server's count when it states one (never fewer than those known).
+   * @returns {number}
+   */
+  get othersOnline() {
+    return Math.max(this.count ?? 0, this.peers.size);
+  }
+
   /** @private */
   renderPeers() {
     const items = [];
@@ -229,9 +273,25 @@ export class Presence {
       chip.dataset.peer = session;
       items.push(chip);
     }
+    const others = this.othersOnline;
+    const online = `${others + 1} online`;
+    const more = others - this.peers.size;
+    if (more > 0) {
+      const chip = document.createElement("li");
+      chip.className = "peer peer-more";
+      chip.dataset.peerMore = String(more);
+      chip.textContent = `+${more} more`;
+      chip.setAttribute("aria-label", `${more} more, ${online}`);
+      items.push(chip);
+    }
     this.peersEl.replaceChildren(...items);
-    this.peersEl.setAttribute("aria-label", `${this.peers.size + 1} online`);
+    this.peersEl.setAttribute("aria-label", online);
   }
+}
+
+/** A count the server states: a non-negative integer, or null. @param {unknown} v */
+function countOf(v) {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null;
 }
 
 /** @param {string} name @param {string} color */
