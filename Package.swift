@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// Layering (enforced by `scripts/check-imports.sh`):
 /// - `ReorderCRDT` imports nothing (not even Foundation): the pure replicated board.
-/// - `ReorderBasics` is the vocabulary every other module shares (close codes).
+/// - `ReorderBasics` is the vocabulary every other module shares: the logger, close codes.
 /// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
 /// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
 /// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
@@ -33,13 +33,13 @@ let package = Package(
     .target(name: "ReorderCRDT"),
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
-    .target(name: "ReorderStore", dependencies: ["CSQLite"]),
+    .target(name: "ReorderStore", dependencies: ["CSQLite", "ReorderBasics"]),
     .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderStore"]),
     .target(
       name: "ReorderServer",
       dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics"]
     ),
-    .target(name: "ReorderLoad", dependencies: ["ReorderTransport"]),
+    .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
     .executableTarget(
       name: "reorder",
       dependencies: ["ReorderServer", "ReorderLoad"]
@@ -52,7 +52,7 @@ let package = Package(
     ),
     .target(name: "TestRandom", path: "Tests/TestRandom"),
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
-    .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "TestSupport"]),
+    .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
     .testTarget(

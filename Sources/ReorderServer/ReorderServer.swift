@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
@@ -32,9 +33,9 @@ public final class ReorderServer: @unchecked Sendable {
   ///   configuration (e.g. a missing web root).
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
-    TransportLog.configure(
-      level: TransportLog.Level(name: configuration.logLevel) ?? .info,
-      format: TransportLog.Format(rawValue: configuration.logFormat) ?? .text)
+    Log.configure(
+      level: Log.Level(name: configuration.logLevel) ?? .info,
+      format: Log.Format(rawValue: configuration.logFormat) ?? .text)
     try configuration.validate()
     store = try Store(path: configuration.dataPath)
     do {

@@ -1,10 +1,9 @@
+import ReorderBasics
 import ReorderRooms
-import ReorderTransport
 
-/// One log line per notable event, through the process-wide `TransportLog` (text or JSON lines,
-/// level filtered), so the server and the transport write the same format.
+/// The rooms' log actions, written through the process-wide `Log`.
 enum ServerLog {
-  static func level(_ level: LogLevel) -> TransportLog.Level {
+  static func level(_ level: LogLevel) -> Log.Level {
     switch level {
     case .debug: return .debug
     case .info: return .info
@@ -14,10 +13,6 @@ enum ServerLog {
   }
 
   static func log(_ level: LogLevel, _ event: String, _ fields: [(String, String)]) {
-    let transportLevel = Self.level(level)
-    guard TransportLog.isEnabled(transportLevel) else { return }
-    var dictionary: [String: String] = [:]
-    for (key, value) in fields { dictionary[key] = value }
-    TransportLog.log(transportLevel, event, dictionary)
+    Log.log(Self.level(level), event, fields)
   }
 }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 
 /// One lws client context + service thread, many connections (the load tool opens 1,000 on one).
 ///
@@ -30,7 +31,7 @@ public final class WebSocketClientContext: @unchecked Sendable {
     self.maxMessageBytes = maxMessageBytes
     self.allowSelfSigned = allowSelfSigned
     self.supportsTLS = supportsTLS
-    TransportLog.installLibWebSocketsEmitter()
+    LibWebSocketsLog.install()
     var info = lws_context_creation_info()
     info.port = CONTEXT_PORT_NO_LISTEN
     info.user = Unmanaged.passUnretained(self).toOpaque()

@@ -13,7 +13,7 @@ extension WebSocketServer {
     guard isRunning else { return }
     loop.post { [self] in beginShutdown(timeoutSeconds: timeoutSeconds) }
     loop.waitUntilFinished()
-    TransportLog.info("stopped")
+    Log.info("stopped")
   }
 
   /// Service thread: starts the graceful close of every websocket.
@@ -22,7 +22,7 @@ extension WebSocketServer {
     isShuttingDown = true
     ticks.cancel()
     writes.trimmer.cancel()
-    TransportLog.info("shutting down", ["connections": String(connections.count)])
+    Log.info("shutting down", ["connections": String(connections.count)])
     for conn in connections.all where conn.pendingClose == nil {
       conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")
       lws_callback_on_writable(conn.wsi)
@@ -32,7 +32,7 @@ extension WebSocketServer {
       return
     }
     let timer = LWSTimer { [unowned self] in
-      TransportLog.warn("shutdown flush timed out", ["connections": String(connections.count)])
+      Log.warn("shutdown flush timed out", ["connections": String(connections.count)])
       loop.requestStop()  // lws_context_destroy closes whatever is left
     }
     shutdownTimer = timer

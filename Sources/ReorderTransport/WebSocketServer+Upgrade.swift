@@ -16,7 +16,7 @@ extension WebSocketServer {
       admittedUpgrades[wsi] = AdmittedUpgrade(context: context)
       return 0
     case .refuse(let status, let reason):
-      TransportLog.info("websocket upgrade refused", ["status": String(status), "reason": reason])
+      Log.info("websocket upgrade refused", ["status": String(status), "reason": reason])
       return refuseUpgrade(wsi, status: status, reason: reason)
     }
   }

@@ -22,7 +22,7 @@ extension WebSocketServer {
     switch admission(wsi) {
     case .refuse(let status, let reason):
       // Only a websocket over HTTP/2 is refused this late (HTTP/1.1 upgrades get an HTTP answer).
-      TransportLog.info("websocket refused", ["connection": conn.id.description, "reason": reason])
+      Log.info("websocket refused", ["connection": conn.id.description, "reason": reason])
       refusedTotal += 1
       conn.pendingClose = .init(code: CloseCode.policyViolation, reason: "\(status) \(reason)")
       lws_callback_on_writable(wsi)
@@ -30,7 +30,7 @@ extension WebSocketServer {
       conn.announced = true
       openedTotal += 1
       adjustOpenCount(1)
-      TransportLog.debug("websocket opened", ["connection": conn.id.description])
+      Log.debug("websocket opened", ["connection": conn.id.description])
       handler.connectionOpened(conn.id, context: context)
     }
     return 0
@@ -54,7 +54,7 @@ extension WebSocketServer {
       return 0
     case .tooLarge(let bytes):
       let reason = "message too large: \(bytes) bytes (limit \(configuration.maxMessageBytes))"
-      TransportLog.info("websocket closed", ["connection": conn.id.description, "reason": reason])
+      Log.info("websocket closed", ["connection": conn.id.description, "reason": reason])
       setCloseReason(wsi, code: CloseCode.messageTooBig, reason: reason)
       return -1
     }
@@ -87,7 +87,7 @@ extension WebSocketServer {
     writes.discardQueue(conn)
     if conn.announced {
       adjustOpenCount(-1)
-      TransportLog.debug("websocket closed", ["connection": conn.id.description])
+      Log.debug("websocket closed", ["connection": conn.id.description])
       handler.connectionClosed(conn.id)
       flushSoonAfterClose()
     }

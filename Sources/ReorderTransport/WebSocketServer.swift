@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 
 /// The websocket + HTTP server: one lws context, one service thread.
 ///
@@ -78,7 +79,7 @@ public final class WebSocketServer: @unchecked Sendable {
     } else {
       staticFiles = nil
     }
-    TransportLog.installLibWebSocketsEmitter()
+    LibWebSocketsLog.install()
   }
 
   /// Binds, starts the service thread, returns the bound port (the real one when 0 was asked).
@@ -112,7 +113,7 @@ public final class WebSocketServer: @unchecked Sendable {
       lifecycle.withLock { $0 = .stopped }
       openCount.withLock { $0 = 0 }
     }
-    TransportLog.info(
+    Log.info(
       "listening",
       ["host": configuration.host, "port": String(port), "tls": String(configuration.tlsCertificatePath != nil)])
     return port

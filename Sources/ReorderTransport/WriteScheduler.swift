@@ -150,7 +150,7 @@ final class WriteScheduler {
   /// drained, so a graceful close could wait forever).
   func overflowed(_ conn: ServerConnection) {
     let reason = "outgoing queue overflow: client is not reading (limit \(conn.outgoing.limitBytes) bytes)"
-    TransportLog.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
+    Log.warn("websocket cut off", ["connection": conn.id.description, "reason": reason])
     overflowCloses += 1
     discardQueue(conn)
     conn.pendingClose = .init(code: CloseCode.policyViolation, reason: reason)
@@ -161,7 +161,7 @@ final class WriteScheduler {
   /// A write to `conn` failed (the peer reset it): refuse further sends and have lws close it from
   /// the loop (we are not in its callback).
   func writeFailed(_ conn: ServerConnection) {
-    TransportLog.info("websocket write failed", ["connection": conn.id.description])
+    Log.info("websocket write failed", ["connection": conn.id.description])
     failedWrites += 1
     discardQueue(conn)
     conn.pendingClose = .init(code: CloseCode.internalError, reason: "write failed")

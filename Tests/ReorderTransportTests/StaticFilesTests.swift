@@ -1,3 +1,4 @@
+import ReorderBasics
 import TestSupport
 import XCTest
 
@@ -47,20 +48,20 @@ final class StaticFilesTests: XCTestCase {
   }
 }
 
-final class TransportLogTests: XCTestCase {
+final class LogTests: XCTestCase {
   func testTextAndJSONLinesCarrySortedFields() {
     let date = Date(timeIntervalSince1970: 0)
     XCTAssertEqual(
-      TransportLog.render(
+      Log.render(
         level: .info, message: "listening", fields: ["port": "1", "host": "h"], format: .text, date: date),
       "1970-01-01T00:00:00Z info listening host=h port=1")
     XCTAssertEqual(
-      TransportLog.render(level: .error, message: "closed", fields: ["reason": "a b"], format: .text, date: date),
+      Log.render(level: .error, message: "closed", fields: ["reason": "a b"], format: .text, date: date),
       #"1970-01-01T00:00:00Z error closed reason="a b""#)
     XCTAssertEqual(
-      TransportLog.render(level: .warn, message: "a \"b\"\n", fields: ["k": "v"], format: .json, date: date),
+      Log.render(level: .warn, message: "a \"b\"\n", fields: ["k": "v"], format: .json, date: date),
       #"{"ts":"1970-01-01T00:00:00Z","level":"warn","msg":"a \"b\"\n","k":"v"}"#)
-    XCTAssertEqual(TransportLog.Level(name: "WARNING"), .warn)
-    XCTAssertNil(TransportLog.Level(name: "verbose"))
+    XCTAssertEqual(Log.Level(name: "WARNING"), .warn)
+    XCTAssertNil(Log.Level(name: "verbose"))
   }
 }

@@ -1,12 +1,11 @@
-import CLibWebSockets
 import Foundation
 
-/// The process-wide logger of the transport (and of whoever wants one line per notable event).
+/// The process-wide logger every module writes through: one line per notable event.
 ///
 /// Lines go to standard error, one per event, as `text` (`2026-01-01T12:00:00Z info message key=value`)
-/// or `json` (`{"ts":"…","level":"info","msg":"…","key":"value"}`). libwebsockets' own messages are
-/// routed here too, at `warn` and `error` only, tagged `lws=true`.
-public enum TransportLog {
+/// or `json` (`{"ts":"…","level":"info","msg":"…","key":"value"}`). The transport routes
+/// libwebsockets' own warnings and errors here too, tagged `lws=true`.
+public enum Log {
   /// Severity of a line; a line is written when its level is at or above the configured one.
   public enum Level: Int, Sendable, Comparable, CaseIterable {
     case debug = 0
@@ -44,29 +43,25 @@ public enum TransportLog {
     case json
   }
 
-  /// Sets the minimum level and the line format, and routes libwebsockets' warnings and errors here.
-  /// Safe to call from any thread, at any time.
+  /// Sets the minimum level and the line format. Safe to call from any thread, at any time.
   public static func configure(level: Level, format: Format) {
     state.withLock {
       $0.level = level
       $0.format = format
-    }
-    installLibWebSocketsEmitter()
-  }
-
-  /// Routes libwebsockets' own warn/err lines into this logger (idempotent).
-  static func installLibWebSocketsEmitter() {
-    lws_set_log_level(Int32(LLL_ERR | LLL_WARN)) { level, line in
-      guard let line else { return }
-      var text = String(cString: line)
-      while text.last == "\n" || text.last == "\r" { text.removeLast() }
-      TransportLog.log(level & Int32(LLL_ERR) != 0 ? .error : .warn, text, ["lws": "true"])
     }
   }
 
   /// True when a line at `level` would be written (use it to skip building expensive messages).
   public static func isEnabled(_ level: Level) -> Bool {
     state.withLock { $0.level <= level }
+  }
+
+  /// Writes one line at `level` with key/value pairs (a later pair of the same key wins).
+  public static func log(_ level: Level, _ message: String, _ pairs: [(String, String)]) {
+    guard isEnabled(level) else { return }
+    var fields: [String: String] = [:]
+    for (key, value) in pairs { fields[key] = value }
+    log(level, message, fields)
   }
 
   /// Writes one line at `level` with optional key/value fields (keys in sorted order).
@@ -89,7 +84,9 @@ public enum TransportLog {
   public static func error(_ message: String, _ fields: [String: String] = [:]) { log(.error, message, fields) }
 
   /// Renders one line (exposed for tests of the format).
-  static func render(level: Level, message: String, fields: [String: String], format: Format, date: Date) -> String {
+  public static func render(level: Level, message: String, fields: [String: String], format: Format, date: Date)
+    -> String
+  {
     let timestamp = date.formatted(.iso8601)
     switch format {
     case .text:
@@ -110,7 +107,7 @@ public enum TransportLog {
   }
 
   /// Encodes `text` as a JSON string literal.
-  static func jsonString(_ text: String) -> String {
+  public static func jsonString(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -134,5 +131,19 @@ public enum TransportLog {
     var format: Format = .text
   }
 
-  private static let state = Locked(State())
+  private static let state = LogState(State())
+}
+
+/// The logger's settings behind a lock.
+private final class LogState<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
 }
