@@ -56,11 +56,11 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
 
   /// Asks the transport for a tick at `due` (seconds, `MonotonicClock`), if any: presence and room
   /// unloading go on demand instead of on a periodic tick, which would wake the service loop even
-  /// when nothing needs doing (and, measured on load run a, delayed the fan-outs it fell into).
+  /// when nothing needs doing, and delay the fan-outs it fell into.
   ///
   /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
   /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
-  /// which at 1,000 connections is the main cost (load run d: p99 55 → 45 ms).
+  /// which at 1,000 connections is the main cost of a pass.
   private func requestTick(due: Double?, now: Double) {
     guard let due, let transport else { return }
     let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
@@ -68,8 +68,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   /// Whether a member is too busy for presence this tick (the transport decides: `isBusy`); when no
-  /// connection waits for its socket, a constant (a flush asks about every member: a lookup each,
-  /// 2 % of the server's CPU on load run a).
+  /// connection waits for its socket, a constant (a flush asks about every member, and a lookup
+  /// each would cost more than the flush's own work).
   private func busy(_ transport: WebSocketServer) -> (ConnectionHandle) -> Bool {
     guard transport.hasBacklog else { return { _ in false } }
     return { connection in transport.isBusy(ConnectionID(rawValue: connection.rawValue)) }
