@@ -74,6 +74,11 @@ extension WebSocketServer {
       return 0
     }
     if let close = conn.pendingClose {
+      // Once: lws then sends the close frame and reads on until the peer acknowledges it (or a
+      // timeout), so what the peer still sends is drained instead of answered with a reset. A
+      // writeable callback after that must not end the handshake early.
+      guard !conn.closeStarted else { return 0 }
+      conn.closeStarted = true
       setCloseReason(wsi, code: close.code, reason: close.reason)
       return -1
     }

@@ -154,6 +154,9 @@ public final class WebSocketServer: @unchecked Sendable {
     loop.assertServiceThread()
     guard let conn = connections[connection], conn.pendingClose == nil else { return }
     conn.pendingClose = .init(code: code, reason: reason)
+    // Read on (what arrives is ignored): a socket closed with unread data answers with a reset,
+    // which would destroy the close frame before the peer reads it.
+    writes.resumeReading(conn)
     lws_callback_on_writable(conn.wsi)
   }
 

@@ -174,14 +174,22 @@ final class WriteScheduler {
   /// instead of growing the queue until it overflows and is closed; a client that does not read at
   /// all still overflows (others' broadcasts keep coming).
   func pauseReadingIfBacklogged(_ conn: ServerConnection) {
-    guard !conn.readingPaused, conn.outgoing.bytes > conn.outgoing.limitBytes / 4 else { return }
+    guard !conn.readingPaused, conn.pendingClose == nil, conn.outgoing.bytes > conn.outgoing.limitBytes / 4 else {
+      return
+    }
     conn.readingPaused = true
     _ = lws_rx_flow_control(conn.wsi, Int32(LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
   }
 
   /// Resumes reading from a paused connection whose queue has drained.
   func resumeReadingIfDrained(_ conn: ServerConnection) {
-    guard conn.readingPaused, conn.outgoing.bytes <= conn.outgoing.limitBytes / 16 else { return }
+    guard conn.outgoing.bytes <= conn.outgoing.limitBytes / 16 else { return }
+    resumeReading(conn)
+  }
+
+  /// Resumes reading from a paused connection.
+  func resumeReading(_ conn: ServerConnection) {
+    guard conn.readingPaused else { return }
     conn.readingPaused = false
     _ = lws_rx_flow_control(conn.wsi, 1 | Int32(LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
   }
