@@ -1,0 +1,54 @@
+/// Unpadded base64url (RFC 4648 §5), as JWS compact serialization requires (RFC 7515 §2).
+///
+/// Decoding is strict where libjwt 1.10 is not: it refuses `+`, `/`, `=` and any other byte
+/// outside the alphabet, a length of 4n+1, and unused low bits that are not zero, so each value
+/// has exactly one encoding.
+enum Base64URL {
+  private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+  private static let invalid: UInt8 = 0xFF
+  private static let values: [UInt8] = {
+    var table = [UInt8](repeating: invalid, count: 256)
+    for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+    return table
+  }()
+
+  /// Encodes without padding.
+  static func encode(_ bytes: some Collection<UInt8>) -> String {
+    var out = [UInt8]()
+    out.reserveCapacity((bytes.count * 4 + 2) / 3)
+    var buffer: UInt32 = 0
+    var bits = 0
+    for byte in bytes {
+      buffer = (buffer << 8) | UInt32(byte)
+      bits += 8
+      while bits >= 6 {
+        bits -= 6
+        out.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
+      }
+    }
+    if bits > 0 { out.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Decodes `text` (the UTF-8 bytes of one part of a token); nil if it is not canonical base64url.
+  static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    if text.count % 4 == 1 { return nil }
+    var out = [UInt8]()
+    out.reserveCapacity(text.count * 3 / 4)
+    var buffer: UInt32 = 0
+    var bits = 0
+    for character in text {
+      let value = values[Int(character)]
+      if value == invalid { return nil }
+      buffer = (buffer << 6) | UInt32(value)
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+      }
+    }
+    // Leftover bits (2 or 4) must be zero: otherwise two encodings would mean the same bytes.
+    if bits > 0 && buffer & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+    return out
+  }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Verifies room tokens (JWS compact JWTs) against one key: checks the structure and header
+/// itself, the signature through libjwt (HS256 first in constant time through libcrypto), then
+/// the claims, the times (with leeway) and, when configured, the audience and issuer.
+///
+/// Immutable and `Sendable`: one verifier serves every connection. Time comes from `now`, so
+/// tests set the clock instead of sleeping.
+public struct TokenVerifier: Sendable {
+  /// Longest accepted token, in bytes: far above any real room token, small enough that a
+  /// flood of huge ones is cheap to refuse (checked before anything is decoded).
+  public static let maxTokenBytes = 8 * 1024
+  /// Leeway for clock differences between the app's backend and this server, in seconds.
+  public static let defaultLeewaySeconds: Int64 = 60
+
+  /// The key tokens must be signed with; its type fixes the one accepted `alg`.
+  public let key: TokenKey
+  /// When set, `aud` must be this string or an array containing it.
+  public let audience: String?
+  /// When set, `iss` must be this string.
+  public let issuer: String?
+  /// Seconds allowed on `exp` and `nbf`.
+  public let leewaySeconds: Int64
+  /// The current time in Unix seconds.
+  public let now: @Sendable () -> Int64
+
+  /// Makes a verifier for `key`.
+  public init(
+    key: TokenKey, audience: String? = nil, issuer: String? = nil, leewaySeconds: Int64 = defaultLeewaySeconds,
+    now: @escaping @Sendable () -> Int64 = TokenVerifier.systemClock
+  ) {
+    self.key = key
+    self.audience = audience
+    self.issuer = issuer
+    self.leewaySeconds = leewaySeconds
+    self.now = now
+  }
+
+  /// The wall clock, in whole Unix seconds.
+  @Sendable public static func systemClock() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+  /// Bytes given to libjwt as the key: the secret, or the PEM text of the public key.
+  var keyBytes: [UInt8] {
+    switch key {
+    case .secret(let secret): secret
+    case .publicKey(let pem, _): pem
+    }
+  }
+
+  /// Verifies `token` (nil when the client sent none) and returns its claims or why it is refused.
+  ///
+  /// The room is not checked here: see `verify(token:forRoom:)`.
+  public func verify(token: String?) -> Result<TokenClaims, TokenError> {
+    guard let token else { return .failure(TokenError(.missing, "no token: send one in hello (\"token\": \"…\")")) }
+    let bytes = Array(token.utf8)
+    if bytes.isEmpty { return .failure(TokenError(.missing, "the token is empty")) }
+    if bytes.count > Self.maxTokenBytes {
+      return .failure(
+        TokenError(.tooLarge, "the token has \(bytes.count) bytes; at most \(Self.maxTokenBytes) are accepted"))
+    }
+    let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+    guard dots.count == 2 else {
+      return .failure(
+        TokenError(.malformed, "a token is three base64url parts separated by dots; this one has \(dots.count + 1)"))
+    }
+    let header = bytes[..<dots[0]]
+    let payload = bytes[(dots[0] + 1)..<dots[1]]
+    if let refusal = checkHeader(header) { return .failure(refusal) }
+    guard !payload.isEmpty, Base64URL.decode(payload) != nil else {
+      return .failure(TokenError(.malformed, "the claims part is not base64url"))
+    }
+    guard let signature = Base64URL.decode(bytes[(dots[1] + 1)...]), !signature.isEmpty else {
+      return .failure(TokenError(.malformed, "the signature part is empty or not base64url"))
+    }
+    if case .secret(let secret) = key,
+      !HMACGate.matches(signature: signature, signingInput: bytes[..<dots[1]], secret: secret)
+    {
+      return .failure(explainRefusal(payload: payload))
+    }
+    guard let decoded = DecodedJWT.decode(token, key: keyBytes) else {
+      return .failure(explainRefusal(payload: payload))
+    }
+    // Belt and braces: what libjwt verified with must be the key's algorithm, and carry no crit.
+    guard decoded.algorithm == key.algorithm.libjwt else {
+      return .failure(TokenError(.unsupportedAlgorithm, "this server accepts \(key.algorithm.rawValue) tokens only"))
+    }
+    if decoded.headerJSON("crit") != nil {
+      return .failure(TokenError(.critHeader, "the header has crit: no JWS extension is supported"))
+    }
+    return claims(of: decoded)
+  }
+
+  /// Verifies `token` and checks that its `room` claim covers `room`: `forbidden` otherwise.
+  public func verify(token: String?, forRoom room: String) -> Result<TokenClaims, TokenError> {
+    verify(token: token).flatMap { claims in
+      claims.allows(room: room)
+        ? .success(claims)
+        : .failure(TokenError(.forbidden, "this token is for room \(claims.room), not this one"))
+    }
+  }
+
+  /// libjwt refused a token whose header passed: its claims are not a JSON object, or its
+  /// signature does not match.
+  private func explainRefusal(payload: ArraySlice<UInt8>) -> TokenError {
+    guard let json = Base64URL.decode(payload),
+      (try? JSONSerialization.jsonObject(with: Data(json))) is [String: Any]
+    else {
+      return TokenError(.malformed, "the claims part is not a JSON object")
+    }
+    return TokenError(.badSignature, "the signature does not match (signed with another key, or changed)")
+  }
+}
