@@ -66,8 +66,12 @@ public struct TokenVerifier: Sendable {
     let header = bytes[..<dots[0]]
     let payload = bytes[(dots[0] + 1)..<dots[1]]
     if let refusal = checkHeader(header) { return .failure(refusal) }
-    guard !payload.isEmpty, Base64URL.decode(payload) != nil else {
+    guard !payload.isEmpty, let claimsJSON = Base64URL.decode(payload) else {
       return .failure(TokenError(.malformed, "the claims part is not base64url"))
+    }
+    // libjwt also takes a JSON array as the claims; RFC 7519 §7.2 wants an object.
+    guard claimsJSON.first(where: { !Self.isJSONWhitespace($0) }) == UInt8(ascii: "{") else {
+      return .failure(TokenError(.malformed, "the claims part is not a JSON object"))
     }
     guard let signature = Base64URL.decode(bytes[(dots[1] + 1)...]), !signature.isEmpty else {
       return .failure(TokenError(.malformed, "the signature part is empty or not base64url"))
@@ -97,6 +101,10 @@ public struct TokenVerifier: Sendable {
         ? .success(claims)
         : .failure(TokenError(.forbidden, "this token is for room \(claims.room), not this one"))
     }
+  }
+
+  private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+    byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
   }
 
   /// libjwt refused a token whose header passed: its claims are not a JSON object, or its
