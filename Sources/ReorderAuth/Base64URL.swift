@@ -5,12 +5,18 @@
 /// has exactly one encoding.
 enum Base64URL {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-  private static let invalid: UInt8 = 0xFF
-  private static let values: [UInt8] = {
-    var table = [UInt8](repeating: invalid, count: 256)
-    for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
-    return table
-  }()
+  /// The 6-bit value of a base64url character; nil outside the alphabet.
+  @inline(__always)
+  private static func value(of character: UInt8) -> UInt32? {
+    switch character {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt32(character - UInt8(ascii: "A"))
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt32(character - UInt8(ascii: "a")) + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(character - UInt8(ascii: "0")) + 52
+    case UInt8(ascii: "-"): 62
+    case UInt8(ascii: "_"): 63
+    default: nil
+    }
+  }
 
   /// Encodes without padding.
   static func encode(_ bytes: some Collection<UInt8>) -> String {
@@ -31,24 +37,25 @@ enum Base64URL {
   }
 
   /// Decodes `text` (the UTF-8 bytes of one part of a token); nil if it is not canonical base64url.
-  static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+  static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
     if text.count % 4 == 1 { return nil }
-    var out = [UInt8]()
-    out.reserveCapacity(text.count * 3 / 4)
-    var buffer: UInt32 = 0
-    var bits = 0
-    for character in text {
-      let value = values[Int(character)]
-      if value == invalid { return nil }
-      buffer = (buffer << 6) | UInt32(value)
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+    return text.withUnsafeBufferPointer { characters -> [UInt8]? in
+      var out = [UInt8]()
+      out.reserveCapacity(characters.count * 3 / 4)
+      var buffer: UInt32 = 0
+      var bits: UInt32 = 0
+      for character in characters {
+        guard let value = value(of: character) else { return nil }
+        buffer = (buffer << 6) | value
+        bits += 6
+        if bits >= 8 {
+          bits -= 8
+          out.append(UInt8(truncatingIfNeeded: buffer >> bits))
+        }
       }
+      // Leftover bits (2 or 4) must be zero: otherwise two encodings would mean the same bytes.
+      if bits > 0 && buffer & ((1 << bits) - 1) != 0 { return nil }
+      return out
     }
-    // Leftover bits (2 or 4) must be zero: otherwise two encodings would mean the same bytes.
-    if bits > 0 && buffer & ((1 << UInt32(bits)) - 1) != 0 { return nil }
-    return out
   }
 }

@@ -25,6 +25,17 @@ final class DecodedJWT {
     return DecodedJWT(handle: handle)
   }
 
+  /// Decodes `token` WITHOUT checking its signature (libjwt 1.10 does that when given no key,
+  /// and then reports `JWT_ALG_NONE`): only for a token whose signature was checked already.
+  static func decodeVerifiedElsewhere(_ token: String) -> DecodedJWT? {
+    var handle: OpaquePointer?
+    guard jwt_decode(&handle, token, nil, 0) == 0, let handle else { return nil }
+    return DecodedJWT(handle: handle)
+  }
+
+  /// The header's `alg`, exactly as written; nil when absent or not a string.
+  var headerAlgorithm: String? { jwt_get_header(handle, "alg").map { String(cString: $0) } }
+
   /// The algorithm libjwt verified the signature with.
   var algorithm: jwt_alg_t { jwt_get_alg(handle) }
 

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Verifies room tokens (JWS compact JWTs) against one key: checks the structure and header
-/// itself, the signature through libjwt (HS256 first in constant time through libcrypto), then
-/// the claims, the times (with leeway) and, when configured, the audience and issuer.
+/// itself, the signature (HS256: in constant time with libcrypto, then by libjwt; ES256 and
+/// RS256: with libcrypto against the key parsed once), decodes with libjwt, then checks the
+/// claims, the times (with leeway) and, when configured, the audience and issuer.
 ///
 /// Immutable and `Sendable`: one verifier serves every connection. Time comes from `now`, so
 /// tests set the clock instead of sleeping.
@@ -23,6 +24,19 @@ public struct TokenVerifier: Sendable {
   public let leewaySeconds: Int64
   /// The current time in Unix seconds.
   public let now: @Sendable () -> Int64
+  /// The encoded headers libraries write for this algorithm (`{"alg":"HS256","typ":"JWT"}` and
+  /// the like): a token with one of them skips parsing its header, which would otherwise be
+  /// about a third of a verify. Each is one `checkHeader` accepts.
+  let commonHeaders: [[UInt8]]
+  /// How signatures are checked before (HS256) or instead of (public keys) libjwt's check.
+  let signatureCheck: SignatureCheck
+
+  enum SignatureCheck: Sendable {
+    /// HMACGate, then libjwt verifies too.
+    case hmac(secret: [UInt8])
+    /// PublicKeyGate with the key parsed once; libjwt decodes.
+    case publicKey(PublicKeyGate)
+  }
 
   /// Makes a verifier for `key`.
   public init(
@@ -34,18 +48,24 @@ public struct TokenVerifier: Sendable {
     self.issuer = issuer
     self.leewaySeconds = leewaySeconds
     self.now = now
+    switch key {
+    case .secret(let secret):
+      signatureCheck = .hmac(secret: secret)
+    case .publicKey(let pem, let algorithm):
+      guard let gate = PublicKeyGate(pem: pem, algorithm: algorithm) else {
+        preconditionFailure(
+          "TokenKey.publicKey holds no \(algorithm) public key: make it with TokenKey.publicKey(file:)")
+      }
+      signatureCheck = .publicKey(gate)
+    }
+    let alg = key.algorithm.rawValue
+    commonHeaders = [
+      #"{"alg":"\#(alg)","typ":"JWT"}"#, #"{"typ":"JWT","alg":"\#(alg)"}"#, #"{"alg":"\#(alg)"}"#,
+    ].map { Array(Base64URL.encode(Array($0.utf8)).utf8) }
   }
 
   /// The wall clock, in whole Unix seconds.
   @Sendable public static func systemClock() -> Int64 { Int64(Date().timeIntervalSince1970) }
-
-  /// Bytes given to libjwt as the key: the secret, or the PEM text of the public key.
-  var keyBytes: [UInt8] {
-    switch key {
-    case .secret(let secret): secret
-    case .publicKey(let pem, _): pem
-    }
-  }
 
   /// Verifies `token` (nil when the client sent none) and returns its claims or why it is refused.
   ///
@@ -58,14 +78,20 @@ public struct TokenVerifier: Sendable {
       return .failure(
         TokenError(.tooLarge, "the token has \(bytes.count) bytes; at most \(Self.maxTokenBytes) are accepted"))
     }
-    let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+    var dots: [Int] = []
+    for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
+      dots.append(index)
+      if dots.count > 2 { break }
+    }
     guard dots.count == 2 else {
       return .failure(
         TokenError(.malformed, "a token is three base64url parts separated by dots; this one has \(dots.count + 1)"))
     }
     let header = bytes[..<dots[0]]
     let payload = bytes[(dots[0] + 1)..<dots[1]]
-    if let refusal = checkHeader(header) { return .failure(refusal) }
+    if !commonHeaders.contains(where: { $0.elementsEqual(header) }), let refusal = checkHeader(header) {
+      return .failure(refusal)
+    }
     guard !payload.isEmpty, let claimsJSON = Base64URL.decode(payload) else {
       return .failure(TokenError(.malformed, "the claims part is not base64url"))
     }
@@ -76,16 +102,22 @@ public struct TokenVerifier: Sendable {
     guard let signature = Base64URL.decode(bytes[(dots[1] + 1)...]), !signature.isEmpty else {
       return .failure(TokenError(.malformed, "the signature part is empty or not base64url"))
     }
-    if case .secret(let secret) = key,
-      !HMACGate.matches(signature: signature, signingInput: bytes[..<dots[1]], secret: secret)
-    {
-      return .failure(explainRefusal(payload: payload))
+    let signingInput = bytes[..<dots[1]]
+    let decoded: DecodedJWT
+    switch signatureCheck {
+    case .hmac(let secret):
+      guard HMACGate.matches(signature: signature, signingInput: signingInput, secret: secret),
+        let verified = DecodedJWT.decode(token, key: secret), verified.algorithm == key.algorithm.libjwt
+      else { return .failure(explainRefusal(payload: payload)) }
+      decoded = verified
+    case .publicKey(let gate):
+      guard gate.matches(signature: signature, signingInput: signingInput),
+        let parsed = DecodedJWT.decodeVerifiedElsewhere(token)
+      else { return .failure(explainRefusal(payload: payload)) }
+      decoded = parsed
     }
-    guard let decoded = DecodedJWT.decode(token, key: keyBytes) else {
-      return .failure(explainRefusal(payload: payload))
-    }
-    // Belt and braces: what libjwt verified with must be the key's algorithm, and carry no crit.
-    guard decoded.algorithm == key.algorithm.libjwt else {
+    // Belt and braces: the header libjwt read must name the key's algorithm, and carry no crit.
+    guard decoded.headerAlgorithm == key.algorithm.rawValue else {
       return .failure(TokenError(.unsupportedAlgorithm, "this server accepts \(key.algorithm.rawValue) tokens only"))
     }
     if decoded.headerJSON("crit") != nil {

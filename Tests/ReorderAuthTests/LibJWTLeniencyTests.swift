@@ -50,6 +50,31 @@ struct LibJWTLeniencyTests {
     #expect(Verifiers.hs256().verify(token: token).failureReason == .malformed)
   }
 
+  @Test("libcrypto's check with the key parsed once agrees with libjwt's on ES256 and RS256")
+  func publicKeyGateAgreesWithLibJWT() throws {
+    let signers: [(TokenAlgorithm, String, String, Bool)] = [
+      (.es256, keys.ecPrivate, keys.ecPublic, true), (.rs256, keys.rsaPrivate, keys.rsaPublic, false),
+    ]
+    for (algorithm, privateKey, publicKey, ecdsa) in signers {
+      let pem = keys.contents(publicKey)
+      let gate = try #require(PublicKeyGate(pem: pem, algorithm: algorithm))
+      let header = #"{"alg":"\#(algorithm.rawValue)","typ":"JWT"}"#
+      let good = try Forge.pem(header: header, privateKey: privateKey, ecdsa: ecdsa)
+      let parts = good.split(separator: ".").map(String.init)
+      let tampered = parts[0] + "." + Forge.b64(Forge.claims(["room": "*"])) + "." + parts[2]
+      let otherKey = try Forge.pem(header: header, privateKey: keys.otherECPrivate, ecdsa: true)
+      for (token, valid) in [(good, true), (tampered, false), (otherKey, false)] {
+        let tokenParts = token.split(separator: ".").map { Array($0.utf8) }
+        let signature = try #require(Base64URL.decode(tokenParts[2][...]))
+        let signingInput = Array(token.utf8).prefix(tokenParts[0].count + 1 + tokenParts[1].count)
+        #expect(gate.matches(signature: signature, signingInput: signingInput) == valid, "\(algorithm) \(valid)")
+        #expect((DecodedJWT.decode(token, key: pem) != nil) == valid, "libjwt \(algorithm) \(valid)")
+      }
+    }
+    #expect(PublicKeyGate(pem: keys.contents(keys.ecPublic), algorithm: .rs256) == nil)
+    #expect(PublicKeyGate.derECDSA(raw: [UInt8](repeating: 1, count: 63)) == nil)
+  }
+
   @Test("with a key given, alg none is refused by libjwt itself")
   func noneWithKey() {
     let token = Forge.b64(#"{"alg":"none"}"#) + "." + Forge.b64(Forge.claims()) + "."
@@ -62,5 +87,24 @@ extension Result where Failure == TokenError {
   var failureReason: TokenError.Reason? {
     if case .failure(let error) = self { return error.reason }
     return nil
+  }
+}
+
+@Suite("The verifier's fast path")
+struct VerifierFastPathTests {
+  @Test("every header that skips parsing is one the full header check accepts", arguments: TokenAlgorithm.allCases)
+  func commonHeadersPassTheCheck(_ algorithm: TokenAlgorithm) throws {
+    let keys = TestKeys.shared
+    let key: TokenKey =
+      switch algorithm {
+      case .hs256: .secret(keys.secret)
+      case .es256: try TokenKey.publicKey(file: keys.ecPublic)
+      case .rs256: try TokenKey.publicKey(file: keys.rsaPublic)
+      }
+    let verifier = TokenVerifier(key: key)
+    #expect(verifier.commonHeaders.count == 3)
+    for header in verifier.commonHeaders {
+      #expect(verifier.checkHeader(header[...]) == nil, "\(String(decoding: header, as: UTF8.self))")
+    }
   }
 }
