@@ -34,6 +34,8 @@ public struct TokenError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownRole = "unknown_role"
     /// A valid token whose `room` claim does not cover the room asked for.
     case forbidden
+    /// A valid refresh token for another `sub` than the connection's.
+    case subjectMismatch = "subject_mismatch"
   }
 
   /// The machine reason.
@@ -47,7 +49,8 @@ public struct TokenError: Error, Equatable, Sendable, CustomStringConvertible {
     self.message = message
   }
 
-  /// The websocket close code that follows: 4403 for `forbidden`, 4401 for everything else.
+  /// The websocket close code that follows a refused `hello`: 4403 for `forbidden`, 4401 for
+  /// everything else. (A refused `refresh` closes nothing: the old token's rights stay.)
   public var closeCode: UInt16 { reason == .forbidden ? 4403 : 4401 }
 
   /// `reason: message`.

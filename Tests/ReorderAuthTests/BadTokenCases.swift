@@ -4,7 +4,21 @@ import ReorderAuth
 /// Every way a token is refused that docs/AUTH.md lists, each wrong in exactly one way.
 enum BadTokenCases {
   static var all: [BadToken] {
-    structure + header + signature + claims + times + scope + publicKeys
+    structure + header + signature + claims + times + scope + publicKeys + refreshes
+  }
+
+  /// A connection's current claims: user-1 in board-1.
+  static let current = TokenClaims(subject: "user-1", room: .exact("board-1"), role: .viewer, expiresAt: Forge.now + 30)
+
+  static var refreshes: [BadToken] {
+    [
+      BadToken("a refresh for another sub", hs(Forge.claims(["sub": "user-2"])), .subjectMismatch, refreshing: current),
+      BadToken("a refresh for another room", hs(Forge.claims(["room": "board-2"])), .forbidden, refreshing: current),
+      BadToken("a refresh that is expired", hs(Forge.claims(["exp": Forge.now - 100])), .expired, refreshing: current),
+      BadToken(
+        "a refresh with a bad signature", Forge.hs256(secret: Array("k".utf8)), .badSignature, refreshing: current),
+      BadToken("a refresh with no token", nil, .missing, refreshing: current),
+    ]
   }
 
   private static var secret: [UInt8] { TestKeys.shared.secret }

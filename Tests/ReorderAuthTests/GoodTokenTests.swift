@@ -89,6 +89,14 @@ struct GoodTokenTests {
     _ = try accept(Forge.hs256(claims: Forge.claims(["aud": "x", "iss": 3]), secret: secret), Verifiers.hs256())
   }
 
+  @Test("a refresh for the same sub and room may change the role")
+  func refreshChangesRole() throws {
+    let current = BadTokenCases.current
+    let token = Forge.hs256(claims: Forge.claims(["room": "board-*", "role": "editor"]), secret: secret)
+    let refreshed = try Verifiers.hs256().verifyRefresh(token: token, current: current, room: "board-1").get()
+    #expect(refreshed.role == .editor && refreshed.subject == current.subject)
+  }
+
   @Test("TokenMinter's tokens verify and carry every claim given")
   func minterRoundTrip() throws {
     let minter = TokenMinter(key: .secret(secret), audience: "reorder", issuer: "https://app.example")

@@ -27,16 +27,19 @@ struct BadToken: Sendable, CustomStringConvertible {
   let reason: TokenError.Reason
   /// When set, checked with `verify(token:forRoom:)`.
   let room: String?
+  /// When set, checked as a refresh of a token with these claims (in `room`, or board-1).
+  let refreshing: TokenClaims?
 
   init(
     _ description: String, _ token: String?, _ reason: TokenError.Reason, against: Against = .hs256,
-    room: String? = nil
+    room: String? = nil, refreshing: TokenClaims? = nil
   ) {
     self.description = description
     self.token = token
     self.against = against
     self.reason = reason
     self.room = room
+    self.refreshing = refreshing
   }
 
   func verify() throws -> Result<TokenClaims, TokenError> {
@@ -47,6 +50,7 @@ struct BadToken: Sendable, CustomStringConvertible {
     case .es256: verifier = try Verifiers.es256()
     case .rs256: verifier = try Verifiers.rs256()
     }
+    if let refreshing { return verifier.verifyRefresh(token: token, current: refreshing, room: room ?? "board-1") }
     if let room { return verifier.verify(token: token, forRoom: room) }
     return verifier.verify(token: token)
   }
