@@ -21,7 +21,8 @@ public enum TokenAlgorithm: String, Sendable, CaseIterable {
 
 /// What tokens are verified (or minted) with: a shared HS256 secret or a PEM public key.
 public enum TokenKey: Sendable, Equatable {
-  /// An HS256 secret: the bytes of the file, without a trailing newline.
+  /// An HS256 secret: the bytes of the file, without a trailing newline; at least
+  /// `minimumSecretBytes` (`secret(file:)` checks; a verifier or minter made with fewer stops).
   case secret([UInt8])
   /// A PEM public key (its file's bytes) and the algorithm its type allows.
   case publicKey(pem: [UInt8], algorithm: TokenAlgorithm)

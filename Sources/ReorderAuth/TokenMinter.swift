@@ -12,6 +12,7 @@ public struct TokenMinter: Sendable {
   /// A minter for `key`, which must be an HS256 secret (a public key cannot sign).
   public init(key: TokenKey, audience: String? = nil, issuer: String? = nil) {
     guard case .secret(let secret) = key else { preconditionFailure("TokenMinter signs with an HS256 secret only") }
+    precondition(secret.count >= TokenKey.minimumSecretBytes, "an HS256 secret has at least 32 bytes")
     self.secret = secret
     self.audience = audience
     self.issuer = issuer

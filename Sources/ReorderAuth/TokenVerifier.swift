@@ -50,6 +50,7 @@ public struct TokenVerifier: Sendable {
     self.now = now
     switch key {
     case .secret(let secret):
+      precondition(secret.count >= TokenKey.minimumSecretBytes, "an HS256 secret has at least 32 bytes")
       signatureCheck = .hmac(secret: secret)
     case .publicKey(let pem, let algorithm):
       guard let gate = PublicKeyGate(pem: pem, algorithm: algorithm) else {
