@@ -44,6 +44,24 @@ public struct TokenClaims: Sendable, Equatable {
     self.presence = presence
   }
 
+  /// Longest `sub`, in UTF-8 bytes (it is logged and compared, not shown).
+  public static let maxSubjectBytes = 256
+  /// Longest `name`, in UTF-8 bytes: the rule of `hello.name` (ReorderRooms' `WireLimits`).
+  public static let maxNameBytes = 64
+  /// Longest `color`, in UTF-8 bytes: the rule of `hello.color`.
+  public static let maxColorBytes = 32
+
+  /// The rule of `hello.color`: 1–32 bytes of `a-z A-Z 0-9 # ( ) , . % -` and spaces.
+  public static func isValidColor(_ color: String) -> Bool {
+    !color.isEmpty && color.utf8.count <= maxColorBytes
+      && color.unicodeScalars.allSatisfy { scalar in
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "#", "(", ")", ",", ".", "%", " ", "-": true
+        default: false
+        }
+      }
+  }
+
   /// Whether the token opens `room` (a room name as the transport validated it).
   public func allows(room: String) -> Bool { self.room.allows(room: room) }
 }

@@ -16,8 +16,17 @@ extension TokenVerifier {
       }
       let notBefore = try number(token, "nbf")
       let issuedAt = try number(token, "iat")
+      guard subject.utf8.count <= TokenClaims.maxSubjectBytes else {
+        throw TokenError(.invalidClaim, "sub must be at most \(TokenClaims.maxSubjectBytes) bytes")
+      }
       let name = try optionalString(token, "name")
+      if let name, name.isEmpty || name.utf8.count > TokenClaims.maxNameBytes {
+        throw TokenError(.invalidClaim, "name must be 1-\(TokenClaims.maxNameBytes) bytes")
+      }
       let color = try optionalString(token, "color")
+      if let color, !TokenClaims.isValidColor(color) {
+        throw TokenError(.invalidClaim, "color must be a CSS colour such as #e91e63 (at most 32 bytes)")
+      }
       let presence = try bool(token, "presence") ?? true
       let current = now()
       if expiresAt + leewaySeconds < current {

@@ -56,6 +56,15 @@ enum TokenCommand {
       throw UsageError(description: "--role takes editor or viewer")
     }
     let subject = try required("sub")
+    guard subject.utf8.count <= TokenClaims.maxSubjectBytes else {
+      throw UsageError(description: "--sub takes at most \(TokenClaims.maxSubjectBytes) bytes")
+    }
+    if let name = options.string("name"), name.isEmpty || name.utf8.count > TokenClaims.maxNameBytes {
+      throw UsageError(description: "--name takes 1-\(TokenClaims.maxNameBytes) bytes")
+    }
+    if let color = options.string("color"), !TokenClaims.isValidColor(color) {
+      throw UsageError(description: "--color takes a CSS colour such as #e91e63 (at most 32 bytes)")
+    }
     let ttlText = options.string("ttl") ?? "1h"
     guard let ttl = TokenLifetime.seconds(ttlText) else {
       throw UsageError(

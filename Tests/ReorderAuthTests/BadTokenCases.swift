@@ -108,6 +108,11 @@ enum BadTokenCases {
       BadToken("room with * inside", hs(Forge.claims(["room": "team-*-a"])), .invalidClaim),
       BadToken("room with a slash", hs(Forge.claims(["room": "../etc"])), .invalidClaim),
       BadToken("room of 65 characters", hs(Forge.claims(["room": String(repeating: "r", count: 65)])), .invalidClaim),
+      BadToken("a sub of 257 bytes", hs(Forge.claims(["sub": String(repeating: "s", count: 257)])), .invalidClaim),
+      BadToken("an empty name", hs(Forge.claims(["name": ""])), .invalidClaim),
+      BadToken("a name of 65 bytes", hs(Forge.claims(["name": String(repeating: "é", count: 33)])), .invalidClaim),
+      BadToken("a color with markup", hs(Forge.claims(["color": "red;<b>"])), .invalidClaim),
+      BadToken("a color of 33 bytes", hs(Forge.claims(["color": String(repeating: "a", count: 33)])), .invalidClaim),
       BadToken("role admin", hs(Forge.claims(["role": "admin"])), .unknownRole),
       BadToken("role Editor (case matters)", hs(Forge.claims(["role": "Editor"])), .unknownRole),
     ]

@@ -65,6 +65,8 @@ struct TokenCommandTests {
       (base + ["--presence", "maybe"], "--presence"),
       (base + ["--room", "a/b"], "--room"),
       (base + ["--bogus"], "--bogus"),
+      (base + ["--color", "red;<b>"], "--color"),
+      (base + ["--name", ""], "--name"),
       (base + ["--url", "ws://127.0.0.1:8080"], "--url"),
       (base + ["--room", "team-*", "--url", "http://127.0.0.1:8080"], "--url"),
       (["--secret-file", short, "--room", "r", "--role", "editor", "--sub", "s"], "at least 32"),
