@@ -11,6 +11,7 @@ import PackageDescription
 /// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
 /// - `ReorderServer` wires Transport ↔ Rooms ↔ Store on the lws service thread.
 /// - `ReorderLoad` is the load tool (lws client from Transport).
+/// - `ReorderAuth` verifies and mints room tokens; the ONLY module that imports `CJWT` (libjwt).
 let package = Package(
   name: "Reorder",
   platforms: [.macOS(.v15)],
@@ -30,6 +31,11 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    .systemLibrary(
+      name: "CJWT",
+      pkgConfig: "libjwt",
+      providers: [.apt(["libjwt-dev", "libssl-dev", "pkg-config"])]
+    ),
     .target(name: "ReorderCRDT"),
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
@@ -40,9 +46,10 @@ let package = Package(
       dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics"]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
+    .target(name: "ReorderAuth", dependencies: ["CJWT"]),
     .executableTarget(
       name: "reorder",
-      dependencies: ["ReorderServer", "ReorderLoad"]
+      dependencies: ["ReorderServer", "ReorderLoad", "ReorderAuth"]
     ),
     .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore"]),
     .target(
@@ -55,6 +62,7 @@ let package = Package(
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
+    .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport"]),
     .testTarget(
       name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore", "TestRandom"]),
     .testTarget(

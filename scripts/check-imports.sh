@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Keeps the layering honest (see Package.swift):
 #  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
+#  - only Sources/ReorderAuth may import CJWT (the one module that talks to libjwt and libcrypto);
 #  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
 #  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
@@ -15,6 +16,14 @@ offenders=$(grep -rnE "${import_re}CLibWebSockets\b" Sources Tests --include='*.
   | grep -v '^Sources/ReorderTransport/' || true)
 if [[ -n "$offenders" ]]; then
   echo "check-imports: only Sources/ReorderTransport may import CLibWebSockets:" >&2
+  echo "$offenders" >&2
+  status=1
+fi
+
+offenders=$(grep -rnE "${import_re}CJWT\b" Sources Tests --include='*.swift' \
+  | grep -v '^Sources/ReorderAuth/' || true)
+if [[ -n "$offenders" ]]; then
+  echo "check-imports: only Sources/ReorderAuth may import CJWT:" >&2
   echo "$offenders" >&2
   status=1
 fi

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what Reorder needs on Debian 12, only where it is missing.
-#   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, pkg-config
-#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium
+#   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, pkg-config
+#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium,
+#                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
 set -euo pipefail
 
 purpose="${1:-run}"
-packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev)
+packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev libjwt-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(openssl chromium chromium-driver) ;;
+  test) packages+=(openssl chromium chromium-driver python3-jwt nodejs node-jose) ;;
   load) packages+=(libwebsockets-test-server) ;;
   *) echo "usage: $0 run|test|load" >&2; exit 2 ;;
 esac

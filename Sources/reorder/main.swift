@@ -2,7 +2,7 @@ import Foundation
 
 /// Entry point of `reorder`: dispatches to a subcommand and maps errors to exit statuses
 /// (0 success, 1 runtime failure, 2 usage error).
-let subcommands: [Subcommand] = [ServeCommand.subcommand, LoadCommand.subcommand]
+let subcommands: [Subcommand] = [ServeCommand.subcommand, LoadCommand.subcommand, TokenCommand.subcommand]
 
 func topLevelHelp() -> String {
   var lines = [
