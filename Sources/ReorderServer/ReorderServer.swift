@@ -49,7 +49,8 @@ public final class ReorderServer: @unchecked Sendable {
       limits: configuration.roomLimits, storage: StoreRoomStorage(store: store),
       boards: ServerBoards.factory(replica: identity.replica), sessionPrefix: identity.sessionPrefix)
     registry.presencePacing = configuration.presencePacing
-    driver = RoomsDriver(registry: registry, store: store)
+    driver = RoomsDriver(
+      registry: registry, store: store, admission: AdmissionControl(limits: try configuration.admissionLimits))
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {
@@ -63,6 +64,13 @@ public final class ReorderServer: @unchecked Sendable {
   public func start() throws -> Int {
     if configuration.demo { try createDemoRooms() }
     boundPort = try transport.start()
+    let port = boundPort
+    transport.post { [driver] in driver.admission.port = port }
+    if !AddressRange.isLoopback(configuration.host) {
+      ServerLog.log(
+        .warn, "serving without access control: anyone who can reach this address may edit every board",
+        [("host", configuration.host)])
+    }
     ServerLog.log(
       .info, "server started",
       [

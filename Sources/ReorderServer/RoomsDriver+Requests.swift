@@ -3,18 +3,20 @@ import ReorderRooms
 import ReorderTransport
 
 extension RoomsDriver {
-  /// Websocket upgrades: see `Admission.decide`.
+  /// Websocket upgrades: see `AdmissionControl`.
   func admit(_ request: UpgradeRequest) -> UpgradeDecision {
-    Admission.decide(request)
+    admission.decide(request, now: MonotonicClock.now())
   }
 
   /// An admitted websocket: joins its room, or is closed with the reason its path names no room.
   func connectionOpened(_ connection: ConnectionID, context: (any Sendable)?) {
-    guard let admission = context as? Admission else {
+    guard let admitted = context as? Admission else {
       transport?.close(connection, code: CloseCode.internalError, reason: "connection without admission")
       return
     }
-    switch admission.target {
+    admission.opened(admitted)
+    admissions[connection] = admitted
+    switch admitted.target {
     case .room(let room):
       perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: MonotonicClock.now()))
     case .invalid(let reason):

@@ -16,10 +16,15 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   weak var transport: WebSocketServer?
   /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
   let startedAt = MonotonicClock.now()
+  /// Decides upgrades and counts connections per address.
+  let admission: AdmissionControl
+  /// What each open websocket was admitted as.
+  var admissions: [ConnectionID: Admission] = [:]
 
-  init(registry: RoomRegistry, store: Store) {
+  init(registry: RoomRegistry, store: Store, admission: AdmissionControl) {
     self.registry = registry
     self.store = store
+    self.admission = admission
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
@@ -35,6 +40,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   func connectionClosed(_ connection: ConnectionID) {
+    if let admitted = admissions.removeValue(forKey: connection) { admission.closed(admitted) }
     let handle = ConnectionHandle(connection.rawValue)
     let now = MonotonicClock.now()
     let room = registry.roomName(of: handle)

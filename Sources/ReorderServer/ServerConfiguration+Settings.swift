@@ -37,6 +37,22 @@ extension ServerConfiguration {
     .integer(
       "room-idle-seconds", \.roomIdleSeconds, 0...86_400, "Seconds a room stays loaded after its last connection left."),
     .integer("snapshot-every", \.snapshotEvery, 1...10_000_000, "Write a room snapshot every this many ops."),
+    .string(
+      "allowed-origins", \.allowedOrigins,
+      "Origins whose pages may connect, comma separated (https://app.example.com, https://*.example.com); "
+        + "empty: this server's own."),
+    .integer(
+      "max-connections-per-ip", \.maxConnectionsPerIP, 1...1_000_000,
+      "Concurrent websockets per client address; more get HTTP 429."),
+    .integer(
+      "max-handshakes-per-ip", \.maxHandshakesPerIP, 1...1_000_000,
+      "Websocket handshakes per second per client address (bursts of 4x); more get HTTP 429."),
+    .string(
+      "trust-proxy", \.trustProxy,
+      "Proxies (comma-separated CIDRs) whose X-Forwarded-For names the client address."),
+    .flag(
+      "allow-anonymous", \.allowAnonymous,
+      "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
     .choice("log-level", \.logLevel, ["error", "warn", "info", "debug"], "Least severe log level printed."),
     .choice("log-format", \.logFormat, ["text", "json"], "Log lines as text or as JSON objects."),
   ]
@@ -52,6 +68,29 @@ extension ServerConfiguration {
     }
     if let nodeID, !NodeIdentity.isValid(nodeID) {
       throw ConfigurationError("--node-id takes 1-16 of a-z 0-9, not '\(nodeID)'")
+    }
+    _ = try admissionLimits
+    if !AddressRange.isLoopback(host) && !allowAnonymous {
+      throw ConfigurationError(
+        "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
+          + "Give --allow-anonymous to do it anyway, or listen on 127.0.0.1 behind a proxy that checks access")
+    }
+  }
+
+  /// What websocket upgrades are held to (`AdmissionControl`).
+  var admissionLimits: AdmissionControl.Limits {
+    get throws(ConfigurationError) {
+      var proxies: [AddressRange] = []
+      for entry in trustProxy.split(separator: ",") where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+        guard let range = AddressRange(String(entry)) else {
+          throw ConfigurationError("--trust-proxy takes CIDRs such as 10.0.0.0/8 or ::1, not '\(entry)'")
+        }
+        proxies.append(range)
+      }
+      return AdmissionControl.Limits(
+        origins: try OriginPolicy(list: allowedOrigins, secure: tlsCertificatePath != nil),
+        maxConnectionsPerAddress: maxConnectionsPerIP, handshakesPerSecond: Double(maxHandshakesPerIP),
+        trustedProxies: proxies)
     }
   }
 }

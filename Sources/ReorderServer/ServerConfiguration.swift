@@ -49,6 +49,18 @@ public struct ServerConfiguration: Sendable {
   public var roomIdleSeconds = 30
   /// Write a snapshot every this many ops (`--snapshot-every`).
   public var snapshotEvery = 1_000
+  /// Origins whose pages may connect, comma separated (`--allowed-origins`); empty: this server's
+  /// own origin and its loopback ones (`OriginPolicy`).
+  public var allowedOrigins = ""
+  /// Concurrent websockets per client address (`--max-connections-per-ip`).
+  public var maxConnectionsPerIP = 256
+  /// Websocket handshakes per second per client address, bursts of four times this
+  /// (`--max-handshakes-per-ip`).
+  public var maxHandshakesPerIP = 50
+  /// Proxies whose `X-Forwarded-For` names the client, comma-separated CIDRs (`--trust-proxy`).
+  public var trustProxy = ""
+  /// Serve anyone who can reach a non-loopback address without tokens (`--allow-anonymous`).
+  public var allowAnonymous = false
   /// `error`, `warn`, `info`, `debug` (`--log-level`).
   public var logLevel = "info"
   /// `text` or `json` (`--log-format`).

@@ -7,18 +7,24 @@ import Testing
 
 @Suite("Admission and HTTP routes (no sockets)")
 struct AdmissionAndRoutesTests {
+  private let control = AdmissionControl(
+    limits: .init(
+      origins: try! OriginPolicy(list: "", secure: false), maxConnectionsPerAddress: 10, handshakesPerSecond: 100,
+      trustedProxies: []))
+
   @Test("a /ws/<room> upgrade is accepted with the room and the peer as its context")
   func roomUpgrade() {
-    guard case .accept(let context) = Admission.decide(UpgradeRequest(path: "/ws/food", peerAddress: "10.0.0.7")) else {
+    guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/food", peerAddress: "10.0.0.7"), now: 0)
+    else {
       Issue.record("refused")
       return
     }
-    #expect(context as? Admission == Admission(target: .room("food"), peerAddress: "10.0.0.7"))
+    #expect(context as? Admission == Admission(target: .room("food"), address: "10.0.0.7"))
   }
 
   @Test("a bad room name is accepted only to be closed with its reason", arguments: ["/ws/", "/ws/a b", "/x/food"])
   func badRoomName(path: String) {
-    guard case .accept(let context) = Admission.decide(UpgradeRequest(path: path)),
+    guard case .accept(let context) = control.decide(UpgradeRequest(path: path), now: 0),
       case .invalid(let reason)? = (context as? Admission)?.target
     else {
       Issue.record("\(path) was not marked invalid")

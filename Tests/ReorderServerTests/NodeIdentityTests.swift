@@ -95,7 +95,7 @@ struct ConfigurationSettingsTests {
       let shown: String
       switch (setting.kind, setting.defaultValue) {
       case (.flag, _): shown = "off"
-      case (_, nil): shown = "none"
+      case (_, nil), (_, ""?): shown = "none"
       case (_, let value?): shown = "`\(value)`"
       }
       if setting.name == "web" {

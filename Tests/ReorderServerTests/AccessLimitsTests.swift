@@ -1,0 +1,181 @@
+import Foundation
+import ReorderTransport
+import TestSupport
+import Testing
+
+@testable import ReorderServer
+
+@Suite("Origins, client addresses and per-address limits (no sockets)")
+struct AccessLimitsTests {
+  @Test("by default only the server's own origin and its loopback ones may connect")
+  func defaultOrigins() throws {
+    let policy = try OriginPolicy(list: "", secure: false)
+    #expect(policy.allows(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", port: 8080))
+    #expect(policy.allows(origin: "http://localhost:8080", host: "localhost:8080", port: 8080))
+    #expect(policy.allows(origin: "http://board.lan:9000", host: "board.lan:9000", port: 8080), "the Host it names")
+    #expect(!policy.allows(origin: "https://evil.example", host: "127.0.0.1:8080", port: 8080))
+    #expect(!policy.allows(origin: "http://127.0.0.1:9999", host: "127.0.0.1:8080", port: 8080))
+    #expect(!policy.allows(origin: "null", host: "127.0.0.1:8080", port: 8080))
+    #expect(policy.allows(origin: nil, host: "127.0.0.1:8080", port: 8080), "not a browser")
+    let tls = try OriginPolicy(list: "", secure: true)
+    #expect(tls.allows(origin: "https://board.example.com", host: "board.example.com", port: 443))
+    #expect(!tls.allows(origin: "http://board.example.com", host: "board.example.com", port: 443))
+  }
+
+  @Test("exact origins and *. patterns; null never")
+  func configuredOrigins() throws {
+    let policy = try OriginPolicy(
+      list: "https://board.example.com, https://*.example.org,http://*.dev.test:3000", secure: true)
+    #expect(policy.allows(origin: "https://board.example.com", host: nil, port: 1))
+    #expect(policy.allows(origin: "HTTPS://Board.Example.com", host: nil, port: 1))
+    #expect(!policy.allows(origin: "https://board.example.com:8443", host: nil, port: 1))
+    #expect(policy.allows(origin: "https://a.example.org", host: nil, port: 1))
+    #expect(policy.allows(origin: "https://a.b.example.org", host: nil, port: 1))
+    #expect(!policy.allows(origin: "https://example.org", host: nil, port: 1))
+    #expect(!policy.allows(origin: "https://evilexample.org", host: nil, port: 1))
+    #expect(!policy.allows(origin: "http://a.example.org", host: nil, port: 1))
+    #expect(policy.allows(origin: "http://x.dev.test:3000", host: nil, port: 1))
+    #expect(!policy.allows(origin: "http://x.dev.test", host: nil, port: 1))
+    #expect(!policy.allows(origin: "null", host: nil, port: 1))
+    #expect(!policy.allows(origin: "http://127.0.0.1:1", host: "127.0.0.1:1", port: 1), "a list replaces the defaults")
+  }
+
+  @Test(
+    "bad --allowed-origins entries are refused",
+    arguments: ["example.com", "https://a/b/", "null", "https://*", "https://a.*.com"])
+  func badOrigins(entry: String) {
+    #expect(throws: ConfigurationError.self) { try OriginPolicy(list: entry, secure: false) }
+  }
+
+  @Test("X-Forwarded-For counts only behind a trusted proxy, read from the right")
+  func forwardedFor() throws {
+    let proxies = [try #require(AddressRange("10.0.0.0/8")), try #require(AddressRange("::1"))]
+    #expect(clientAddress(peer: "10.1.2.3", forwardedFor: "203.0.113.9", trusted: proxies) == "203.0.113.9")
+    #expect(
+      clientAddress(peer: "10.1.2.3", forwardedFor: "1.1.1.1, 203.0.113.9, 10.9.9.9", trusted: proxies) == "203.0.113.9"
+    )
+    #expect(clientAddress(peer: "198.51.100.7", forwardedFor: "203.0.113.9", trusted: proxies) == "198.51.100.7")
+    #expect(clientAddress(peer: "::1", forwardedFor: "2001:db8::5", trusted: proxies) == "2001:db8::5")
+    #expect(clientAddress(peer: "10.1.2.3", forwardedFor: "garbage", trusted: proxies) == "10.1.2.3")
+    #expect(AddressRange("10.0.0.0/33") == nil)
+    #expect(AddressRange("not-an-address") == nil)
+    #expect(try #require(AddressRange("192.168.0.0/16")).contains("::ffff:192.168.4.4"))
+  }
+
+  @Test(
+    "loopback hosts",
+    arguments: [
+      ("127.0.0.1", true), ("127.8.0.1", true), ("localhost", true), ("::1", true), ("0.0.0.0", false), ("::", false),
+      ("192.168.1.5", false),
+    ])
+  func loopback(host: String, expected: Bool) {
+    #expect(AddressRange.isLoopback(host) == expected)
+  }
+
+  private func control(maxPerAddress: Int = 2, handshakes: Double = 1) throws -> AdmissionControl {
+    AdmissionControl(
+      limits: .init(
+        origins: try OriginPolicy(list: "", secure: false), maxConnectionsPerAddress: maxPerAddress,
+        handshakesPerSecond: handshakes, trustedProxies: []))
+  }
+
+  private func status(_ decision: UpgradeDecision) -> Int? {
+    if case .refuse(let status, _) = decision { return status }
+    return nil
+  }
+
+  @Test("connections per address: the next one is 429 until one closes")
+  func perAddress() throws {
+    let control = try control(maxPerAddress: 2, handshakes: 100)
+    var admitted: [Admission] = []
+    for _ in 0..<2 {
+      guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0),
+        let admission = context as? Admission
+      else {
+        Issue.record("refused")
+        return
+      }
+      control.opened(admission)
+      admitted.append(admission)
+    }
+    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0)) == 429)
+    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "5.6.7.8"), now: 0)) == nil, "others")
+    control.closed(admitted[0])
+    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0)) == nil)
+  }
+
+  @Test("handshakes per address: a bucket of rate x 4, refilled over time")
+  func handshakes() throws {
+    let control = try control(maxPerAddress: 1_000, handshakes: 2)
+    let request = UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4")
+    let outcomes = (0..<9).map { _ in status(control.decide(request, now: 10)) }
+    #expect(outcomes.filter { $0 == nil }.count == 8)
+    #expect(outcomes.last == 429)
+    #expect(status(control.decide(request, now: 10.6)) == nil, "one more token after half a second")
+  }
+
+  @Test("an origin that is not allowed is 403; a bad room is accepted to be closed with its reason")
+  func originAndPath() throws {
+    let control = try control()
+    control.port = 8080
+    let evil = UpgradeRequest(path: "/ws/r", origin: "https://evil.example", host: "127.0.0.1:8080")
+    #expect(status(control.decide(evil, now: 0)) == 403)
+    guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/a b"), now: 0),
+      case .invalid(let reason)? = (context as? Admission)?.target
+    else {
+      Issue.record("not marked invalid")
+      return
+    }
+    #expect(reason.hasPrefix("invalid room name: "))
+  }
+}
+
+@Suite("Origins and per-address limits over sockets", .serialized)
+struct AccessLimitsOverSocketsTests {
+  @Test("a page on another site is refused with 403 before the upgrade; the own origin and no origin connect")
+  func origins() throws {
+    let server = try TestServer()
+    let evil = try RawSocket(port: server.port)
+    let status = try evil.websocketHandshake(path: "/ws/food", headers: [("Origin", "https://evil.example")])
+    #expect(status.contains(" 403 "), "\(status)")
+    for origin in ["http://127.0.0.1:\(server.port)", "http://localhost:\(server.port)", nil] {
+      let raw = try RawSocket(port: server.port)
+      let headers = origin.map { [("Origin", $0)] } ?? []
+      #expect(try raw.websocketHandshake(path: "/ws/food", headers: headers).contains("101"), "\(origin ?? "none")")
+    }
+    let null = try RawSocket(port: server.port)
+    #expect(try null.websocketHandshake(path: "/ws/food", headers: [("Origin", "null")]).contains(" 403 "))
+  }
+
+  @Test("more connections from one address than --max-connections-per-ip get 429; closing one lets the next in")
+  func perAddress() throws {
+    let server = try TestServer { $0.maxConnectionsPerIP = 3 }
+    let open = try (0..<3).map { _ in try RoomClient.join(port: server.port, client: "c\(UUID().uuidString.prefix(4))")
+    }
+    let refused = try RawSocket(port: server.port)
+    #expect(try refused.websocketHandshake(path: "/ws/t").contains(" 429 "))
+    open[0].close()
+    var admitted = false
+    for _ in 0..<200 where !admitted {
+      let raw = try RawSocket(port: server.port)
+      admitted = try raw.websocketHandshake(path: "/ws/t").contains("101")
+      if !admitted { usleep(10_000) }
+    }
+    #expect(admitted)
+  }
+
+  @Test("serve refuses a non-loopback address without --allow-anonymous, and warns with it")
+  func nonLoopback() throws {
+    let binary = try #require(ChildProcess.builtProduct("reorder"))
+    let refused = try ChildProcess(
+      executable: binary, arguments: ["serve", "--host", "0.0.0.0", "--port", "0", "--data", ":memory:"])
+    #expect(refused.waitForExit(timeout: 10) == 2)
+    #expect(refused.output.contains { $0.contains("--allow-anonymous") })
+    let allowed = try ChildProcess(
+      executable: binary,
+      arguments: ["serve", "--host", "0.0.0.0", "--port", "0", "--data", ":memory:", "--allow-anonymous"])
+    defer { allowed.terminate() }
+    #expect(allowed.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") } != nil)
+    #expect(allowed.output.contains { $0.contains("without access control") })
+  }
+}
