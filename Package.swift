@@ -7,8 +7,9 @@ import PackageDescription
 /// - `ReorderCRDT` imports nothing (not even Foundation): the pure replicated board.
 /// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
 /// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
-/// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
-/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store on the lws service thread.
+/// - `ReorderRooms` is the protocol and room state machines (CRDT only: no sockets, no store; storage
+///   is its `RoomStore` port, answered through actions).
+/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store (`StoreRoomStorage` adapts the store to the port).
 /// - `ReorderLoad` is the load tool (lws client from Transport).
 let package = Package(
   name: "Reorder",
@@ -32,7 +33,7 @@ let package = Package(
     .target(name: "ReorderCRDT"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets"]),
     .target(name: "ReorderStore", dependencies: ["CSQLite"]),
-    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderStore"]),
+    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT"]),
     .target(
       name: "ReorderServer",
       dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT"]
@@ -54,7 +55,7 @@ let package = Package(
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
     .testTarget(
-      name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore", "TestRandom"]),
+      name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "TestRandom"]),
     .testTarget(
       name: "ReorderServerTests",
       dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport", "TestRandom"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Keeps the layering honest (see Package.swift):
 #  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
-#  - Sources/ReorderCRDT imports nothing at all (not even Foundation).
+#  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
+#  - Sources/ReorderRooms imports neither ReorderStore nor CSQLite (storage is its RoomStore port).
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,13 @@ crdt_imports=$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='
 if [[ -n "$crdt_imports" ]]; then
   echo "check-imports: Sources/ReorderCRDT must import nothing:" >&2
   echo "$crdt_imports" >&2
+  status=1
+fi
+
+rooms_storage=$(grep -rnE "${import_re}(ReorderStore|CSQLite)\b" Sources/ReorderRooms --include='*.swift' || true)
+if [[ -n "$rooms_storage" ]]; then
+  echo "check-imports: Sources/ReorderRooms must not import ReorderStore or CSQLite (use the RoomStore port):" >&2
+  echo "$rooms_storage" >&2
   status=1
 fi
 

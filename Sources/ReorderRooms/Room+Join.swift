@@ -92,7 +92,11 @@ extension Room {
     }
     var actions: [RoomAction] = [.send(connection, frame!, .data)]
     for ack in member.acksAfterWelcome {
-      if let applied = appliedFrame(seq: ack) { actions.append(.send(connection, applied, .data)) }
+      if let applied = appliedFrame(seq: ack) {
+        actions.append(.send(connection, applied, .data))
+      } else {
+        actions.append(.read(RoomRead(room: name, connection: connection, after: ack - 1, limit: 1)))
+      }
     }
     member.welcomedAt = target
     member.presenceTick = presenceTick

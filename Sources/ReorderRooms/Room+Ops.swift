@@ -33,7 +33,9 @@ extension Room {
     }
     // Still pending: its broadcast will reach this member (welcomed members have welcomedAt <= durableSeq).
     if known > durableSeq { return [] }
-    guard let frame = appliedFrame(seq: known) else { return [] }
+    guard let frame = appliedFrame(seq: known) else {
+      return [.read(RoomRead(room: name, connection: connection, after: known - 1, limit: 1))]
+    }
     return [.send(connection, frame, .data)]
   }
 

@@ -31,7 +31,6 @@ public struct Room: Sendable {
   public let name: String
   var board: any RoomBoard
   let limits: RoomLimits
-  let storage: (any RoomStorage)?
   /// Identifies this room's history: made when the room is created, stored with op 1.
   public internal(set) var epoch: String
   /// Last assigned seq.
@@ -63,14 +62,12 @@ public struct Room: Sendable {
 
   /// An empty room with the given board.
   public init(
-    name: String, board: any RoomBoard, limits: RoomLimits, storage: (any RoomStorage)?, now: Double,
-    epoch: String = Room.makeEpoch()
+    name: String, board: any RoomBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
   ) {
     self.name = name
     self.epoch = epoch
     self.board = board
     self.limits = limits
-    self.storage = storage
     self.idleSince = now
   }
 
@@ -122,13 +119,11 @@ public struct Room: Sendable {
     }
   }
 
-  /// The `applied` frame of a durable seq, from memory or storage.
+  /// The `applied` frame of a durable seq if it is in memory (the catch-up window: at least the
+  /// latest `maxCatchUpOps` durable seqs), else nil (older ones are a `.read` from storage).
   func appliedFrame(seq: UInt64) -> [UInt8]? {
-    if seq >= recentStart, seq < recentStart + UInt64(recent.count) { return recent[Int(seq - recentStart)] }
-    guard let storage, seq >= 1, let entries = try? storage.entries(room: name, after: seq - 1, limit: 1),
-      let entry = entries.first, entry.seq == seq, let record = try? OpRecord(payload: entry.payload)
-    else { return nil }
-    return record.applied(seq: seq)
+    guard seq >= recentStart, seq < recentStart + UInt64(recent.count) else { return nil }
+    return recent[Int(seq - recentStart)]
   }
 }
 

@@ -2,6 +2,7 @@ extension RoomRegistry {
   /// One whole frame from a connection.
   public func received(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool, now: Double) -> [RoomAction] {
     guard var state = connections[connection], !state.closing else { return [] }
+    if state.held != nil { return hold(connection, message: message, isBinary: isBinary) }
     defer { if connections[connection] != nil { connections[connection] = state } }
     guard state.frames.take(now: now) else {
       var actions = violation(connection, &state, now: now)
@@ -47,14 +48,16 @@ extension RoomRegistry {
           ProtocolError(.roomMismatch, "hello.room must be the room of the websocket path /ws/<room>"),
           now: now)
       }
-      var loading: [RoomAction] = []
-      guard ensureLoaded(state.room, now: now, actions: &loading) else {
+      guard rooms[state.room] != nil else {
+        // Only a room dropped after a storage failure (whose connections are closing) is missing.
         state.closing = true
-        return loading + refuseLoad(connection, state.room)
+        return refuse(
+          connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
+          code: CloseCode.internalError, reason: "room unavailable")
       }
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
-      let actions = loading + rooms[state.room]!.join(connection, hello: hello, session: session)
+      let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
       if rooms[state.room]!.members[connection] != nil {
         state.session = session
       } else {
@@ -84,6 +87,20 @@ extension RoomRegistry {
       }
       return rooms[state.room]?.drag(drag, from: connection) ?? []
     }
+  }
+
+  /// Keeps a frame of a connection whose room is loading (see `maxHeldFrames`).
+  func hold(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool) -> [RoomAction] {
+    guard connections[connection]!.held!.count < RoomRegistry.maxHeldFrames else {
+      connections[connection]!.closing = true
+      connections[connection]!.held = nil
+      return [
+        .close(connection, code: CloseCode.policyViolation, reason: "too many messages before the welcome"),
+        .log(.warn, "closed connection flooding a loading room", [("connection", "\(connection)")]),
+      ]
+    }
+    connections[connection]!.held!.append((message, isBinary))
+    return []
   }
 
   /// An `error` frame for a bad frame; counts as a violation.

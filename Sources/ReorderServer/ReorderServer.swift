@@ -5,8 +5,10 @@ import ReorderTransport
 
 /// The Reorder service: websocket rooms over libwebsockets, durable in SQLite.
 ///
-/// The rooms run on the lws service thread (as the transport's handler); the store's writer thread
-/// commits op groups and posts back so that `applied` goes out only once durable.
+/// The rooms run on the lws service thread (as the transport's handler); storage goes through the
+/// rooms' `RoomStore` port (`StoreRoomStorage`): the store's writer thread commits op groups and a
+/// reader queue loads rooms, and both post back, so that `applied` goes out only once durable and
+/// the service thread never waits for the disk.
 ///
 /// ```swift
 /// let server = try ReorderServer(configuration: configuration)
@@ -34,10 +36,9 @@ public final class ReorderServer: @unchecked Sendable {
       format: TransportLog.Format(rawValue: configuration.logFormat) ?? .text)
     store = try Store(path: configuration.dataPath)
     registry = RoomRegistry(
-      limits: configuration.roomLimits, storage: StoreRoomStorage(store: store), boards: ServerBoards.factory,
-      sessionPrefix: ReorderServer.sessionPrefix())
+      limits: configuration.roomLimits, boards: ServerBoards.factory, sessionPrefix: ReorderServer.sessionPrefix())
     registry.presencePacing = configuration.presencePacing
-    driver = RoomsDriver(registry: registry, store: store)
+    driver = RoomsDriver(registry: registry, storage: StoreRoomStorage(store: store))
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {
@@ -80,7 +81,7 @@ public final class ReorderServer: @unchecked Sendable {
 
   /// Before the service thread runs: build the demo rooms and wait for them to be durable.
   private func createDemoRooms() throws {
-    let actions = try registry.createDemoRooms(now: MonotonicClock.now())
+    let actions = try registry.createDemoRooms(existing: Set(try store.roomNames()), now: MonotonicClock.now())
     var highest: [String: UInt64] = [:]
     for action in actions {
       switch action {
