@@ -58,7 +58,9 @@ let package = Package(
       name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "TestRandom"]),
     .testTarget(
       name: "ReorderServerTests",
-      dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport", "TestRandom"]
+      dependencies: [
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -17,6 +17,7 @@ extension Room {
       actions.append(
         .broadcast(
           others, ServerMessage.peer(event: "join", session: session, name: peer.name, color: peer.color), .data))
+      counters.peerFramesSent += others.count
     }
     if pending.isEmpty {
       members[connection] = member
@@ -40,6 +41,7 @@ extension Room {
       let frame = ServerMessage.peer(
         event: "leave", session: member.peer.session, name: member.peer.name, color: member.peer.color)
       actions.append(.broadcast(others, frame, .data))
+      counters.peerFramesSent += others.count
     }
     actions.append(.log(.info, "left", [("room", name), ("session", member.peer.session)]))
     return actions
@@ -95,6 +97,7 @@ extension Room {
       if let applied = appliedFrame(seq: ack) {
         actions.append(.send(connection, applied, .data))
       } else {
+        counters.reads += 1
         actions.append(.read(RoomRead(room: name, connection: connection, after: ack - 1, limit: 1)))
       }
     }

@@ -16,9 +16,11 @@ extension Room {
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
       opsSinceSnapshot += 1
+      counters.opsApplied += 1
       if snapshotDue { actions.append(takeSnapshot()) }
       return actions
     } catch {
+      counters.opsRejected[error.code.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
     }
   }
@@ -27,6 +29,7 @@ extension Room {
   /// it arrives with the broadcast or right after the welcome).
   mutating func repeatAck(seq known: UInt64, to connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
+    counters.opsRepeated += 1
     guard member.welcomedAt != nil else {
       members[connection]?.acksAfterWelcome.append(known)
       return []
@@ -34,6 +37,7 @@ extension Room {
     // Still pending: its broadcast will reach this member (welcomed members have welcomedAt <= durableSeq).
     if known > durableSeq { return [] }
     guard let frame = appliedFrame(seq: known) else {
+      counters.reads += 1
       return [.read(RoomRead(room: name, connection: connection, after: known - 1, limit: 1))]
     }
     return [.send(connection, frame, .data)]

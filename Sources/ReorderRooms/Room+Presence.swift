@@ -51,6 +51,7 @@ extension Room {
       let (key, member) = members[index]
       guard member.welcomedAt != nil, member.presenceTick < presenceTick else { continue }
       if busy(key) {
+        counters.presenceFramesHeld += 1
         membersBehind = true
         continue
       }
@@ -75,7 +76,10 @@ extension Room {
         connections.count == 1
           ? .send(connections[0], frame.bytes, frame.priority) : .broadcast(connections, frame.bytes, frame.priority))
     }
-    if !actions.isEmpty { presence.flushed(now: now) }
+    if !actions.isEmpty {
+      presence.flushed(now: now)
+      counters.presenceFramesSent += RoomCounters.recipients(actions)
+    }
     // Finished drags everyone has been sent are forgotten.
     let oldest = members.values.lazy.filter { $0.welcomedAt != nil }.map(\.presenceTick).min() ?? presenceTick
     latestDrags = latestDrags.filter { !$0.value.isFinal || $0.value.version > oldest }

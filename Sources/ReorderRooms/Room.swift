@@ -54,6 +54,8 @@ public struct Room: Sendable {
   /// room's latest drags until a later flush reaches it).
   var membersBehind = false
   var opsSinceSnapshot = 0
+  /// What this room did (summed into `RoomRegistry.statistics`).
+  var counters = RoomCounters()
   /// Size of the room's last snapshot (written or loaded): a large board snapshots less often (see
   /// `snapshotDue`).
   var lastSnapshotBytes = 0

@@ -5,6 +5,7 @@ extension RoomRegistry {
     if state.held != nil { return hold(connection, message: message, isBinary: isBinary) }
     defer { if connections[connection] != nil { connections[connection] = state } }
     guard state.frames.take(now: now) else {
+      messagesReceived["dropped", default: 0] += 1
       var actions = violation(connection, &state, now: now)
       let newBurst = state.lastLimited.map { now - $0 >= 1 } ?? true
       state.lastLimited = now
@@ -15,6 +16,7 @@ extension RoomRegistry {
       return actions
     }
     if isBinary {
+      messagesReceived["binary", default: 0] += 1
       return fail(
         connection, &state, ProtocolError(.badMessage, "binary frames are not supported; send JSON text"), now: now)
     }
@@ -22,6 +24,7 @@ extension RoomRegistry {
     do {
       message_ = try ClientMessage.decode(message)
     } catch {
+      messagesReceived["invalid", default: 0] += 1
       // The connection state is checked from `type` first: a second hello is `already_joined` and an
       // op or drag before hello is `not_joined`, however malformed the rest of the frame.
       if error.type == "hello", state.session != nil {
@@ -32,9 +35,15 @@ extension RoomRegistry {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       if let id = error.opID, state.session != nil {
+        counters.opsRejected[error.error.code.rawValue, default: 0] += 1
         return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]
       }
       return fail(connection, &state, error.error, now: now)
+    }
+    switch message_ {
+    case .hello: messagesReceived["hello", default: 0] += 1
+    case .op: messagesReceived["op", default: 0] += 1
+    case .drag: messagesReceived["drag", default: 0] += 1
     }
     switch message_ {
     case .hello(let hello):
@@ -69,6 +78,7 @@ extension RoomRegistry {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       guard state.ops.take(now: now) else {
+        counters.opsRejected[ErrorCode.rateLimited.rawValue, default: 0] += 1
         var actions: [RoomAction] = [
           .send(
             connection,

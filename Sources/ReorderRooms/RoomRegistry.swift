@@ -30,6 +30,12 @@ public final class RoomRegistry {
   var nextSession: UInt64 = 1
   /// Open connections per room (joined or not): a room with any is never unloaded.
   var attached: [String: Int] = [:]
+  /// Counts outside the loaded rooms: those of rooms since unloaded or dropped, and the registry's
+  /// own (ops rejected before reaching a room). See `statistics`.
+  var counters = RoomCounters()
+  var loadsCompleted = 0
+  var loadsFailed = 0
+  var messagesReceived: [String: Int] = [:]
   /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
   public var presencePacing = PresencePacing.fixed(hz: 30)
 
@@ -94,6 +100,7 @@ public final class RoomRegistry {
     case .success(let prepared):
       var room = prepared.room
       room.idleSince = now
+      loadsCompleted += 1
       rooms[name] = room
       actions.append(.log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)")]))
       for connection in waiting {
@@ -104,6 +111,7 @@ public final class RoomRegistry {
         }
       }
     case .failure(let error):
+      loadsFailed += 1
       actions.append(.log(.error, "room load failed", [("room", name), ("error", "\(error)")]))
       for connection in waiting where connections[connection].map({ !$0.closing }) == true {
         connections[connection]!.closing = true
@@ -169,6 +177,7 @@ public final class RoomRegistry {
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
+        counters.add(rooms[name]!.counters)
         rooms[name] = nil
       }
     }
@@ -188,6 +197,7 @@ extension RoomRegistry {
   /// (1011) and drop it; the next join reloads what is durable.
   public func fail(room name: String, reason: String) -> [RoomAction] {
     guard let room = rooms.removeValue(forKey: name) else { return [] }
+    counters.add(room.counters)
     var actions: [RoomAction] = []
     for connection in room.members.keys.sorted() {
       connections[connection]?.closing = true

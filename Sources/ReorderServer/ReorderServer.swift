@@ -58,6 +58,24 @@ public final class ReorderServer: @unchecked Sendable {
     return boundPort
   }
 
+  /// A snapshot of the rooms', the store's and the driver's statistics, taken on the service
+  /// thread; `completion` runs there (keep it short). Any thread.
+  public func statistics(_ completion: @escaping @Sendable (ServerStatistics) -> Void) {
+    transport.post { [driver, store] in
+      completion(
+        ServerStatistics(
+          rooms: driver.registry.statistics, store: store.statistics, durableLatency: driver.durableLatency))
+    }
+  }
+
+  /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
+  /// Not on the service thread.
+  public func statistics(timeoutSeconds: Double = 2) -> ServerStatistics? {
+    let answer = StatisticsAnswer()
+    statistics { answer.set($0) }
+    return answer.wait(timeoutSeconds: timeoutSeconds)
+  }
+
   /// The bound port (0 before `start()`).
   public var port: Int { boundPort }
 

@@ -1,4 +1,5 @@
 import ReorderRooms
+import ReorderStore
 import ReorderTransport
 
 /// Runs the rooms on the lws service thread: turns transport callbacks into registry calls, and the
@@ -14,6 +15,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let storage: any RoomStore
   /// Set right after the transport is made; the transport owns this driver, hence `weak`.
   weak var transport: WebSocketServer?
+  /// Per append: from the frames that made the ops (the pass that received them) to the service
+  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out.
+  /// Service thread only.
+  private(set) var durableLatency = LatencyBuckets()
 
   init(registry: RoomRegistry, storage: any RoomStore) {
     self.registry = registry
@@ -150,11 +155,13 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
 
   /// Appends to the store; the `applied` frames go out from the service thread once durable.
   func append(room: String, ops: [LogEntry]) {
+    let received = MonotonicClock.now()
     storage.append(room: room, entries: ops) { [weak self] result in
       self?.transport?.post { [weak self] in
         guard let self else { return }
         switch result {
         case .success(let seq):
+          self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
         case .failure(let error):
           ServerLog.log(.error, "append failed", [("room", room), ("error", "\(error)")])
