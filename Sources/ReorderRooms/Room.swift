@@ -23,8 +23,6 @@ public struct Room: Sendable {
     var capturedBoard: JSONValue?
     /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
     var acksAfterWelcome: [UInt64] = []
-    /// The presence tick of its last `drags` frame (or of its welcome).
-    var presenceTick: UInt64 = 0
   }
 
   /// The room name (from the websocket path).
@@ -44,15 +42,10 @@ public struct Room: Sendable {
   var opIDOrder: [String] = []
   var opIDHead = 0
   var members: [ConnectionHandle: Member] = [:]
+  /// The members in join order (the bounded `peers` of a welcome lists the first ones).
+  var roster = Roster()
+  /// All presence state: drags, pacing, what each member was sent, coalesced join/leave notices.
   var presence = Presence()
-  /// Presence ticks that had updates, counted; members remember the tick of their last frame.
-  var presenceTick: UInt64 = 0
-  /// The latest drag update of each session and the tick it changed at (finished drags are dropped
-  /// once every member has been sent them): bounded by the sessions.
-  var latestDrags: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
-  /// Whether the last flush held a member back because its connection was busy (it is behind the
-  /// room's latest drags until a later flush reaches it).
-  var membersBehind = false
   var opsSinceSnapshot = 0
   /// What this room did (summed into `RoomRegistry.statistics`).
   var counters = RoomCounters()

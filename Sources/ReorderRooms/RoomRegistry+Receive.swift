@@ -66,6 +66,8 @@ extension RoomRegistry {
       }
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
+      // The welcome states the room's interval as it is with this member in.
+      rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
       let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
       if rooms[state.room]!.members[connection] != nil {
         state.session = session

@@ -172,7 +172,7 @@ public final class RoomRegistry {
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
     for name in rooms.keys {
-      rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
+      rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())

@@ -22,6 +22,10 @@ final class RoomsHarness: @unchecked Sendable {
   var logs: [(level: LogLevel, event: String, fields: [(String, String)])] = []
   var autoDurable: Bool
   var limits: RoomLimits
+  /// Frames delivered, by `type`, to every connection (counted without parsing).
+  var frameCounts: [String: Int] = [:]
+  /// Which connections' frames are parsed into `inbox` (all unless set; a storm test parses a few).
+  var keepsInbox: (ConnectionHandle) -> Bool = { _ in true }
 
   let boards: RoomBoardFactory
 
@@ -83,9 +87,23 @@ final class RoomsHarness: @unchecked Sendable {
 
   func deliver(_ c: ConnectionHandle, _ bytes: [UInt8], _ p: FramePriority) {
     guard closed[c] == nil else { return }
+    frameCounts[RoomsHarness.type(of: bytes), default: 0] += 1
+    guard keepsInbox(c) else { return }
     inbox[c, default: []].append(try! JSONValue.parse(bytes))
     priorities[c, default: []].append(p)
   }
+
+  /// The `type` of an encoded server frame (they all begin `{"type":"<type>"`).
+  static func type(of bytes: [UInt8]) -> String {
+    let prefix = Array(#"{"type":""#.utf8)
+    guard bytes.starts(with: prefix), let end = bytes[prefix.count...].firstIndex(of: UInt8(ascii: "\"")) else {
+      return "?"
+    }
+    return String(decoding: bytes[prefix.count..<end], as: UTF8.self)
+  }
+
+  /// Frames delivered in total.
+  var totalFrames: Int { frameCounts.values.reduce(0, +) }
 
   /// Makes only the first `count` pending appends durable (the store reports in append order).
   func makeDurable(count: Int) {
