@@ -12,6 +12,10 @@ public struct RoomLoad: Sendable {
   let boards: RoomBoardFactory
   let limits: RoomLimits
 
+  /// The ops before the snapshot a load reads back: enough for the remembered op ids and for the
+  /// catch-up window, so that a `since` catch-up is always served from memory.
+  static func remembering(_ limits: RoomLimits) -> Int { max(limits.rememberedOpIDs, limits.maxCatchUpOps) }
+
   /// Builds the room from what the store returned. Any thread.
   /// - Throws: `RoomStoreError.corrupt` when the snapshot or a record cannot be read, or the log
   ///   has a gap.

@@ -75,6 +75,9 @@ extension Room {
       addRecent(seq: opSeq, frame: frame)
       durableSeq = opSeq
       sent += 1
+      // Members waiting for a welcome are few and rare (they joined while ops were pending): no
+      // pass over every member of a large room per op unless some wait.
+      guard presence.recipients.count < members.count else { continue }
       let waiting = members.values.filter { $0.welcomedAt == nil && $0.joinSeq <= opSeq }.map(\.connection)
       for connection in waiting.sorted() { actions.append(contentsOf: sendWelcome(connection)) }
     }

@@ -73,7 +73,7 @@ public final class RoomRegistry {
       }
       loading[name] = []
       actions.append(
-        .load(RoomLoad(room: name, remembering: limits.rememberedOpIDs, boards: boards, limits: limits)))
+        .load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)))
     }
     attached[name, default: 0] += 1
     let rate = Double(limits.maxOpsPerSecond)
