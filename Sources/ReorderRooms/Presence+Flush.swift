@@ -31,15 +31,24 @@ extension Presence {
     behind = false
     if hasPending {
       tick += 1
-      for update in takePending() { latest[update.session] = (tick, update.update, update.isFinal) }
+      for update in takePending() {
+        latest[update.session] = (tick, update.update, update.isFinal)
+        announced.insert(update.session)
+      }
     }
     let announce = isLarge && intervalKnown != intervalMilliseconds
     guard !latest.isEmpty || !notices.isEmpty || announce else { return out }
     peersDirty = false
+    countDeferred = false
+    // A recipient that knows `listedPeers` peers is sent no `joined`: its news is the count and
+    // announced leaves, which it gets at most every `countRefresh` (otherwise a storm would send
+    // every member a frame per flush for a count).
+    let countDue = now - lastCountFlush >= Presence.countRefresh - jitter
+    var countSent = false
     // Recipients that last got a frame at the same point share one frame: a few groups, usually
     // one, so a short array (no hashing per recipient).
     var dragGroups: [(since: UInt64, connections: [ConnectionHandle])] = []
-    var peerGroups: [(seen: UInt64, interval: Bool, connections: [ConnectionHandle])] = []
+    var peerGroups: [(seen: UInt64, interval: Bool, full: Bool, connections: [ConnectionHandle])] = []
     // Sessions whose drag changed at this very round: a recipient one round behind (the usual
     // case) has its own drag in its frame only if its session is one of these (short strings
     // compare cheaply; no dictionary lookup per recipient).
@@ -53,8 +62,14 @@ extension Presence {
       defer { recipients.formIndex(after: &index) }
       let (key, r) = recipients[index]
       let needsDrags = r.tick < tick
-      let needsNotices = r.noticesSeen < noticeVersion
       let needsInterval = isLarge && r.interval != intervalMilliseconds
+      let full = r.listed >= Presence.listedPeers
+      var needsNotices = r.noticesSeen < noticeVersion
+      if needsNotices && full && !needsInterval && !countDue {
+        needsNotices = false
+        countDeferred = true
+        oldestSeen = min(oldestSeen, r.noticesSeen)
+      }
       guard needsDrags || needsNotices || needsInterval else { continue }
       if busy(key) {
         out.held += 1
@@ -81,10 +96,13 @@ extension Presence {
         recipients.values[index].tick = tick
       }
       if needsNotices || needsInterval {
-        if let group = peerGroups.firstIndex(where: { $0.seen == r.noticesSeen && $0.interval == needsInterval }) {
+        if full { countSent = true }
+        if let group = peerGroups.firstIndex(where: {
+          $0.seen == r.noticesSeen && $0.interval == needsInterval && $0.full == full
+        }) {
           peerGroups[group].connections.append(key)
         } else {
-          peerGroups.append((r.noticesSeen, needsInterval, [key]))
+          peerGroups.append((r.noticesSeen, needsInterval, full, [key]))
           peerGroups[peerGroups.count - 1].connections.reserveCapacity(recipients.count)
         }
         recipients.values[index].noticesSeen = noticeVersion
@@ -96,12 +114,20 @@ extension Presence {
       out.actions.append(Presence.action(connections, frame.bytes, frame.priority))
       out.dragFrames += connections.count
     }
-    for (seen, interval, connections) in peerGroups {
+    for (seen, interval, full, connections) in peerGroups {
       let frame = peersFrame(
-        after: seen, count: max(0, members - 1), interval: interval ? intervalMilliseconds : nil)
-      out.actions.append(Presence.action(connections, frame, .data))
+        after: seen, count: max(0, members - 1), interval: interval ? intervalMilliseconds : nil, listJoined: !full)
+      out.actions.append(Presence.action(connections, frame.bytes, .data))
       out.peerFrames += connections.count
+      announced.formUnion(frame.joined)
+      let change = frame.joined.count - frame.left
+      if change != 0 {
+        for connection in connections {
+          recipients[connection]!.listed = max(0, recipients[connection]!.listed + change)
+        }
+      }
     }
+    if countSent { lastCountFlush = now }
     if !out.actions.isEmpty { flushed(now: now) }
     // Finished drags and notices every recipient has been sent are forgotten.
     latest = latest.filter { !$0.value.isFinal || $0.value.version > oldestTick }
@@ -119,6 +145,7 @@ extension Presence {
   /// recipients held back as busy are retried after `retry` seconds.
   func due(now: Double, retry: Double) -> Double? {
     if hasPending || peersDirty { return max(now, nextFlushAt ?? now) }
+    if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, nextFlushAt ?? now) }
     return behind ? now + retry : nil
   }
 

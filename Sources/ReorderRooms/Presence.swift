@@ -39,6 +39,9 @@ public struct Presence: Sendable {
     var noticesSeen: UInt64
     /// The presence interval it was last told (ms).
     var interval: Int
+    /// About how many peers it was told of (listed in its welcome and `joined`, less `left`): it
+    /// is sent `joined` entries only while this is below `listedPeers`.
+    var listed: Int
   }
 
   /// A coalesced join or leave.
@@ -46,6 +49,8 @@ public struct Presence: Sendable {
     var version: UInt64
     var peer: PeerInfo
     var joined: Bool
+    /// For a leave: whether any connection could know the session (see `announced`).
+    var announced = false
   }
 
   /// Drags in progress, by session, with who drags.
@@ -67,6 +72,17 @@ public struct Presence: Sendable {
   var notices: [Notice] = []
   /// The version of the latest notice.
   var noticeVersion: UInt64 = 0
+  /// Sessions some connection was told of (in a welcome's `peers`, a `peer` or `peers` frame, or a
+  /// drag): only their leaves are listed in `left`, so the leaves of sessions nobody heard of
+  /// cost no bytes per member.
+  var announced: Set<String> = []
+  /// When a flush last sent a `peers` frame to a recipient that knows `listedPeers` peers.
+  var lastCountFlush = -Double.infinity
+  /// The last flush left such recipients' count for later (see `countRefresh`).
+  var countDeferred = false
+  /// How often a recipient that knows `listedPeers` peers is sent `peers` for the count and
+  /// leaves alone (seconds).
+  public static let countRefresh = 0.5
   /// Whether the last flush held a recipient back because its connection was busy.
   var behind = false
   /// The interval every recipient knows, when they all do.
@@ -160,7 +176,7 @@ public struct Presence: Sendable {
   }
 
   /// How early a tick may come and still count as on time: a tenth of an interval, at most 2 ms.
-  private var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
+  var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
 
   /// When the pacing next lets the room flush (seconds); nil when unpaced.
   var nextFlushAt: Double? { flushes?.nextTokenAt }

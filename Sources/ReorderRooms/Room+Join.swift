@@ -27,6 +27,7 @@ extension Room {
             others, ServerMessage.peer(event: "join", session: session, name: peer.name, color: peer.color), .data))
         counters.peerFramesSent += others.count
       }
+      presence.announce(session, to: others)
     }
     roster.append(connection)
     if pending.isEmpty {
@@ -59,6 +60,7 @@ extension Room {
         actions.append(.broadcast(others, frame, .data))
         counters.peerFramesSent += others.count
       }
+      presence.forget(member.peer.session, told: others)
     }
     presence.isLarge = members.count > limits.largeRoomMembers
     actions.append(.log(.info, "left", [("room", name), ("session", member.peer.session)]))
@@ -77,25 +79,28 @@ extension Room {
   /// The `peers` of a welcome: at most `Presence.listedPeers` others, those dragging first (in
   /// session order, with their drag), then the others in join order.
   /// - Complexity: O(d log d + listedPeers) for d drags in progress.
-  func peersJSON(except connection: ConnectionHandle) -> [JSONValue] {
+  func peersJSON(except connection: ConnectionHandle) -> (json: [JSONValue], sessions: [String]) {
     let limit = Presence.listedPeers
     let own = members[connection]?.peer.session
     var out: [JSONValue] = []
-    var listed: Set<String> = []
+    var sessions: [String] = []
+    var dragging: Set<String> = []
     for (session, entry) in presence.current.sorted(by: { $0.key < $1.key }) {
       guard out.count < limit else { break }
       guard session != own else { continue }
       out.append(Room.peerJSON(entry.peer, drag: entry.drag))
-      listed.insert(session)
+      sessions.append(session)
+      dragging.insert(session)
     }
     roster.forEach { other in
       guard out.count < limit else { return false }
-      if other != connection, let peer = members[other]?.peer, !listed.contains(peer.session) {
+      if other != connection, let peer = members[other]?.peer, !dragging.contains(peer.session) {
         out.append(Room.peerJSON(peer, drag: nil))
+        sessions.append(peer.session)
       }
       return true
     }
-    return out
+    return (out, sessions)
   }
 
   static func peerJSON(_ peer: PeerInfo, drag: DragMessage?) -> JSONValue {
@@ -110,7 +115,7 @@ extension Room {
   mutating func sendWelcome(_ connection: ConnectionHandle) -> [RoomAction] {
     guard var member = members[connection] else { return [] }
     let target = member.joinSeq
-    let peers = peersJSON(except: connection)
+    let (peers, listed) = peersJSON(except: connection)
     let welcomePresence = ServerMessage.WelcomePresence(
       peerCount: members.count - 1, intervalMilliseconds: presence.intervalMilliseconds)
     var frame: [UInt8]?
@@ -148,7 +153,7 @@ extension Room {
     member.capturedBoard = nil
     member.acksAfterWelcome = []
     members[connection] = member
-    presence.addRecipient(connection, session: member.peer.session)
+    presence.addRecipient(connection, session: member.peer.session, listed: listed)
     return actions
   }
 }

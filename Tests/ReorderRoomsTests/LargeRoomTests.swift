@@ -18,7 +18,8 @@ struct LargeRoomTests {
       h.join(first + UInt64(i), name: "m\(first + UInt64(i))")
       if (i + 1) % tickEvery == 0 { h.tick() }
     }
-    h.tick()
+    // Members that know 100 peers get their count at most every `countRefresh`.
+    h.tick(advancing: Presence.countRefresh)
   }
 
   func peersFrames(_ h: RoomsHarness, _ c: ConnectionHandle) -> [JSONValue] { h.frames(c, type: "peers") }
@@ -62,6 +63,36 @@ struct LargeRoomTests {
       }
     }
     #expect(h.registry.statistics.members == n)
+    // Bytes stay O(1) per join too: a member is told of at most about `listedPeers` peers; after
+    // that its frames carry the count only.
+    for c in sample {
+      let named =
+        h.frames(c, type: "peers").compactMap { $0["joined"]?.arrayValue?.count }.reduce(0, +)
+        + h.frames(c, type: "peer").count + (h.frames(c, type: "welcome").first?["peers"]?.arrayValue?.count ?? 0)
+      #expect(named <= 2 * Presence.listedPeers, "connection \(c) was told of \(named) peers")
+    }
+  }
+
+  @Test(
+    "Once a member knows 100 peers, later joins reach it as a count, and leaves of sessions nobody heard of are not listed"
+  )
+  func countOnlyPastTheBound() {
+    let h = harness()
+    storm(h, count: 300, tickEvery: 50)
+    let a = ConnectionHandle(1)
+    _ = h.take(a)
+    h.join(400)
+    h.close(ConnectionHandle(250))
+    h.close(ConnectionHandle(2))
+    h.tick()
+    #expect(h.take(a).isEmpty, "a count-only update waits for the refresh")
+    #expect(h.registry.nextTick(room: "r", now: h.now) != nil)
+    h.tick(advancing: Presence.countRefresh)
+    let frame = h.take(a).first
+    #expect(frame?["type"] == .string("peers"))
+    #expect(frame?["joined"] == .array([]))
+    #expect(frame?["left"] == .array([.string("s2")]), "s2 was announced to everyone; s250 to no one")
+    #expect(frame?["count"] == .number(298))
   }
 
   @Test("Every peers frame's count is what the recipient's view says at that tick")
@@ -198,5 +229,13 @@ struct LargeRoomTests {
     #expect(h.frames(a, type: "peer").count == 2)
     #expect(h.frameCounts["peers"] == nil)
     #expect(h.frames(a, type: "welcome").first?["peer_count"] == .number(0))
+  }
+}
+
+extension JSONValue {
+  /// The elements of an array, or nil.
+  var arrayValue: [JSONValue]? {
+    if case .array(let elements) = self { return elements }
+    return nil
   }
 }
