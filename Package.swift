@@ -8,8 +8,9 @@ import PackageDescription
 /// - `ReorderBasics` is the vocabulary every other module shares: the logger, close codes.
 /// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
 /// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
-/// - `ReorderRooms` is the protocol and room state machines (CRDT + Store, no sockets).
-/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store on the lws service thread.
+/// - `ReorderRooms` is the protocol and room state machines (CRDT only: no sockets, no store; storage
+///   is its `RoomStore` port, answered through actions).
+/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store (`StoreRoomStorage` adapts the store to the port).
 /// - `ReorderLoad` is the load tool (lws client from Transport).
 /// - `ReorderAuth` verifies and mints room tokens; the ONLY module that imports `CJWT` (libjwt).
 let package = Package(
@@ -40,7 +41,7 @@ let package = Package(
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
     .target(name: "ReorderStore", dependencies: ["CSQLite", "ReorderBasics"]),
-    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderStore"]),
+    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT"]),
     .target(
       name: "ReorderServer",
       dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics"]
@@ -64,10 +65,12 @@ let package = Package(
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
     .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport"]),
     .testTarget(
-      name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "ReorderStore", "TestRandom"]),
+      name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "TestRandom"]),
     .testTarget(
       name: "ReorderServerTests",
-      dependencies: ["ReorderServer", "ReorderTransport", "ReorderRooms", "TestSupport", "TestRandom"]
+      dependencies: [
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

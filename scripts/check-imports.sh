@@ -5,6 +5,7 @@
 #  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
 #  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
+#  - Sources/ReorderRooms imports neither ReorderStore nor CSQLite (storage is its RoomStore port).
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,13 @@ routing=$(grep -rnE '/ws/|\broom|Room' Sources/ReorderTransport --include='*.swi
 if [[ -n "$routing" ]]; then
   echo "check-imports: Sources/ReorderTransport must not hold room routing (the server's job):" >&2
   echo "$routing" >&2
+  status=1
+fi
+
+rooms_storage=$(grep -rnE "${import_re}(ReorderStore|CSQLite)\b" Sources/ReorderRooms --include='*.swift' || true)
+if [[ -n "$rooms_storage" ]]; then
+  echo "check-imports: Sources/ReorderRooms must not import ReorderStore or CSQLite (use the RoomStore port):" >&2
+  echo "$rooms_storage" >&2
   status=1
 fi
 

@@ -91,12 +91,12 @@ extension Room {
 }
 
 extension RoomRegistry {
-  /// Creates the demo rooms that have no stored state yet (as ordinary logged ops).
-  public func createDemoRooms(now: Double) throws -> [RoomAction] {
-    let existing = Set(try storage.roomNames())
+  /// Creates the demo rooms that have no stored state yet (as ordinary logged ops); `existing` are
+  /// the names of the rooms the store has (`RoomStore.roomNames`).
+  public func createDemoRooms(existing: Set<String>, now: Double) throws -> [RoomAction] {
     var actions: [RoomAction] = []
-    for (name, intents) in DemoBoards.all where !existing.contains(name) && rooms[name] == nil {
-      var room = Room(name: name, board: boards.empty(), limits: limits, storage: storage, now: now)
+    for (name, intents) in DemoBoards.all where !existing.contains(name) && rooms[name] == nil && loading[name] == nil {
+      var room = Room(name: name, board: boards.empty(), limits: limits, now: now)
       for (i, intent) in intents.enumerated() {
         actions.append(contentsOf: try room.performSystem(intent, id: "demo:\(i + 1)"))
       }

@@ -18,21 +18,82 @@ public struct PeerInfo: Sendable, Equatable {
   }
 }
 
-/// Latest-wins drag presence of one room: coalesced per session, flushed once per tick.
+/// Everything about presence in one room, in one place: the drags (latest wins per session), the
+/// pacing of the room's flushes, what each welcomed connection has been sent, and, in a large
+/// room, the join and leave notices waiting for the next flush. Nothing here is ever stored.
 ///
-/// Invariants: `current` holds only drags whose phase is `start`/`move` (a drag in progress);
-/// `pending` holds at most one update per session (the latest), in first-change order.
-/// Nothing here is ever stored, and its size is bounded by the number of sessions.
+/// Invariants: `current` holds only drags whose phase is `start`/`move` (in progress); `pending`
+/// holds at most one update per session (the latest), in first-change order; `latest` holds the
+/// last flushed update of each session, finished ones only until every recipient has had them;
+/// each recipient's `tick <= tick` and `noticesSeen <= noticeVersion`; `notices` holds exactly the
+/// notices some recipient has not been sent. Sizes are bounded by the sessions, and `notices` by
+/// the joins and leaves since the slowest recipient's last frame.
 public struct Presence: Sendable {
-  /// Drags in progress, by session.
-  public private(set) var current: [String: DragMessage] = [:]
+  /// A welcomed connection, as presence sees it.
+  struct Recipient: Sendable {
+    /// Its session (its own drags are not sent back to it).
+    var session: String
+    /// The flush round of its last `drags` frame (or of its welcome).
+    var tick: UInt64
+    /// The last notice it was sent (or that its welcome covered).
+    var noticesSeen: UInt64
+    /// The presence interval it was last told (ms).
+    var interval: Int
+    /// About how many peers it was told of (listed in its welcome and `joined`, less `left`): it
+    /// is sent `joined` entries only while this is below `listedPeers`.
+    var listed: Int
+  }
+
+  /// A coalesced join or leave.
+  struct Notice: Sendable {
+    var version: UInt64
+    var peer: PeerInfo
+    var joined: Bool
+    /// For a leave: whether any connection could know the session (see `announced`).
+    var announced = false
+  }
+
+  /// Drags in progress, by session, with who drags.
+  private(set) var current: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
   private var pending: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
   private var order: [String] = []
   /// Paces the room's flushes (see `PresencePacing`): a flush that sends takes a token. Nil until
-  /// `pace(_:connections:now:)`, when every flush may send.
+  /// `pace(_:connections:members:now:)`, when every flush may send.
   private(set) var flushes: TokenBucket?
+  /// The room's current interval in ms (as `welcome` and `peers` state it).
+  private(set) var intervalMilliseconds = 33
+  /// Flush rounds that had drag updates, counted.
+  var tick: UInt64 = 0
+  /// The latest flushed update of each session and the round it changed at.
+  var latest: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
+  /// Welcomed connections.
+  var recipients: [ConnectionHandle: Recipient] = [:]
+  /// Join/leave notices not yet sent to every recipient, oldest first.
+  var notices: [Notice] = []
+  /// The version of the latest notice.
+  var noticeVersion: UInt64 = 0
+  /// Sessions some connection was told of (in a welcome's `peers`, a `peer` or `peers` frame, or a
+  /// drag): only their leaves are listed in `left`, so the leaves of sessions nobody heard of
+  /// cost no bytes per member.
+  var announced: Set<String> = []
+  /// When a flush last sent a `peers` frame to a recipient that knows `listedPeers` peers.
+  var lastCountFlush = -Double.infinity
+  /// The last flush left such recipients' count for later (see `countRefresh`).
+  var countDeferred = false
+  /// How often a recipient that knows `listedPeers` peers is sent `peers` for the count and
+  /// leaves alone (seconds).
+  public static let countRefresh = 0.5
+  /// Whether the last flush held a recipient back because its connection was busy.
+  var behind = false
+  /// The interval every recipient knows, when they all do.
+  var intervalKnown: Int? = 33
+  /// Whether the room has more members than `RoomLimits.largeRoomMembers`: its joins and leaves
+  /// are coalesced into `peers` frames, and interval changes announced (set by the room).
+  var isLarge = false
+  /// A notice was added or the announced interval changed since the last flush: the room is due.
+  var peersDirty = false
 
-  /// No drags.
+  /// No drags, no recipients.
   public init() {}
 
   /// Records the latest drag of `peer`, replacing any unflushed one.
@@ -41,7 +102,7 @@ public struct Presence: Sendable {
     if drag.phase.isFinal {
       current[peer.session] = nil
     } else {
-      current[peer.session] = drag
+      current[peer.session] = (peer, drag)
     }
     if pending.updateValue((peer, drag), forKey: peer.session) == nil { order.append(peer.session) }
   }
@@ -49,7 +110,7 @@ public struct Presence: Sendable {
   /// `peer` left: a drag in progress becomes a `cancel` for everyone. Returns whether there was one.
   @discardableResult
   public mutating func cancel(_ peer: PeerInfo) -> Bool {
-    guard let drag = current[peer.session] else {
+    guard let drag = current[peer.session]?.drag else {
       // A start that was never flushed: drop it silently.
       if let unflushed = pending[peer.session], !unflushed.drag.phase.isFinal {
         pending[peer.session] = nil
@@ -63,9 +124,34 @@ public struct Presence: Sendable {
     return true
   }
 
-  /// Applies `pacing` for a server with `connections` open: the flush rate and burst follow it.
-  mutating func pace(_ pacing: PresencePacing, connections: Int, now: Double) {
-    let rate = 1 / pacing.interval(connections: connections)
+  /// Whether any drag update waits for the next flush.
+  public var hasPending: Bool { !order.isEmpty }
+
+  /// Takes the pending updates, oldest change first: (session, encoded update, whether final).
+  /// - Complexity: O(p) in the number of pending updates.
+  public mutating func takePending() -> [PresenceUpdate] {
+    defer {
+      pending.removeAll(keepingCapacity: true)
+      order.removeAll(keepingCapacity: true)
+    }
+    return order.compactMap { session in
+      guard let entry = pending[session] else { return nil }
+      return (session, Presence.updateJSON(entry.peer, entry.drag).encoded(), entry.drag.phase.isFinal)
+    }
+  }
+
+  // MARK: Pacing
+
+  /// Applies `pacing` for a room of `members` on a server with `connections` open: the flush rate
+  /// and burst follow it (see `PresencePacing.interval(connections:members:)`).
+  mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, now: Double) {
+    let interval = pacing.interval(connections: connections, members: members)
+    let milliseconds = max(1, Int((interval * 1_000).rounded()))
+    if milliseconds != intervalMilliseconds {
+      intervalMilliseconds = milliseconds
+      if isLarge { peersDirty = true }
+    }
+    let rate = 1 / interval
     let burst = Double(pacing.burst)
     if flushes == nil {
       flushes = TokenBucket(rate: rate, burst: burst, now: now)
@@ -90,26 +176,12 @@ public struct Presence: Sendable {
   }
 
   /// How early a tick may come and still count as on time: a tenth of an interval, at most 2 ms.
-  private var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
+  var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
 
   /// When the pacing next lets the room flush (seconds); nil when unpaced.
   var nextFlushAt: Double? { flushes?.nextTokenAt }
 
-  /// Whether any update waits for the next tick.
-  public var hasPending: Bool { !order.isEmpty }
-
-  /// Takes the pending updates, oldest change first: (session, encoded update, whether final).
-  /// - Complexity: O(p) in the number of pending updates.
-  public mutating func flush() -> [PresenceUpdate] {
-    defer {
-      pending.removeAll(keepingCapacity: true)
-      order.removeAll(keepingCapacity: true)
-    }
-    return order.compactMap { session in
-      guard let entry = pending[session] else { return nil }
-      return (session, Presence.updateJSON(entry.peer, entry.drag).encoded(), entry.drag.phase.isFinal)
-    }
-  }
+  // MARK: JSON
 
   /// `{session,name,color,phase,item,list,over,index,x,y,t}` with `null` for absent members.
   public static func updateJSON(_ peer: PeerInfo, _ drag: DragMessage) -> JSONValue {

@@ -45,4 +45,20 @@ public struct PresencePacing: Sendable, Equatable {
     let byBudget = Double(max(1, connections)) / framesPerSecond
     return min(1 / minHz, max(1 / maxHz, byBudget))
   }
+
+  /// The rate a room may slow down to when it alone would exceed the budget at `minHz`: a room of
+  /// `members` flushing every interval sends `members` frames per flush, so a room of 10,000
+  /// would need 300,000 frames/s at 30 Hz. Between `minHz` and this, fewer, larger `drags` frames
+  /// keep it real time.
+  public static let largeRoomMinHz = 10.0
+
+  /// The interval of a room of `members`: the server's (`interval(connections:)`), or longer when
+  /// the room alone would send more than `framesPerSecond` frames per second at it
+  /// (`members / framesPerSecond`), at most `1 / largeRoomMinHz`. With the default budget of
+  /// 40,000 frames/s only rooms above 1,333 members slow down (10,000 members: 100 ms).
+  public func interval(connections: Int, members: Int) -> Double {
+    let server = interval(connections: connections)
+    let byRoom = min(1 / PresencePacing.largeRoomMinHz, Double(members) / framesPerSecond)
+    return max(server, byRoom)
+  }
 }

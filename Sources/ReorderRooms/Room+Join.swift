@@ -1,6 +1,10 @@
 extension Room {
   /// A connection said `hello`: add it, tell the others, send its welcome now or once durable.
   /// The registry has checked that `hello.room` matches and that the connection is not yet joined.
+  ///
+  /// In a small room the others get a `peer` frame at once; in a large one (more than
+  /// `RoomLimits.largeRoomMembers` members, or while notices wait) the join is a notice for the
+  /// next presence flush, so a join costs O(1) here.
   public mutating func join(_ connection: ConnectionHandle, hello: Hello, session: String) -> [RoomAction] {
     guard members.count < limits.maxConnectionsPerRoom else {
       return [
@@ -12,12 +16,20 @@ extension Room {
     var member = Member(
       connection: connection, peer: peer, client: hello.client, since: hello.since, epoch: hello.epoch, joinSeq: seq)
     var actions: [RoomAction] = []
-    let others = welcomed()
-    if !others.isEmpty {
-      actions.append(
-        .broadcast(
-          others, ServerMessage.peer(event: "join", session: session, name: peer.name, color: peer.color), .data))
+    presence.isLarge = members.count + 1 > limits.largeRoomMembers
+    if presence.isLarge || presence.hasNotices {
+      presence.notice(peer, joined: true)
+    } else {
+      let others = welcomed()
+      if !others.isEmpty {
+        actions.append(
+          .broadcast(
+            others, ServerMessage.peer(event: "join", session: session, name: peer.name, color: peer.color), .data))
+        counters.peerFramesSent += others.count
+      }
+      presence.announce(session, to: others)
     }
+    roster.append(connection)
     if pending.isEmpty {
       members[connection] = member
       actions.append(contentsOf: sendWelcome(connection))
@@ -29,18 +41,28 @@ extension Room {
     return actions
   }
 
-  /// A connection left (closed for any reason): cancel its drag, tell the others.
+  /// A connection left (closed for any reason): cancel its drag, tell the others (at once in a
+  /// small room, at the next presence flush in a large one).
   public mutating func leave(_ connection: ConnectionHandle, now: Double) -> [RoomAction] {
     guard let member = members.removeValue(forKey: connection) else { return [] }
+    roster.remove(connection)
+    presence.removeRecipient(connection)
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
-    let others = welcomed()
-    if !others.isEmpty {
-      let frame = ServerMessage.peer(
-        event: "leave", session: member.peer.session, name: member.peer.name, color: member.peer.color)
-      actions.append(.broadcast(others, frame, .data))
+    if presence.isLarge || presence.hasNotices {
+      presence.notice(member.peer, joined: false)
+    } else {
+      let others = welcomed()
+      if !others.isEmpty {
+        let frame = ServerMessage.peer(
+          event: "leave", session: member.peer.session, name: member.peer.name, color: member.peer.color)
+        actions.append(.broadcast(others, frame, .data))
+        counters.peerFramesSent += others.count
+      }
+      presence.forget(member.peer.session, told: others)
     }
+    presence.isLarge = members.count > limits.largeRoomMembers
     actions.append(.log(.info, "left", [("room", name), ("session", member.peer.session)]))
     return actions
   }
@@ -54,24 +76,51 @@ extension Room {
     return target - since <= UInt64(limits.maxCatchUpOps)
   }
 
-  /// The `peers` of a welcome: everyone else, with their drag in progress.
-  func peersJSON(except connection: ConnectionHandle) -> [JSONValue] {
-    members.values.sorted { $0.connection < $1.connection }.compactMap { m in
-      guard m.connection != connection else { return nil }
-      var fields: [(key: String, value: JSONValue)] = [
-        ("session", .string(m.peer.session)), ("name", .string(m.peer.name)), ("color", .string(m.peer.color)),
-      ]
-      if let drag = presence.current[m.peer.session] { fields.append(("drag", Presence.dragJSON(drag))) }
-      return .object(fields)
+  /// The `peers` of a welcome: at most `Presence.listedPeers` others, those dragging first (in
+  /// session order, with their drag), then the others in join order.
+  /// - Complexity: O(d log d + listedPeers) for d drags in progress.
+  func peersJSON(except connection: ConnectionHandle) -> (json: [JSONValue], sessions: [String]) {
+    let limit = Presence.listedPeers
+    let own = members[connection]?.peer.session
+    var out: [JSONValue] = []
+    var sessions: [String] = []
+    var dragging: Set<String> = []
+    for (session, entry) in presence.current.sorted(by: { $0.key < $1.key }) {
+      guard out.count < limit else { break }
+      guard session != own else { continue }
+      out.append(Room.peerJSON(entry.peer, drag: entry.drag))
+      sessions.append(session)
+      dragging.insert(session)
     }
+    roster.forEach { other in
+      guard out.count < limit else { return false }
+      if other != connection, let peer = members[other]?.peer, !dragging.contains(peer.session) {
+        out.append(Room.peerJSON(peer, drag: nil))
+        sessions.append(peer.session)
+      }
+      return true
+    }
+    return (out, sessions)
+  }
+
+  static func peerJSON(_ peer: PeerInfo, drag: DragMessage?) -> JSONValue {
+    var fields: [(key: String, value: JSONValue)] = [
+      ("session", .string(peer.session)), ("name", .string(peer.name)), ("color", .string(peer.color)),
+    ]
+    if let drag { fields.append(("drag", Presence.dragJSON(drag))) }
+    return .object(fields)
   }
 
   /// Sends the welcome of a member whose join seq is durable.
   mutating func sendWelcome(_ connection: ConnectionHandle) -> [RoomAction] {
     guard var member = members[connection] else { return [] }
     let target = member.joinSeq
-    let peers = peersJSON(except: connection)
+    let (peers, listed) = peersJSON(except: connection)
+    let welcomePresence = ServerMessage.WelcomePresence(
+      peerCount: members.count - 1, intervalMilliseconds: presence.intervalMilliseconds)
     var frame: [UInt8]?
+    // From memory: the catch-up window holds at least the latest `maxCatchUpOps` durable seqs,
+    // which is as far back as `canCatchUp` lets a `since` reach.
     if canCatchUp(since: member.since, epoch: member.epoch, to: target), let since = member.since {
       var ops: [[UInt8]] = []
       ops.reserveCapacity(Int(target - since))
@@ -82,23 +131,29 @@ extension Room {
       }
       if next > target {
         frame = ServerMessage.welcome(
-          session: member.peer.session, epoch: epoch, seq: target, ops: ops, peers: peers)
+          session: member.peer.session, epoch: epoch, seq: target, ops: ops, peers: peers, presence: welcomePresence)
       }
     }
     if frame == nil {
       let boardJSON = member.capturedBoard ?? board.boardJSON()
       frame = ServerMessage.welcome(
-        session: member.peer.session, epoch: epoch, seq: target, board: boardJSON, peers: peers)
+        session: member.peer.session, epoch: epoch, seq: target, board: boardJSON, peers: peers,
+        presence: welcomePresence)
     }
     var actions: [RoomAction] = [.send(connection, frame!, .data)]
     for ack in member.acksAfterWelcome {
-      if let applied = appliedFrame(seq: ack) { actions.append(.send(connection, applied, .data)) }
+      if let applied = appliedFrame(seq: ack) {
+        actions.append(.send(connection, applied, .data))
+      } else {
+        counters.reads += 1
+        actions.append(.read(RoomRead(room: name, connection: connection, after: ack - 1, limit: 1)))
+      }
     }
     member.welcomedAt = target
-    member.presenceTick = presenceTick
     member.capturedBoard = nil
     member.acksAfterWelcome = []
     members[connection] = member
+    presence.addRecipient(connection, session: member.peer.session, listed: listed)
     return actions
   }
 }

@@ -1,45 +1,80 @@
+/// Opening a room that is not in memory: an action answered later.
+///
+/// The registry returns `.load(RoomLoad)`; the driver asks its `RoomStore` for the room's
+/// `RoomHistory`, turns it into a `PreparedRoom` with `prepare` (decoding the snapshot and replaying
+/// the ops: CPU only, on any thread, so a large board is not decoded on the rooms' thread), and
+/// hands the result to `RoomRegistry.loaded(room:result:now:)` on the rooms' thread.
+public struct RoomLoad: Sendable {
+  /// The room to load.
+  public let room: String
+  /// How many op ids before the snapshot to read back (`RoomLimits.rememberedOpIDs`).
+  public let remembering: Int
+  let boards: RoomBoardFactory
+  let limits: RoomLimits
+
+  /// The ops before the snapshot a load reads back: enough for the remembered op ids and for the
+  /// catch-up window, so that a `since` catch-up is always served from memory.
+  static func remembering(_ limits: RoomLimits) -> Int { max(limits.rememberedOpIDs, limits.maxCatchUpOps) }
+
+  /// Builds the room from what the store returned. Any thread.
+  /// - Throws: `RoomStoreError.corrupt` when the snapshot or a record cannot be read, or the log
+  ///   has a gap.
+  public func prepare(_ history: RoomHistory) throws(RoomStoreError) -> PreparedRoom {
+    do {
+      return PreparedRoom(room: try Room(name: room, history: history, boards: boards, limits: limits))
+    } catch let error as RoomStoreError {
+      throw error
+    } catch {
+      throw .corrupt("room \(room): \(error)")
+    }
+  }
+
+  /// Asks `store` for the history and prepares it on the thread the store answers on; `completion`
+  /// gets the result there (post it to the rooms' thread).
+  public func run(
+    on store: any RoomStore, completion: @escaping @Sendable (Result<PreparedRoom, RoomStoreError>) -> Void
+  ) {
+    store.load(room: room, remembering: remembering) { [self] result in
+      completion(result.flatMap { history in Result { () throws(RoomStoreError) in try prepare(history) } })
+    }
+  }
+}
+
+/// A room built from storage, ready to be handed to `RoomRegistry.loaded(room:result:now:)`.
+public struct PreparedRoom: Sendable {
+  var room: Room
+  /// The seq the room was loaded at.
+  public var seq: UInt64 { room.seq }
+}
+
 extension Room {
-  /// Loads a room: the latest snapshot, then every logged op after it; op ids of the ops before the
-  /// snapshot (up to `rememberedOpIDs`) are read back too, so re-sends stay idempotent across restarts.
-  public static func load(
-    name: String, storage: any RoomStorage, boards: RoomBoardFactory, limits: RoomLimits, now: Double
-  ) throws -> Room {
-    var room: Room
-    if let snapshot = try storage.loadSnapshot(room: name) {
-      room = Room(name: name, board: try boards.restore(snapshot.bytes), limits: limits, storage: storage, now: now)
-      room.seq = snapshot.seq
-      room.durableSeq = snapshot.seq
-      room.lastSnapshotBytes = snapshot.bytes.count
-      let remembered = UInt64(limits.rememberedOpIDs)
-      var after = snapshot.seq > remembered ? snapshot.seq - remembered : 0
-      while after < snapshot.seq {
-        let entries = try storage.entries(room: name, after: after, limit: min(1_000, Int(snapshot.seq - after)))
-        guard let last = entries.last else { break }
-        for entry in entries where entry.seq <= snapshot.seq {
-          let record = try OpRecord(payload: entry.payload)
-          room.remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
-          room.addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq))
-        }
-        after = last.seq
+  /// A room rebuilt from its history: the latest snapshot, then every logged op after it; the op
+  /// ids of the remembered ops before the snapshot are read back too, so re-sends stay idempotent
+  /// across restarts. Pure: no I/O.
+  init(name: String, history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits) throws {
+    if let snapshot = history.snapshot {
+      self.init(name: name, board: try boards.restore(snapshot.bytes), limits: limits, now: 0)
+      seq = snapshot.seq
+      durableSeq = snapshot.seq
+      lastSnapshotBytes = snapshot.bytes.count
+      for entry in history.remembered where entry.seq <= snapshot.seq {
+        let record = try OpRecord(payload: entry.payload)
+        remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
+        addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq))
       }
     } else {
-      room = Room(name: name, board: boards.empty(), limits: limits, storage: storage, now: now)
+      self.init(name: name, board: boards.empty(), limits: limits, now: 0)
     }
     // The history's epoch is stored with op 1 (logs written before epochs existed get "").
-    if let first = try storage.entries(room: name, after: 0, limit: 1).first {
-      room.epoch = (try? OpRecord(payload: first.payload))?.epoch ?? ""
+    if let first = history.first {
+      epoch = (try? OpRecord(payload: first.payload))?.epoch ?? ""
     }
-    while true {
-      let entries = try storage.entries(room: name, after: room.seq, limit: 1_000)
-      if entries.isEmpty { break }
-      for entry in entries {
-        guard entry.seq == room.seq + 1 else {
-          throw BoardDataError("the op log of room has a gap after seq \(room.seq)")
-        }
-        try room.restore(seq: entry.seq, record: try OpRecord(payload: entry.payload))
-        room.opsSinceSnapshot += 1
+    for entry in history.after {
+      guard entry.seq == seq + 1 else {
+        throw RoomStoreError.corrupt("the op log of room \(name) has a gap after seq \(seq)")
       }
+      try restore(seq: entry.seq, record: try OpRecord(payload: entry.payload))
+      opsSinceSnapshot += 1
     }
-    return room
   }
 }

@@ -16,9 +16,11 @@ extension Room {
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
       opsSinceSnapshot += 1
+      counters.opsApplied += 1
       if snapshotDue { actions.append(takeSnapshot()) }
       return actions
     } catch {
+      counters.opsRejected[error.code.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
     }
   }
@@ -27,13 +29,17 @@ extension Room {
   /// it arrives with the broadcast or right after the welcome).
   mutating func repeatAck(seq known: UInt64, to connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
+    counters.opsRepeated += 1
     guard member.welcomedAt != nil else {
       members[connection]?.acksAfterWelcome.append(known)
       return []
     }
     // Still pending: its broadcast will reach this member (welcomed members have welcomedAt <= durableSeq).
     if known > durableSeq { return [] }
-    guard let frame = appliedFrame(seq: known) else { return [] }
+    guard let frame = appliedFrame(seq: known) else {
+      counters.reads += 1
+      return [.read(RoomRead(room: name, connection: connection, after: known - 1, limit: 1))]
+    }
     return [.send(connection, frame, .data)]
   }
 
@@ -69,6 +75,9 @@ extension Room {
       addRecent(seq: opSeq, frame: frame)
       durableSeq = opSeq
       sent += 1
+      // Members waiting for a welcome are few and rare (they joined while ops were pending): no
+      // pass over every member of a large room per op unless some wait.
+      guard presence.recipients.count < members.count else { continue }
       let waiting = members.values.filter { $0.welcomedAt == nil && $0.joinSeq <= opSeq }.map(\.connection)
       for connection in waiting.sorted() { actions.append(contentsOf: sendWelcome(connection)) }
     }

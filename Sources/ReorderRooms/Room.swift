@@ -23,15 +23,12 @@ public struct Room: Sendable {
     var capturedBoard: JSONValue?
     /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
     var acksAfterWelcome: [UInt64] = []
-    /// The presence tick of its last `drags` frame (or of its welcome).
-    var presenceTick: UInt64 = 0
   }
 
   /// The room name (from the websocket path).
   public let name: String
   var board: any RoomBoard
   let limits: RoomLimits
-  let storage: (any RoomStorage)?
   /// Identifies this room's history: made when the room is created, stored with op 1.
   public internal(set) var epoch: String
   /// Last assigned seq.
@@ -45,16 +42,13 @@ public struct Room: Sendable {
   var opIDOrder: [String] = []
   var opIDHead = 0
   var members: [ConnectionHandle: Member] = [:]
+  /// The members in join order (the bounded `peers` of a welcome lists the first ones).
+  var roster = Roster()
+  /// All presence state: drags, pacing, what each member was sent, coalesced join/leave notices.
   var presence = Presence()
-  /// Presence ticks that had updates, counted; members remember the tick of their last frame.
-  var presenceTick: UInt64 = 0
-  /// The latest drag update of each session and the tick it changed at (finished drags are dropped
-  /// once every member has been sent them): bounded by the sessions.
-  var latestDrags: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
-  /// Whether the last flush held a member back because its connection was busy (it is behind the
-  /// room's latest drags until a later flush reaches it).
-  var membersBehind = false
   var opsSinceSnapshot = 0
+  /// What this room did (summed into `RoomRegistry.statistics`).
+  var counters = RoomCounters()
   /// Size of the room's last snapshot (written or loaded): a large board snapshots less often (see
   /// `snapshotDue`).
   var lastSnapshotBytes = 0
@@ -63,14 +57,12 @@ public struct Room: Sendable {
 
   /// An empty room with the given board.
   public init(
-    name: String, board: any RoomBoard, limits: RoomLimits, storage: (any RoomStorage)?, now: Double,
-    epoch: String = Room.makeEpoch()
+    name: String, board: any RoomBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
   ) {
     self.name = name
     self.epoch = epoch
     self.board = board
     self.limits = limits
-    self.storage = storage
     self.idleSince = now
   }
 
@@ -122,13 +114,11 @@ public struct Room: Sendable {
     }
   }
 
-  /// The `applied` frame of a durable seq, from memory or storage.
+  /// The `applied` frame of a durable seq if it is in memory (the catch-up window: at least the
+  /// latest `maxCatchUpOps` durable seqs), else nil (older ones are a `.read` from storage).
   func appliedFrame(seq: UInt64) -> [UInt8]? {
-    if seq >= recentStart, seq < recentStart + UInt64(recent.count) { return recent[Int(seq - recentStart)] }
-    guard let storage, seq >= 1, let entries = try? storage.entries(room: name, after: seq - 1, limit: 1),
-      let entry = entries.first, entry.seq == seq, let record = try? OpRecord(payload: entry.payload)
-    else { return nil }
-    return record.applied(seq: seq)
+    guard seq >= recentStart, seq < recentStart + UInt64(recent.count) else { return nil }
+    return recent[Int(seq - recentStart)]
   }
 }
 

@@ -50,14 +50,42 @@ public enum RoomAction: Sendable {
   case send(ConnectionHandle, [UInt8], FramePriority)
   /// Send the same text frame to several connections.
   case broadcast([ConnectionHandle], [UInt8], FramePriority)
-  /// Append these ops of `room` to the store; when durable, call `durable(room:upTo:)`.
+  /// Append these ops of `room` to the store; when durable, call `RoomRegistry.durable(room:upTo:)`,
+  /// when it failed, `RoomRegistry.fail(room:reason:)`.
   case persist(room: String, ops: [LogEntry])
   /// Save a snapshot of `room` at `seq` (asynchronously, after the ops before it).
   case snapshot(room: String, seq: UInt64, bytes: [UInt8])
+  /// Load a room off the rooms' thread (`RoomLoad.run(on:completion:)`), then hand the result to
+  /// `RoomRegistry.loaded(room:result:now:)`. The room's connections wait for it.
+  case load(RoomLoad)
+  /// Read ops older than the room keeps in memory (`RoomStore.entries`), then hand them to
+  /// `RoomRegistry.read(_:result:)`.
+  case read(RoomRead)
   /// Close a connection (after its queued frames) with a websocket close code and reason.
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.
   case log(LogLevel, String, [(String, String)])
+}
+
+/// A read of stored ops for one connection: the `applied` frames of a re-sent op id older than
+/// the room's catch-up window.
+public struct RoomRead: Sendable, Equatable {
+  /// The room whose log to read.
+  public var room: String
+  /// Who the frames are for.
+  public var connection: ConnectionHandle
+  /// Ops with seq > `after` …
+  public var after: UInt64
+  /// … at most this many.
+  public var limit: Int
+
+  /// A read.
+  public init(room: String, connection: ConnectionHandle, after: UInt64, limit: Int) {
+    self.room = room
+    self.connection = connection
+    self.after = after
+    self.limit = limit
+  }
 }
 
 /// Websocket close codes the rooms use.

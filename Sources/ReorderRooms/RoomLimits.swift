@@ -21,6 +21,10 @@ public struct RoomLimits: Sendable, Equatable {
   public var maxCatchUpOps = 1_000
   /// Op ids remembered per room for idempotent re-sends (also rebuilt from the log on load).
   public var rememberedOpIDs = 10_000
+  /// A room with more members than this is *large*: its joins and leaves are coalesced into the
+  /// presence flush (`peers` frames) instead of a `peer` frame to everyone at once, and its
+  /// welcomes list at most `Presence.listedPeers` peers (see docs/PROTOCOL.md).
+  public var largeRoomMembers = 100
 
   /// The defaults.
   public init() {}

@@ -22,7 +22,7 @@ extension RoomRegistry {
     busy: (ConnectionHandle) -> Bool = { _ in false }
   ) -> (actions: [RoomAction], due: Double?) {
     guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
-    rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
+    rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
     var actions: [RoomAction] = []
     if rooms[name]!.presence.hasPending && rooms[name]!.presence.mayFlush(now: now) {
       actions = rooms[name]!.flushPresence(now: now, busy: busy)

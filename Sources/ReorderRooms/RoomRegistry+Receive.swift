@@ -2,8 +2,10 @@ extension RoomRegistry {
   /// One whole frame from a connection.
   public func received(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool, now: Double) -> [RoomAction] {
     guard var state = connections[connection], !state.closing else { return [] }
+    if state.held != nil { return hold(connection, message: message, isBinary: isBinary) }
     defer { if connections[connection] != nil { connections[connection] = state } }
     guard state.frames.take(now: now) else {
+      messagesReceived["dropped", default: 0] += 1
       var actions = violation(connection, &state, now: now)
       let newBurst = state.lastLimited.map { now - $0 >= 1 } ?? true
       state.lastLimited = now
@@ -14,6 +16,7 @@ extension RoomRegistry {
       return actions
     }
     if isBinary {
+      messagesReceived["binary", default: 0] += 1
       return fail(
         connection, &state, ProtocolError(.badMessage, "binary frames are not supported; send JSON text"), now: now)
     }
@@ -21,6 +24,7 @@ extension RoomRegistry {
     do {
       message_ = try ClientMessage.decode(message)
     } catch {
+      messagesReceived["invalid", default: 0] += 1
       // The connection state is checked from `type` first: a second hello is `already_joined` and an
       // op or drag before hello is `not_joined`, however malformed the rest of the frame.
       if error.type == "hello", state.session != nil {
@@ -31,9 +35,15 @@ extension RoomRegistry {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       if let id = error.opID, state.session != nil {
+        counters.opsRejected[error.error.code.rawValue, default: 0] += 1
         return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]
       }
       return fail(connection, &state, error.error, now: now)
+    }
+    switch message_ {
+    case .hello: messagesReceived["hello", default: 0] += 1
+    case .op: messagesReceived["op", default: 0] += 1
+    case .drag: messagesReceived["drag", default: 0] += 1
     }
     switch message_ {
     case .hello(let hello):
@@ -47,14 +57,18 @@ extension RoomRegistry {
           ProtocolError(.roomMismatch, "hello.room must be the room of the websocket path /ws/<room>"),
           now: now)
       }
-      var loading: [RoomAction] = []
-      guard ensureLoaded(state.room, now: now, actions: &loading) else {
+      guard rooms[state.room] != nil else {
+        // Only a room dropped after a storage failure (whose connections are closing) is missing.
         state.closing = true
-        return loading + refuseLoad(connection, state.room)
+        return refuse(
+          connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
+          code: CloseCode.internalError, reason: "room unavailable")
       }
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
-      let actions = loading + rooms[state.room]!.join(connection, hello: hello, session: session)
+      // The welcome states the room's interval as it is with this member in.
+      rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
+      let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
       if rooms[state.room]!.members[connection] != nil {
         state.session = session
       } else {
@@ -66,6 +80,7 @@ extension RoomRegistry {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       guard state.ops.take(now: now) else {
+        counters.opsRejected[ErrorCode.rateLimited.rawValue, default: 0] += 1
         var actions: [RoomAction] = [
           .send(
             connection,
@@ -84,6 +99,20 @@ extension RoomRegistry {
       }
       return rooms[state.room]?.drag(drag, from: connection) ?? []
     }
+  }
+
+  /// Keeps a frame of a connection whose room is loading (see `maxHeldFrames`).
+  func hold(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool) -> [RoomAction] {
+    guard connections[connection]!.held!.count < RoomRegistry.maxHeldFrames else {
+      connections[connection]!.closing = true
+      connections[connection]!.held = nil
+      return [
+        .close(connection, code: CloseCode.policyViolation, reason: "too many messages before the welcome"),
+        .log(.warn, "closed connection flooding a loading room", [("connection", "\(connection)")]),
+      ]
+    }
+    connections[connection]!.held!.append((message, isBinary))
+    return []
   }
 
   /// An `error` frame for a bad frame; counts as a violation.

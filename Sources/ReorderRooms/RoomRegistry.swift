@@ -16,24 +16,37 @@ public final class RoomRegistry {
     /// When a frame was last dropped by the frame rate limit: one `error rate_limited` per burst
     /// (a burst ends after a second without dropped frames).
     var lastLimited: Double?
+    /// Frames received while its room loads (nil once it has loaded).
+    var held: [(bytes: [UInt8], isBinary: Bool)]?
   }
 
   let limits: RoomLimits
-  let storage: any RoomStorage
   let boards: RoomBoardFactory
   let sessionPrefix: String
   var rooms: [String: Room] = [:]
+  /// Rooms whose `.load` is out, with the connections waiting for them in open order.
+  var loading: [String: [ConnectionHandle]] = [:]
   var connections: [ConnectionHandle: Connection] = [:]
   var nextSession: UInt64 = 1
   /// Open connections per room (joined or not): a room with any is never unloaded.
   var attached: [String: Int] = [:]
+  /// Counts outside the loaded rooms: those of rooms since unloaded or dropped, and the registry's
+  /// own (ops rejected before reaching a room). See `statistics`.
+  var counters = RoomCounters()
+  var loadsCompleted = 0
+  var loadsFailed = 0
+  var messagesReceived: [String: Int] = [:]
   /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
   public var presencePacing = PresencePacing.fixed(hz: 30)
 
-  /// A registry over `storage`; sessions are named `<sessionPrefix><n>`.
-  public init(limits: RoomLimits, storage: any RoomStorage, boards: RoomBoardFactory, sessionPrefix: String = "s") {
+  /// Frames a connection may send while its room loads; they are handled in order once it has
+  /// loaded. Beyond this the connection is closed (1008): a client waits for its `welcome`.
+  public static let maxHeldFrames = 64
+
+  /// A registry; sessions are named `<sessionPrefix><n>`. It reads and writes nothing itself: its
+  /// storage work comes out as actions (`.load`, `.persist`, `.snapshot`, `.read`).
+  public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s") {
     self.limits = limits
-    self.storage = storage
     self.boards = boards
     self.sessionPrefix = sessionPrefix
   }
@@ -44,46 +57,94 @@ public final class RoomRegistry {
   /// A loaded room (for tests and health).
   public func room(_ name: String) -> Room? { rooms[name] }
 
-  /// A websocket on `/ws/<room>` opened: load the room (or refuse when the server is full).
+  /// Whether `name` is being loaded.
+  public func isLoading(_ name: String) -> Bool { loading[name] != nil }
+
+  /// A websocket on `/ws/<room>` opened: attach it, and load the room if it is not in memory
+  /// (`.load`; the connection's frames wait for `loaded(room:result:now:)`), or refuse when the
+  /// server has `maxRooms` rooms loaded or loading.
   public func opened(_ connection: ConnectionHandle, room name: String, now: Double) -> [RoomAction] {
     var actions: [RoomAction] = []
-    guard ensureLoaded(name, now: now, actions: &actions) else {
-      return actions + refuseLoad(connection, name)
+    if rooms[name] == nil && loading[name] == nil {
+      guard rooms.count + loading.count < limits.maxRooms else {
+        return refuse(
+          connection, ProtocolError(.serverFull, "the server has too many rooms open; try again later"),
+          code: CloseCode.tryAgainLater, reason: "server full")
+      }
+      loading[name] = []
+      actions.append(
+        .load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)))
     }
     attached[name, default: 0] += 1
     let rate = Double(limits.maxOpsPerSecond)
-    connections[connection] = Connection(
+    var state = Connection(
       room: name, session: nil, ops: TokenBucket(rate: rate, burst: rate * 2, now: now),
       frames: TokenBucket(rate: limits.maxFramesPerSecond, burst: limits.maxFramesPerSecond * 2, now: now),
       violations: TokenBucket(rate: rate, burst: rate * RoomLimits.violationSeconds, now: now))
+    if loading[name] != nil {
+      loading[name]!.append(connection)
+      state.held = []
+    }
+    connections[connection] = state
     return actions
   }
 
-  /// Loads `name` if needed; false (with the reason logged) when it cannot be.
-  func ensureLoaded(_ name: String, now: Double, actions: inout [RoomAction]) -> Bool {
-    if rooms[name] != nil { return true }
-    guard rooms.count < limits.maxRooms else { return false }
-    do {
-      let room = try Room.load(name: name, storage: storage, boards: boards, limits: limits, now: now)
+  /// The answer to a `.load`: the room joins the loaded ones and the frames its connections sent
+  /// meanwhile are handled, in order per connection (connections in open order). A failed load
+  /// closes those connections (`room_unavailable`, 1011 `storage failure: <kind>`) and is logged;
+  /// the next connection to the room loads it again.
+  public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+    guard let waiting = loading.removeValue(forKey: name) else { return [] }
+    var actions: [RoomAction] = []
+    switch result {
+    case .success(let prepared):
+      var room = prepared.room
+      room.idleSince = now
+      loadsCompleted += 1
       rooms[name] = room
       actions.append(.log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)")]))
-      return true
-    } catch {
+      for connection in waiting {
+        guard let held = connections[connection]?.held else { continue }
+        connections[connection]!.held = nil
+        for frame in held {
+          actions.append(contentsOf: received(connection, message: frame.bytes, isBinary: frame.isBinary, now: now))
+        }
+      }
+    case .failure(let error):
+      loadsFailed += 1
       actions.append(.log(.error, "room load failed", [("room", name), ("error", "\(error)")]))
-      return false
+      for connection in waiting where connections[connection].map({ !$0.closing }) == true {
+        connections[connection]!.closing = true
+        connections[connection]!.held = nil
+        actions.append(
+          contentsOf: refuse(
+            connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
+            code: CloseCode.internalError, reason: "storage failure: \(error.kind)"))
+      }
     }
+    return actions
   }
 
-  /// The refusal when `ensureLoaded` failed.
-  func refuseLoad(_ connection: ConnectionHandle, _ name: String) -> [RoomAction] {
-    if rooms.count >= limits.maxRooms {
-      return refuse(
-        connection, ProtocolError(.serverFull, "the server has too many rooms open; try again later"),
-        code: CloseCode.tryAgainLater, reason: "server full")
+  /// The answer to a `.read`: the `applied` frames of the ops read go to its connection (if it is
+  /// still in the room). A failed read closes the connection (1011), so that the client reconnects
+  /// and re-sends.
+  public func read(_ read: RoomRead, result: Result<[LogEntry], RoomStoreError>) -> [RoomAction] {
+    guard let state = connections[read.connection], !state.closing, state.room == read.room,
+      rooms[read.room]?.members[read.connection] != nil
+    else { return [] }
+    switch result {
+    case .success(let entries):
+      return entries.compactMap { entry in
+        guard let record = try? OpRecord(payload: entry.payload) else { return nil }
+        return .send(read.connection, record.applied(seq: entry.seq), .data)
+      }
+    case .failure(let error):
+      connections[read.connection]!.closing = true
+      return [
+        .close(read.connection, code: CloseCode.internalError, reason: "storage failure: \(error.kind)"),
+        .log(.error, "read failed", [("room", read.room), ("error", "\(error)")]),
+      ]
     }
-    return refuse(
-      connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
-      code: CloseCode.internalError, reason: "room unavailable")
   }
 
   func refuse(_ connection: ConnectionHandle, _ error: ProtocolError, code: UInt16, reason: String)
@@ -111,11 +172,12 @@ public final class RoomRegistry {
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions: [RoomAction] = []
     for name in rooms.keys {
-      rooms[name]!.presence.pace(presencePacing, connections: connections.count, now: now)
+      rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
+        counters.add(rooms[name]!.counters)
         rooms[name] = nil
       }
     }
@@ -135,6 +197,7 @@ extension RoomRegistry {
   /// (1011) and drop it; the next join reloads what is durable.
   public func fail(room name: String, reason: String) -> [RoomAction] {
     guard let room = rooms.removeValue(forKey: name) else { return [] }
+    counters.add(room.counters)
     var actions: [RoomAction] = []
     for connection in room.members.keys.sorted() {
       connections[connection]?.closing = true

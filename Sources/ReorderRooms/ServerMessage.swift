@@ -31,21 +31,60 @@ public enum ServerMessage {
     ]).encoded()
   }
 
-  /// `welcome {session, epoch, seq, board, peers}`.
-  public static func welcome(session: String, epoch: String, seq: UInt64, board: JSONValue, peers: [JSONValue])
-    -> [UInt8]
-  {
-    JSONValue.object([
-      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
-      ("seq", .number(Double(seq))),
-      ("board", board), ("peers", .array(peers)),
-    ]).encoded()
+  /// `peers {joined, left, count, presence_interval_ms?}`: a large room's coalesced joins and leaves.
+  public static func peers(joined: [PeerInfo], left: [String], count: Int, intervalMilliseconds: Int?) -> [UInt8] {
+    var members: [(key: String, value: JSONValue)] = [
+      ("type", .string("peers")),
+      (
+        "joined",
+        .array(
+          joined.map {
+            .object([("session", .string($0.session)), ("name", .string($0.name)), ("color", .string($0.color))])
+          })
+      ),
+      ("left", .array(left.map { .string($0) })), ("count", .int(count)),
+    ]
+    if let intervalMilliseconds { members.append(("presence_interval_ms", .int(intervalMilliseconds))) }
+    return JSONValue.object(members).encoded()
   }
 
-  /// `welcome {session, epoch, seq, ops, peers}`, where `ops` are already-encoded `applied` frames.
-  public static func welcome(session: String, epoch: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue])
-    -> [UInt8]
-  {
+  /// The members of a `welcome` after `peers`: how many other peers there are and the room's
+  /// presence interval.
+  public struct WelcomePresence: Sendable, Equatable {
+    /// Exactly how many other peers the room has (`peers` may list fewer).
+    public var peerCount: Int
+    /// The room's presence interval in ms.
+    public var intervalMilliseconds: Int
+
+    /// The members.
+    public init(peerCount: Int, intervalMilliseconds: Int) {
+      self.peerCount = peerCount
+      self.intervalMilliseconds = intervalMilliseconds
+    }
+
+    var members: [(key: String, value: JSONValue)] {
+      [("peer_count", .int(peerCount)), ("presence_interval_ms", .int(intervalMilliseconds))]
+    }
+  }
+
+  /// `welcome {session, epoch, seq, board, peers, peer_count, presence_interval_ms}`.
+  public static func welcome(
+    session: String, epoch: String, seq: UInt64, board: JSONValue, peers: [JSONValue], presence: WelcomePresence
+  ) -> [UInt8] {
+    JSONValue.object(
+      [
+        ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+        ("seq", .number(Double(seq))),
+        ("board", board), ("peers", .array(peers)),
+      ] + presence.members
+    ).encoded()
+  }
+
+  /// `welcome {session, epoch, seq, ops, peers, peer_count, presence_interval_ms}`, where `ops` are
+  /// already-encoded `applied` frames.
+  public static func welcome(
+    session: String, epoch: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue], presence: WelcomePresence
+  ) -> [UInt8] {
     var out = JSONValue.object([
       ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
       ("seq", .number(Double(seq))),
@@ -58,6 +97,10 @@ public enum ServerMessage {
     }
     out.append(contentsOf: "],\"peers\":".utf8)
     JSONValue.array(peers).write(to: &out)
+    for (key, value) in presence.members {
+      out.append(contentsOf: ",\"\(key)\":".utf8)
+      value.write(to: &out)
+    }
     out.append(UInt8(ascii: "}"))
     return out
   }

@@ -6,8 +6,10 @@ import ReorderTransport
 
 /// The Reorder service: websocket rooms over libwebsockets, durable in SQLite.
 ///
-/// The rooms run on the lws service thread (as the transport's handler); the store's writer thread
-/// commits op groups and posts back so that `applied` goes out only once durable.
+/// The rooms run on the lws service thread (as the transport's handler); storage goes through the
+/// rooms' `RoomStore` port (`StoreRoomStorage`): the store's writer thread commits op groups and a
+/// reader queue loads rooms, and both post back, so that `applied` goes out only once durable and
+/// the service thread never waits for the disk.
 ///
 /// ```swift
 /// let server = try ReorderServer(configuration: configuration)
@@ -46,11 +48,12 @@ public final class ReorderServer: @unchecked Sendable {
       throw error
     }
     registry = RoomRegistry(
-      limits: configuration.roomLimits, storage: StoreRoomStorage(store: store),
-      boards: ServerBoards.factory(replica: identity.replica), sessionPrefix: identity.sessionPrefix)
+      limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
+      sessionPrefix: identity.sessionPrefix)
     registry.presencePacing = configuration.presencePacing
     driver = RoomsDriver(
-      registry: registry, store: store, admission: AdmissionControl(limits: try configuration.admissionLimits))
+      registry: registry, storage: StoreRoomStorage(store: store),
+      admission: AdmissionControl(limits: try configuration.admissionLimits))
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {
@@ -83,6 +86,25 @@ public final class ReorderServer: @unchecked Sendable {
     return boundPort
   }
 
+  /// A snapshot of the transport's, the rooms', the store's and the driver's statistics, taken on
+  /// the service thread; `completion` runs there (keep it short). Any thread.
+  public func statistics(_ completion: @escaping @Sendable (ServerStatistics) -> Void) {
+    transport.post { [driver, store, transport] in
+      completion(
+        ServerStatistics(
+          transport: transport.statistics, rooms: driver.registry.statistics, store: store.statistics,
+          durableLatency: driver.durableLatency))
+    }
+  }
+
+  /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
+  /// Not on the service thread.
+  public func statistics(timeoutSeconds: Double = 2) -> ServerStatistics? {
+    let answer = StatisticsAnswer()
+    statistics { answer.set($0) }
+    return answer.wait(timeoutSeconds: timeoutSeconds)
+  }
+
   /// The bound port (0 before `start()`).
   public var port: Int { boundPort }
 
@@ -106,7 +128,7 @@ public final class ReorderServer: @unchecked Sendable {
 
   /// Before the service thread runs: build the demo rooms and wait for them to be durable.
   private func createDemoRooms() throws {
-    let actions = try registry.createDemoRooms(now: MonotonicClock.now())
+    let actions = try registry.createDemoRooms(existing: Set(try store.roomNames()), now: MonotonicClock.now())
     var highest: [String: UInt64] = [:]
     for action in actions {
       switch action {

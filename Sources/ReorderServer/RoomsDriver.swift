@@ -3,15 +3,16 @@ import ReorderStore
 import ReorderTransport
 
 /// Runs the rooms on the lws service thread: turns transport callbacks into registry calls, and the
-/// registry's actions into sends, closes, store appends and log lines.
+/// registry's actions into sends, closes, storage calls and log lines.
 ///
-/// Threading: every method runs on the service thread, except `onDurable`/`onFailure` closures,
-/// which run on the store's writer thread and only `post` back.
-/// `@unchecked Sendable`: all state is confined to the service thread; the writer thread only reads
-/// `transport` (set once before `start()`) to `post`.
+/// Threading: every method runs on the service thread, except the storage completions, which run
+/// on the store's threads (its writer, its reader queue) and only `post` back. Nothing here waits
+/// for storage: loads, appends, snapshots and reads are calls answered later.
+/// `@unchecked Sendable`: all state is confined to the service thread; the store's threads only
+/// read `transport` (set once before `start()`) to `post`.
 final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let registry: RoomRegistry
-  let store: Store
+  let storage: any RoomStore
   /// Set right after the transport is made; the transport owns this driver, hence `weak`.
   weak var transport: WebSocketServer?
   /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
@@ -20,10 +21,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let admission: AdmissionControl
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
+  /// Per append: from the frames that made the ops (the pass that received them) to the service
+  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out.
+  /// Service thread only.
+  private(set) var durableLatency = LatencyBuckets()
 
-  init(registry: RoomRegistry, store: Store, admission: AdmissionControl) {
+  init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry
-    self.store = store
+    self.storage = storage
     self.admission = admission
   }
 
@@ -87,7 +92,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Performs actions; persists of one batch are grouped into one store append per room.
   func perform(_ actions: [RoomAction]) {
     guard !actions.isEmpty else { return }
-    var persists: [(room: String, ops: [StoredOp])] = []
+    var persists: [(room: String, ops: [LogEntry])] = []
     for action in actions {
       switch action {
       case .send(let connection, let bytes, let priority):
@@ -98,15 +103,29 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         transport?.broadcast(
           bytes, to: connections.map { ConnectionID(rawValue: $0.rawValue) }, priority: Self.priority(priority))
       case .persist(let room, let ops):
-        let stored = ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }
         if let last = persists.indices.last, persists[last].room == room {
-          persists[last].ops.append(contentsOf: stored)
+          persists[last].ops.append(contentsOf: ops)
         } else {
-          persists.append((room, stored))
+          persists.append((room, ops))
         }
       case .snapshot(let room, let seq, let bytes):
         flush(&persists)
-        store.saveSnapshot(room: room, seq: seq, bytes: bytes)
+        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { result in
+          if case .failure(let error) = result {
+            ServerLog.log(.warn, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+          }
+        }
+      case .load(let load):
+        load.run(on: storage) { [weak self] result in
+          self?.transport?.post { [weak self] in self?.loaded(load.room, result) }
+        }
+      case .read(let read):
+        storage.entries(room: read.room, after: read.after, limit: read.limit) { [weak self] result in
+          self?.transport?.post { [weak self] in
+            guard let self else { return }
+            self.perform(self.registry.read(read, result: result))
+          }
+        }
       case .close(let connection, let code, let reason):
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):
@@ -116,28 +135,35 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     flush(&persists)
   }
 
-  private func flush(_ persists: inout [(room: String, ops: [StoredOp])]) {
+  /// A load answered (service thread): the room's waiting frames are handled, and a tick is asked
+  /// for if the room now needs one (presence, or unloading when everyone left meanwhile).
+  private func loaded(_ room: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+    let now = MonotonicClock.now()
+    perform(registry.loaded(room: room, result: result, now: now))
+    requestTick(due: registry.nextTick(room: room, now: now), now: now)
+  }
+
+  private func flush(_ persists: inout [(room: String, ops: [LogEntry])]) {
     for (room, ops) in persists { append(room: room, ops: ops) }
     persists.removeAll()
   }
 
   /// Appends to the store; the `applied` frames go out from the service thread once durable.
-  func append(room: String, ops: [StoredOp]) {
-    store.append(
-      room: room, ops: ops,
-      onDurable: { [weak self] seq in
-        self?.transport?.post { [weak self] in
-          guard let self else { return }
+  func append(room: String, ops: [LogEntry]) {
+    let received = MonotonicClock.now()
+    storage.append(room: room, entries: ops) { [weak self] result in
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        switch result {
+        case .success(let seq):
+          self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
-        }
-      },
-      onFailure: { [weak self] error in
-        self?.transport?.post { [weak self] in
-          guard let self else { return }
+        case .failure(let error):
           ServerLog.log(.error, "append failed", [("room", room), ("error", "\(error)")])
-          self.perform(self.registry.fail(room: room, reason: "storage failure"))
+          self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
         }
-      })
+      }
+    }
   }
 
   static func priority(_ p: FramePriority) -> SendPriority {

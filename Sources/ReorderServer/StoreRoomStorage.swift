@@ -1,19 +1,97 @@
+import Dispatch
 import ReorderRooms
 import ReorderStore
 
-/// The rooms read their state from the SQLite store through this adapter.
-final class StoreRoomStorage: RoomStorage, @unchecked Sendable {
+/// The rooms' storage port (`RoomStore`) over the SQLite store.
+///
+/// Appends and snapshots go to the store's writer thread (group commit) and answer from there;
+/// reads (loads, catch-up, room names) run one at a time on a reader queue of this adapter with the
+/// store's read connection, which never waits for the writer. No call blocks its caller, so the
+/// service thread never waits for the disk.
+final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   let store: Store
+  /// Where reads run: never the service thread. Serial, as the store has one read connection.
+  private let reads = DispatchQueue(label: "reorder-store-reader")
 
   init(store: Store) { self.store = store }
 
-  func loadSnapshot(room: String) throws -> (seq: UInt64, bytes: [UInt8])? {
-    try store.loadSnapshot(room: room)
+  func load(
+    room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
+  ) {
+    reads.async { [store] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try RoomHistory.read(
+            remembering: remembering,
+            snapshot: { () throws(RoomStoreError) in
+              try StoreRoomStorage.mapped { () throws(StoreError) in
+                try store.loadSnapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+              }
+            },
+            entries: { after, limit throws(RoomStoreError) in
+              try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
+            })
+        })
+    }
   }
 
-  func entries(room: String, after seq: UInt64, limit: Int) throws -> [LogEntry] {
-    try store.ops(room: room, after: seq, limit: limit).map { LogEntry(seq: $0.seq, payload: $0.payload) }
+  func append(
+    room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
+  ) {
+    store.append(
+      room: room, ops: entries.map { StoredOp(seq: $0.seq, payload: $0.payload) },
+      onDurable: { completion(.success($0)) },
+      onFailure: { completion(.failure(StoreRoomStorage.error($0))) })
   }
 
-  func roomNames() throws -> [String] { try store.roomNames() }
+  func saveSnapshot(
+    room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void
+  ) {
+    store.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes) { result in
+      completion(result.mapError(StoreRoomStorage.error))
+    }
+  }
+
+  func entries(
+    room: String, after: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
+  ) {
+    reads.async { [store] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
+        })
+    }
+  }
+
+  func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
+    reads.async { [store] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try StoreRoomStorage.mapped { () throws(StoreError) in try store.roomNames() }
+        })
+    }
+  }
+
+  private static func entries(of store: Store, room: String, after: UInt64, limit: Int) throws(RoomStoreError)
+    -> [LogEntry]
+  {
+    try mapped { () throws(StoreError) in
+      try store.ops(room: room, after: after, limit: limit).map { LogEntry(seq: $0.seq, payload: $0.payload) }
+    }
+  }
+
+  private static func mapped<T>(_ body: () throws(StoreError) -> T) throws(RoomStoreError) -> T {
+    do { return try body() } catch { throw StoreRoomStorage.error(error) }
+  }
+
+  /// The port's kind of failure for a store error (the message keeps the store's own words).
+  static func error(_ error: StoreError) -> RoomStoreError {
+    switch error {
+    case .diskFull: return .full(error.description)
+    case .notAReorderDatabase, .schemaTooNew: return .corrupt(error.description)
+    case .conflictingSeq: return .conflict(error.description)
+    default: return .unavailable(error.description)
+    }
+  }
 }

@@ -20,7 +20,7 @@ extension Store {
     room: String, ops: [StoredOp], onDurable: @escaping @Sendable (UInt64) -> Void,
     onFailure: (@Sendable (StoreError) -> Void)? = nil
   ) {
-    let job = StoreWriter.Job.append(room: room, ops: ops) { result in
+    let job = StoreWriter.Job.append(room: room, ops: ops, queued: ContinuousClock.now) { result in
       switch result {
       case .success(let seq): onDurable(seq)
       case .failure(let error): Store.report(error, to: onFailure, while: "append to room \(room.debugDescription)")

@@ -25,7 +25,7 @@ extension StoreWriter {
         try connection.statement("BEGIN IMMEDIATE").run()
         for job in batch {
           switch job {
-          case .append(let room, let ops, _):
+          case .append(let room, let ops, _, _):
             outcomes.append(.appended(try write(room: room, ops: ops, updated: &updated)))
           case .snapshot(let room, let seq, let bytes, _):
             outcomes.append(.snapshot(try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)))
@@ -46,12 +46,12 @@ extension StoreWriter {
           }
         }
       }
-      let elapsed = start.duration(to: clock.now)
-      recordBatch(outcomes, batch: batch, committed: committed, nanoseconds: elapsed)
+      let end = clock.now
+      recordBatch(outcomes, batch: batch, committed: committed, nanoseconds: start.duration(to: end), end: end)
     }
     for (index, job) in batch.enumerated() {
       switch (job, writes ? outcomes[index] : .barrier) {
-      case (.append(_, _, let completion), .appended(let result)): completion(result)
+      case (.append(_, _, _, let completion), .appended(let result)): completion(result)
       case (.snapshot(_, _, _, let completion), .snapshot(let result)): completion(result)
       case (.barrier(let done), _): done()
       default: preconditionFailure("outcome does not match its job")
@@ -59,16 +59,20 @@ extension StoreWriter {
     }
   }
 
-  private func recordBatch(_ outcomes: [Outcome], batch: [Job], committed: Bool, nanoseconds: Duration) {
+  private func recordBatch(
+    _ outcomes: [Outcome], batch: [Job], committed: Bool, nanoseconds: Duration, end: ContinuousClock.Instant
+  ) {
+    var latencies: [Double] = []
     var appends = 0
     var failed = 0
     var ops = 0
     var snapshots = 0
     for (outcome, job) in zip(outcomes, batch) {
       switch (outcome, job) {
-      case (.appended(.success), .append(_, let jobOps, _)):
+      case (.appended(.success), .append(_, let jobOps, let queued, _)):
         appends += 1
         ops += jobOps.count
+        latencies.append(Self.seconds(queued.duration(to: end)))
       case (.appended(.failure), _): failed += 1
       case (.snapshot(.success), _): snapshots += 1
       default: break
@@ -84,7 +88,13 @@ extension StoreWriter {
       stats.failedAppends += failed
       stats.largestBatch = max(stats.largestBatch, appends + failed)
       stats.commitNanoseconds += elapsed
+      for latency in latencies { stats.commitLatency.record(seconds: latency) }
     }
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) + Double(attoseconds) / 1e18
   }
 
   /// The highest durable seq of `room` as seen inside the current transaction; registers new rooms.

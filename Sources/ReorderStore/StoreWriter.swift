@@ -13,7 +13,10 @@ final class StoreWriter: @unchecked Sendable {
   /// One unit of work for the writer.
   enum Job {
     /// Store ops of a room; the completion gets the room's highest durable seq, or the error.
-    case append(room: String, ops: [StoredOp], completion: @Sendable (Result<UInt64, StoreError>) -> Void)
+    /// `queued` is when `append` was called (for `StoreStatistics.commitLatency`).
+    case append(
+      room: String, ops: [StoredOp], queued: ContinuousClock.Instant,
+      completion: @Sendable (Result<UInt64, StoreError>) -> Void)
     /// Store a snapshot (keeping the latest two per room).
     case snapshot(room: String, seq: UInt64, bytes: [UInt8], completion: @Sendable (Result<Void, StoreError>) -> Void)
     /// Runs once everything queued before it is committed (or failed).

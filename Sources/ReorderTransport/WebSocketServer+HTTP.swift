@@ -88,6 +88,7 @@ extension WebSocketServer {
   private func dispatchHTTP(_ wsi: OpaquePointer) {
     guard let exchange = httpExchanges[wsi] else { return }
     nextHTTPExchangeID += 1
+    httpRequests += 1
     let id = nextHTTPExchangeID
     exchange.id = id
     httpExchangeSockets[id] = wsi

@@ -188,7 +188,7 @@ struct StorageFailureTests {
   @Test(
     "A room whose stored data cannot be read is refused with room_unavailable and 1011", arguments: BoardKind.allCases)
   func corruptSnapshot(kind: BoardKind) {
-    let storage = InMemoryRoomStorage()
+    let storage = InMemoryRoomStore()
     storage.saveSnapshot(room: "r", seq: 3, bytes: [1, 2, 3])
     let h = RoomsHarness(boards: kind.factory, storage: storage)
     let a = h.open(1)
@@ -199,7 +199,7 @@ struct StorageFailureTests {
 
   @Test("A gap in the op log is refused rather than loaded wrong")
   func logGap() {
-    let storage = InMemoryRoomStorage()
+    let storage = InMemoryRoomStore()
     let record = OpRecord(id: "x", client: "c", by: "s", resolved: .object([]), logged: [])
     storage.append(room: "r", entries: [LogEntry(seq: 2, payload: record.encoded())])
     let h = RoomsHarness(storage: storage)

@@ -1,9 +1,12 @@
 import ReorderRooms
 
 /// Drives a `RoomRegistry` with no sockets: performs its actions into per-connection inboxes and an
-/// in-memory storage. Durability is manual (`makeDurable()`) unless `autoDurable` is set.
-final class RoomsHarness {
-  let storage: InMemoryRoomStorage
+/// `InMemoryRoomStore` (loads and reads through the port; it answers at once unless made with
+/// `.onDemand`, then `storage.answerPending()` delivers). Durability is manual (`makeDurable()`)
+/// unless `autoDurable` is set. `@unchecked Sendable`: used from one test thread; the store's
+/// completions run inside its calls or inside `answerPending()`.
+final class RoomsHarness: @unchecked Sendable {
+  let storage: InMemoryRoomStore
   var registry: RoomRegistry
   var now = 1_000.0
   var inbox: [ConnectionHandle: [JSONValue]] = [:]
@@ -13,25 +16,33 @@ final class RoomsHarness {
   var snapshots: [(room: String, seq: UInt64)] = []
   /// Byte counts of `snapshots`, in the same order.
   var snapshotSizes: [Int] = []
+  /// Rooms the registry asked to load, in order.
+  var loads: [String] = []
+  /// Log events the registry returned, in order.
+  var logs: [(level: LogLevel, event: String, fields: [(String, String)])] = []
   var autoDurable: Bool
   var limits: RoomLimits
+  /// Frames delivered, by `type`, to every connection (counted without parsing).
+  var frameCounts: [String: Int] = [:]
+  /// Which connections' frames are parsed into `inbox` (all unless set; a storm test parses a few).
+  var keepsInbox: (ConnectionHandle) -> Bool = { _ in true }
 
   let boards: RoomBoardFactory
 
   init(
     limits: RoomLimits = RoomLimits(), boards: RoomBoardFactory = CRDTRoomBoard.factory,
-    storage: InMemoryRoomStorage = InMemoryRoomStorage(), autoDurable: Bool = true
+    storage: InMemoryRoomStore = InMemoryRoomStore(), autoDurable: Bool = true
   ) {
     self.limits = limits
     self.boards = boards
     self.storage = storage
     self.autoDurable = autoDurable
-    registry = RoomRegistry(limits: limits, storage: storage, boards: boards)
+    registry = RoomRegistry(limits: limits, boards: boards)
   }
 
   /// A fresh registry over the same storage (a server restart).
   func restart() {
-    registry = RoomRegistry(limits: limits, storage: storage, boards: boards, sessionPrefix: "r")
+    registry = RoomRegistry(limits: limits, boards: boards, sessionPrefix: "r")
     inbox = [:]
     closed = [:]
   }
@@ -42,25 +53,57 @@ final class RoomsHarness {
       case .send(let c, let bytes, let p): deliver(c, bytes, p)
       case .broadcast(let cs, let bytes, let p): for c in cs { deliver(c, bytes, p) }
       case .persist(let room, let ops):
-        storage.append(room: room, entries: ops)
+        storage.append(room: room, entries: ops) { _ in }
         unpersisted.append((room, ops))
       case .snapshot(let room, let seq, let bytes):
-        storage.saveSnapshot(room: room, seq: seq, bytes: bytes)
+        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { _ in }
         snapshots.append((room, seq))
         snapshotSizes.append(bytes.count)
+      case .load(let load):
+        loads.append(load.room)
+        load.run(on: storage) { result in
+          self.perform(self.registry.loaded(room: load.room, result: result, now: self.now))
+        }
+      case .read(let read):
+        storage.entries(room: read.room, after: read.after, limit: read.limit) { result in
+          self.perform(self.registry.read(read, result: result))
+        }
       case .close(let c, let code, let reason):
         closed[c] = (code, reason)
-      case .log: break
+      case .log(let level, let event, let fields):
+        logs.append((level, event, fields))
       }
     }
     if autoDurable { makeDurable() }
   }
 
+  /// The names of the rooms in storage (for `createDemoRooms`).
+  func storedRooms() -> Set<String> {
+    nonisolated(unsafe) var names: [String] = []
+    storage.roomNames { names = (try? $0.get()) ?? [] }
+    storage.answerPending()
+    return Set(names)
+  }
+
   func deliver(_ c: ConnectionHandle, _ bytes: [UInt8], _ p: FramePriority) {
     guard closed[c] == nil else { return }
+    frameCounts[RoomsHarness.type(of: bytes), default: 0] += 1
+    guard keepsInbox(c) else { return }
     inbox[c, default: []].append(try! JSONValue.parse(bytes))
     priorities[c, default: []].append(p)
   }
+
+  /// The `type` of an encoded server frame (they all begin `{"type":"<type>"`).
+  static func type(of bytes: [UInt8]) -> String {
+    let prefix = Array(#"{"type":""#.utf8)
+    guard bytes.starts(with: prefix), let end = bytes[prefix.count...].firstIndex(of: UInt8(ascii: "\"")) else {
+      return "?"
+    }
+    return String(decoding: bytes[prefix.count..<end], as: UTF8.self)
+  }
+
+  /// Frames delivered in total.
+  var totalFrames: Int { frameCounts.values.reduce(0, +) }
 
   /// Makes only the first `count` pending appends durable (the store reports in append order).
   func makeDurable(count: Int) {

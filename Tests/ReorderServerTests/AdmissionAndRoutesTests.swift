@@ -89,6 +89,12 @@ struct AdmissionOverSocketsTests {
     let post = try httpRequest(port: server.port, method: "POST", rawPath: "/healthz", body: [])
     #expect(post.status == 405)
     #expect(post.headers["allow"] == "GET, HEAD")
+    let statistics = try #require(server.server.statistics())
+    #expect(statistics.transport.open == 1)
+    #expect(statistics.transport.opened == 1)
+    #expect(statistics.transport.messagesReceived >= 1, "the hello")
+    #expect(statistics.transport.framesSent >= 1, "the welcome")
+    #expect(statistics.transport.httpRequests == 2, "GET and POST /healthz")
     a.close()
   }
 }

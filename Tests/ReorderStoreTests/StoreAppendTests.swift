@@ -148,3 +148,38 @@ struct StoreAppendTests {
     #expect(reads.values.allSatisfy { $0 })
   }
 }
+
+@Suite("Store statistics")
+struct StoreStatisticsTests {
+  @Test("Every durable append is one observation of the commit-latency histogram; failed ones are not")
+  func commitLatencyHistogram() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    let durable = Collector<UInt64>()
+    for op in sampleOps(1...20) { store.append(room: "r", ops: [op], onDurable: { durable.add($0) }) }
+    store.append(room: "r", ops: [StoredOp(seq: 1, payload: [0xFF])], onDurable: { _ in }, onFailure: { _ in })
+    store.flush()
+    let latency = store.statistics.commitLatency
+    #expect(latency.count == 20)
+    #expect(latency.counts.reduce(0, +) == 20)
+    #expect(latency.cumulative.last?.count == 20)
+    #expect(latency.cumulative.last?.le == .infinity)
+    #expect(latency.sum > 0)
+    #expect(store.statistics.failedAppends == 1)
+  }
+
+  @Test("The histogram's buckets are Prometheus-style upper bounds")
+  func buckets() {
+    var h = LatencyBuckets()
+    h.record(seconds: 0.000_1)
+    h.record(seconds: 0.001)
+    h.record(seconds: 0.003)
+    h.record(seconds: 60)
+    #expect(h.cumulative.first?.count == 1)
+    #expect(h.cumulative[1].count == 2, "le is inclusive")
+    #expect(h.counts.last == 1)
+    #expect(h.quantileBound(0.5) == 0.001)
+    #expect(h.quantileBound(1) == .infinity)
+    #expect(LatencyBuckets().quantileBound(0.5) == nil)
+  }
+}

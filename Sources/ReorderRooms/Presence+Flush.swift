@@ -1,0 +1,163 @@
+/// What one presence flush produced.
+struct PresenceFlush {
+  var actions: [RoomAction] = []
+  /// `drags` frames, one per recipient.
+  var dragFrames = 0
+  /// `peers` frames, one per recipient.
+  var peerFrames = 0
+  /// Recipients due something but held back as busy.
+  var held = 0
+}
+
+extension Presence {
+  /// One flush: each recipient gets at most one `drags` frame with the latest state of every other
+  /// session that changed since its last one (`.presence` priority, droppable, unless it ends or
+  /// cancels a drag) and, in a large room, at most one `peers` frame with the joins and leaves
+  /// since its last one (and the interval when it changed), `.data` priority.
+  ///
+  /// A recipient whose connection is `busy` (has not drained what it was sent) gets nothing now;
+  /// later it gets one frame with the latest state of everything it missed, so a slow connection
+  /// sees fewer, fresher frames instead of a growing queue of stale ones. Recipients at the same
+  /// point share one encoded frame.
+  ///
+  /// Paced (see `pace`): a flush that sends takes a token of the room's bucket, and with none left
+  /// it does nothing, so leading-edge flushes and ticks together keep to the pacing's rate.
+  /// `members` is the room's member count (for `peers.count`).
+  /// - Complexity: O(r + g·(s + n)) for r recipients, g distinct catch-up points, s sessions with
+  ///   drags, n notices.
+  mutating func flush(now: Double, members: Int, busy: (ConnectionHandle) -> Bool) -> PresenceFlush {
+    var out = PresenceFlush()
+    guard mayFlush(now: now) else { return out }
+    behind = false
+    if hasPending {
+      tick += 1
+      for update in takePending() {
+        latest[update.session] = (tick, update.update, update.isFinal)
+        announced.insert(update.session)
+      }
+    }
+    let announce = isLarge && intervalKnown != intervalMilliseconds
+    guard !latest.isEmpty || !notices.isEmpty || announce else { return out }
+    peersDirty = false
+    countDeferred = false
+    // A recipient that knows `listedPeers` peers is sent no `joined`: its news is the count and
+    // announced leaves, which it gets at most every `countRefresh` (otherwise a storm would send
+    // every member a frame per flush for a count).
+    let countDue = now - lastCountFlush >= Presence.countRefresh - jitter
+    var countSent = false
+    // Recipients that last got a frame at the same point share one frame: a few groups, usually
+    // one, so a short array (no hashing per recipient).
+    var dragGroups: [(since: UInt64, connections: [ConnectionHandle])] = []
+    var peerGroups: [(seen: UInt64, interval: Bool, full: Bool, connections: [ConnectionHandle])] = []
+    // Sessions whose drag changed at this very round: a recipient one round behind (the usual
+    // case) has its own drag in its frame only if its session is one of these (short strings
+    // compare cheaply; no dictionary lookup per recipient).
+    let changedNow = latest.compactMap { $0.value.version == tick ? $0.key : nil }
+    var oldestTick = tick
+    var oldestSeen = noticeVersion
+    // Through indices and `values[i]`: updating a recipient in place, without a lookup per
+    // recipient or a copy of the dictionary.
+    var index = recipients.startIndex
+    while index != recipients.endIndex {
+      defer { recipients.formIndex(after: &index) }
+      let (key, r) = recipients[index]
+      let needsDrags = r.tick < tick
+      let needsInterval = isLarge && r.interval != intervalMilliseconds
+      let full = r.listed >= Presence.listedPeers
+      var needsNotices = r.noticesSeen < noticeVersion
+      if needsNotices && full && !needsInterval && !countDue {
+        needsNotices = false
+        countDeferred = true
+        oldestSeen = min(oldestSeen, r.noticesSeen)
+      }
+      guard needsDrags || needsNotices || needsInterval else { continue }
+      if busy(key) {
+        out.held += 1
+        behind = true
+        oldestTick = min(oldestTick, r.tick)
+        oldestSeen = min(oldestSeen, r.noticesSeen)
+        continue
+      }
+      if needsDrags {
+        let ownChanged =
+          r.tick + 1 == tick
+          ? changedNow.contains(r.session) : (latest[r.session]?.version ?? 0) > r.tick
+        if ownChanged {
+          if let frame = dragsFrame(after: r.tick, excluding: r.session) {
+            out.actions.append(.send(key, frame.bytes, frame.priority))
+            out.dragFrames += 1
+          }
+        } else if let group = dragGroups.firstIndex(where: { $0.since == r.tick }) {
+          dragGroups[group].connections.append(key)
+        } else {
+          dragGroups.append((r.tick, [key]))
+          dragGroups[dragGroups.count - 1].connections.reserveCapacity(recipients.count)
+        }
+        recipients.values[index].tick = tick
+      }
+      if needsNotices || needsInterval {
+        if full { countSent = true }
+        if let group = peerGroups.firstIndex(where: {
+          $0.seen == r.noticesSeen && $0.interval == needsInterval && $0.full == full
+        }) {
+          peerGroups[group].connections.append(key)
+        } else {
+          peerGroups.append((r.noticesSeen, needsInterval, full, [key]))
+          peerGroups[peerGroups.count - 1].connections.reserveCapacity(recipients.count)
+        }
+        recipients.values[index].noticesSeen = noticeVersion
+        if isLarge { recipients.values[index].interval = intervalMilliseconds }
+      }
+    }
+    for (since, connections) in dragGroups {
+      guard let frame = dragsFrame(after: since, excluding: nil) else { continue }
+      out.actions.append(Presence.action(connections, frame.bytes, frame.priority))
+      out.dragFrames += connections.count
+    }
+    for (seen, interval, full, connections) in peerGroups {
+      let frame = peersFrame(
+        after: seen, count: max(0, members - 1), interval: interval ? intervalMilliseconds : nil, listJoined: !full)
+      out.actions.append(Presence.action(connections, frame.bytes, .data))
+      out.peerFrames += connections.count
+      announced.formUnion(frame.joined)
+      let change = frame.joined.count - frame.left
+      if change != 0 {
+        for connection in connections {
+          recipients[connection]!.listed = max(0, recipients[connection]!.listed + change)
+        }
+      }
+    }
+    if countSent { lastCountFlush = now }
+    if !out.actions.isEmpty { flushed(now: now) }
+    // Finished drags and notices every recipient has been sent are forgotten.
+    latest = latest.filter { !$0.value.isFinal || $0.value.version > oldestTick }
+    if let keep = notices.firstIndex(where: { $0.version > oldestSeen }) {
+      notices.removeFirst(keep)
+    } else {
+      notices.removeAll(keepingCapacity: true)
+    }
+    if isLarge && !behind { intervalKnown = intervalMilliseconds }
+    return out
+  }
+
+  /// When this room next needs a flush (seconds, the registry's clock), or nil when it has nothing
+  /// to send: pending drags and notices go when the pacing allows (`now` if it already does);
+  /// recipients held back as busy are retried after `retry` seconds.
+  func due(now: Double, retry: Double) -> Double? {
+    if hasPending || peersDirty { return max(now, nextFlushAt ?? now) }
+    if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, nextFlushAt ?? now) }
+    return behind ? now + retry : nil
+  }
+
+  /// The `drags` frame of every session changed after round `since` (in session order), or nil.
+  func dragsFrame(after since: UInt64, excluding session: String?) -> (bytes: [UInt8], priority: FramePriority)? {
+    let updates = latest.filter { $0.value.version > since && $0.key != session }.sorted { $0.key < $1.key }
+    guard !updates.isEmpty else { return nil }
+    let priority: FramePriority = updates.contains { $0.value.isFinal } ? .data : .presence
+    return (ServerMessage.drags(updates.map(\.value.update)), priority)
+  }
+
+  static func action(_ connections: [ConnectionHandle], _ bytes: [UInt8], _ priority: FramePriority) -> RoomAction {
+    connections.count == 1 ? .send(connections[0], bytes, priority) : .broadcast(connections, bytes, priority)
+  }
+}
