@@ -39,6 +39,12 @@ struct ShardProgress: Sendable {
   /// Boards of rooms seeded by this shard's clients, by room index.
   var boards: [Int: RoomBoard] = [:]
   var seedingFailures: [String] = []
+  /// Seeding ops applied so far, over this shard's seeders.
+  var seedOpsApplied = 0
+  /// First connection attempt, first and last `welcome` (monotonic µs), on this shard.
+  var firstConnectAt: Int64?
+  var firstReadyAt: Int64?
+  var lastReadyAt: Int64?
   /// Why the last connection that never became ready failed.
   var lastConnectFailure: String?
 }

@@ -46,6 +46,9 @@ public struct LoadCounters: Sendable, Codable, Equatable {
   public var errors = 0
   /// Bytes of text received.
   public var bytesReceived = 0
+  /// Roster frames received: `peer` (one join or leave) and `peers` (the joins and leaves of one
+  /// presence tick, coalesced). The tool reads nothing from them; the count shows what joining costs.
+  public var peerFrames = 0
 
   /// All zero.
   public init() {}
@@ -75,6 +78,7 @@ public struct LoadCounters: Sendable, Codable, Equatable {
     rejected += other.rejected
     errors += other.errors
     bytesReceived += other.bytesReceived
+    peerFrames += other.peerFrames
   }
 }
 

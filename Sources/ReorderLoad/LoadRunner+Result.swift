@@ -58,10 +58,10 @@ extension LoadRunner {
       dragLatencyCounts: measurements.dragLatency.binned(edges: edges),
       ackLatencyCounts: measurements.ackLatency.binned(edges: edges),
       server: serverBefore.map {
-        Self.usage(before: $0, idle: serverIdle, samples: traffic.serverSamples, clients: configuration.clients)
+        Self.usage(before: $0, idle: serverIdle, samples: traffic.serverSamples, clients: max(1, counters.connected))
       },
       loadClient: selfBefore.map {
-        Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: configuration.clients)
+        Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: max(1, counters.connected))
       },
       steps: steps, best: best, notes: notes)
   }

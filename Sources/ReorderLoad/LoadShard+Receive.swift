@@ -2,7 +2,7 @@
 extension LoadShard {
   /// Kinds of server frames the tool reacts to.
   enum FrameType {
-    case drags, applied, welcome, rejected, error, other
+    case drags, applied, welcome, rejected, error, peer, other
   }
 
   /// Service thread: accounts one text message received by `client`.
@@ -38,6 +38,8 @@ extension LoadShard {
       case .error:
         measurements.counters.errors += 1
         ThroughputSeries.bump(&measurements.series.errors, measurements.second(of: arrival))
+      case .peer:
+        measurements.counters.peerFrames += 1
       case .other:
         break
       }
@@ -75,6 +77,7 @@ extension LoadShard {
 
   private func afterSeeding(_ client: LoadClient, frames: [String], seeder: RoomSeeder) {
     for frame in frames { client.connection?.send(frame) }
+    if seeder.opsApplied % 1_000 == 0 { publishSeedProgress() }
     if let board = seeder.board, boards[seeder.room] == nil {
       boards[seeder.room] = board
       publishConnectionCounts()
@@ -85,12 +88,22 @@ extension LoadShard {
     }
   }
 
+  /// The seeding ops applied over this shard's seeders, for the progress line.
+  private func publishSeedProgress() {
+    var total = 0
+    for client in clients.values { total += client.seeder?.opsApplied ?? 0 }
+    seedOpsApplied = total
+    publishConnectionCounts()
+  }
+
   static func frameType(_ scanner: FrameScanner) -> FrameType {
     guard let position = scanner.valueStart(of: "type"), let range = scanner.stringRange(at: position) else {
       return .other
     }
     let word = UnsafeBufferPointer(rebasing: scanner.bytes[range])
     switch word.count {
+    case 4 where word.elementsEqual("peer".utf8): return .peer
+    case 5 where word.elementsEqual("peers".utf8): return .peer
     case 5 where word.elementsEqual("drags".utf8): return .drags
     case 5 where word.elementsEqual("error".utf8): return .error
     case 7 where word.elementsEqual("applied".utf8): return .applied
