@@ -77,22 +77,21 @@ extension LoadShard {
 
   private func afterSeeding(_ client: LoadClient, frames: [String], seeder: RoomSeeder) {
     for frame in frames { client.connection?.send(frame) }
-    if seeder.opsApplied % 1_000 == 0 { publishSeedProgress() }
     if let board = seeder.board, boards[seeder.room] == nil {
       boards[seeder.room] = board
-      publishConnectionCounts()
+      publishSeedProgress()
     } else if let failure = seeder.failure {
       seedingFailures.append("room \(seeder.room): \(failure)")
       client.seeder = nil
-      publishConnectionCounts()
+      publishSeedProgress()
+    } else if seeder.opsApplied % 1_000 == 0 {
+      publishSeedProgress()
     }
   }
 
-  /// The seeding ops applied over this shard's seeders, for the progress line.
+  /// Publishes, with the seeding ops applied over this shard's seeders (progress, result).
   private func publishSeedProgress() {
-    var total = 0
-    for client in clients.values { total += client.seeder?.opsApplied ?? 0 }
-    seedOpsApplied = total
+    seedOpsApplied = clients.values.reduce(0) { $0 + ($1.seeder?.opsApplied ?? 0) }
     publishConnectionCounts()
   }
 
