@@ -62,7 +62,10 @@ stop() {
   for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "$@"; do
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "load.sh: pid $pid did not exit within 5 s of SIGTERM; killed" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
   done
 }
 cleanup() {
@@ -81,6 +84,7 @@ serve() {
   shift
   "${PRIO[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --web "$WORK/web" --log-level warn "$@" >"$log" 2>&1 &
   STARTED_PID=$!
+  disown "$STARTED_PID" # stopped by PID below; no job notices when one needs a KILL
   STARTED_PORT=""
   for _ in $(seq 1 100); do
     STARTED_PORT=$(sed -n 's|^Reorder is listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" | head -n 1)

@@ -115,7 +115,8 @@ public struct LoadConfiguration: Sendable {
     }
     if joinOnly && seedOnly { result.append("--join-only and --seed-only exclude each other") }
     if mode == .mirror && (seedOnly || joinOnly || loaderRoom != nil || seedMoves > 0) {
-      result.append("--mirror has no rooms to prepare, join or load: drop --seed-only, --join-only, --loader-room, --seed-moves")
+      result.append(
+        "--mirror has no rooms to prepare, join or load: drop --seed-only, --join-only, --loader-room, --seed-moves")
     }
     if seedMoves < 0 { result.append("--seed-moves cannot be negative") }
     if seedWindow < 1 { result.append("--seed-window must be at least 1") }

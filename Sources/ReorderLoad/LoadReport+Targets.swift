@@ -61,7 +61,8 @@ extension LoadReport {
       lines.append("")
       lines.append(
         "| run | scenario | welcomed | first → last welcome s (≤ 10) | coverage within \(Self.window(run)) ms (≥ 99%) "
-          + "| stale p99 ms (≤ 300) | server KB per connection (≤ 10) | roster frames | server RSS before → all connected |")
+          + "| stale p99 ms (≤ 300) | server KB per connection (≤ 10) | roster frames | server RSS before → all connected |"
+      )
       lines.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
       let connected = run.join?.connected ?? run.counters.connected
       var span = "–"
@@ -129,7 +130,8 @@ extension LoadReport {
         if let loader {
           welcomed = "\(loader.welcomed) of \(loader.joins)"
           welcomeLatency =
-            LoadResult.milliseconds(loader.welcomeLatency.p50) + " / " + LoadResult.milliseconds(loader.welcomeLatency.p99)
+            LoadResult.milliseconds(loader.welcomeLatency.p50) + " / "
+            + LoadResult.milliseconds(loader.welcomeLatency.p99)
           skipped = String(loader.skipped)
         }
         let cells: [String] = [

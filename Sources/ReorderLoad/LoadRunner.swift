@@ -16,6 +16,8 @@ public final class LoadRunner {
   var notes: [String] = []
   /// The client that joins and leaves `loaderRoom`, with `--loader-room`.
   var loader: RoomLoader?
+  /// Server and own samples taken once a second while connecting (a join-only run's CPU).
+  var connectSamples = (server: [ProcessSample](), this: [ProcessSample]())
   let serverSampler: ProcessSampler?
   let selfSampler = ProcessSampler(pid: nil)
   let progress: ProgressPrinter
@@ -87,17 +89,22 @@ public final class LoadRunner {
     // idle memory is idle.
     let settleSeconds = configuration.seedOnly ? 0 : settle()
     let rssIdle = serverSampler?.sample()
-    let joined = published()
     var traffic = Timeline()
     if configuration.joinOnly || configuration.seedOnly {
+      // No traffic: the process figures are those of connecting (and settling).
       traffic.origin = MonotonicClock.microseconds()
       traffic.end = traffic.origin
+      traffic.serverSamples = [rssBefore].compactMap { $0 } + connectSamples.server + [rssIdle].compactMap { $0 }
+      traffic.selfSamples =
+        [selfBefore].compactMap { $0 } + connectSamples.this + [selfSampler.sample()].compactMap { $0 }
     } else {
       traffic = runTraffic()
       drain()
     }
     let loaderSummary = stopLoader()
     let measurements = collect()
+    // After the run: a client whose `welcome` came late (during the traffic) still counts.
+    let joined = published()
     var result = makeResult(
       measurements: measurements, traffic: traffic, startedAt: startedAt, connectSeconds: connectSeconds,
       serverBefore: rssBefore, serverIdle: rssIdle, selfBefore: selfBefore)
@@ -208,6 +215,7 @@ public final class LoadRunner {
     let deadline = start + Int64(configuration.connectTimeoutSeconds * 1e6)
     let pace = configuration.connectRate > 0 ? Int64(1e6 / configuration.connectRate) : 0
     var nextStart = start
+    var nextSample = start + 1_000_000
     while true {
       let state = published()
       let settled = state.ready + state.failed
@@ -223,6 +231,11 @@ public final class LoadRunner {
         shard.context.post { shard.connect(client) }
         started += 1
         nextStart += pace
+      }
+      if now >= nextSample {
+        nextSample += 1_000_000
+        if let sample = serverSampler?.sample() { connectSamples.server.append(sample) }
+        if let sample = selfSampler.sample() { connectSamples.this.append(sample) }
       }
       progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count)
       MonotonicClock.sleep(until: MonotonicClock.microseconds() + (pace > 0 ? min(5_000, max(500, pace)) : 5_000))
