@@ -11,6 +11,9 @@ final class LoadClient: @unchecked Sendable {
   var phase = Phase.idle
   var connectStarted: Int64 = 0
   var receiver = ReceiverState()
+  /// Whether this client accounts drag updates one by one (`--measure-receivers`); the others only
+  /// count the frames.
+  var measured = true
   /// Seeds the room when this is its first client.
   var seeder: RoomSeeder?
   /// The drag this client sends, once it drags.

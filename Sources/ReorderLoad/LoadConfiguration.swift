@@ -64,6 +64,11 @@ public struct LoadConfiguration: Sendable {
   /// How often the loader joins (`--loader-interval-ms`); a join still waiting for its `welcome`
   /// makes it skip a turn.
   public var loaderIntervalMilliseconds = 100.0
+  /// Receivers that account drag updates one by one (`--measure-receivers`; 0: every client).
+  /// With N, every (clients ÷ N)-th client does, spread evenly over the rooms and the join order;
+  /// the others only count frames, so that a room of 10,000 does not make the tool the limit.
+  /// Coverage, latency, staleness and silence are then those of the measured receivers.
+  public var measureReceivers = 0
   /// Client service threads (`--threads`): each is one lws client context.
   public var threads = 1
   /// Window within which an update must be covered (`--coverage-window-ms`).
@@ -94,6 +99,11 @@ public struct LoadConfiguration: Sendable {
   /// The defaults (a small run against a local server on 8080).
   public init() {}
 
+  /// Every how many clients one accounts drag updates (1: all).
+  public var measureStride: Int {
+    measureReceivers <= 0 || measureReceivers >= clients ? 1 : clients / measureReceivers
+  }
+
   /// Draggers actually used: `draggers`, or every client when negative; never more than `clients`.
   public var effectiveDraggers: Int {
     draggers < 0 ? clients : min(draggers, clients)
@@ -109,6 +119,7 @@ public struct LoadConfiguration: Sendable {
     if durationSeconds <= 0 { result.append("--duration must be positive") }
     if threads < 1 { result.append("--threads must be at least 1") }
     if mode == .mirror && moveRate > 0 { result.append("--mirror relays drag messages only; drop --move-rate") }
+    if measureReceivers < 0 { result.append("--measure-receivers cannot be negative") }
     if connectRate < 0 { result.append("--connect-rate cannot be negative") }
     if joinOnly && (effectiveDraggers > 0 || moveRate > 0 || ramp) {
       result.append("--join-only sends no traffic: use --draggers 0 and no --move-rate or --ramp")

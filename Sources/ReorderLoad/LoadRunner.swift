@@ -73,6 +73,8 @@ public final class LoadRunner {
     }
     defer { shutdown() }
     clients = (0..<configuration.clients).map { LoadClient(index: $0, room: plan.roomOfClient[$0]) }
+    let stride = configuration.measureStride
+    for client in clients { client.measured = client.index % stride == 0 }
     let loadBefore = ProcessSampler.loadAverage()
     let rssBefore = serverSampler?.sample()
     let selfBefore = selfSampler.sample()

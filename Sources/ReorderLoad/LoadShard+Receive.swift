@@ -67,6 +67,7 @@ extension LoadShard {
   }
 
   private func receiveStamps(_ scanner: FrameScanner, client: LoadClient, arrival: Int64) {
+    guard client.measured else { return }
     measurements.frameArrived(state: &client.receiver, arrival: arrival)
     sentLog.withLock { log in
       scanner.forEachDragStamp { stamp in

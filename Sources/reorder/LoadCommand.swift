@@ -45,6 +45,10 @@ enum LoadCommand {
         name: "connect-concurrency", kind: .integer(1...10_000), defaultValue: "100",
         help: "Handshakes in flight at once."),
       OptionSpec(
+        name: "measure-receivers", kind: .integer(0...100_000), defaultValue: "0",
+        help:
+          "Account drag updates at about this many receivers, spread evenly (0: every client); the rest count frames."),
+      OptionSpec(
         name: "connect-rate", kind: .decimal(0...1_000_000), defaultValue: "0",
         help: "Connection attempts started per second at most (0: only --connect-concurrency bounds them)."),
       OptionSpec(
@@ -127,6 +131,7 @@ enum LoadCommand {
       configuration.loaderRoom = value
     }
     if let value = options.decimal("loader-interval-ms") { configuration.loaderIntervalMilliseconds = value }
+    if let value = options.integer("measure-receivers") { configuration.measureReceivers = value }
     if let value = options.decimal("connect-rate") { configuration.connectRate = value }
     configuration.partialConnect = options.flag("partial")
     configuration.joinOnly = options.flag("join-only")

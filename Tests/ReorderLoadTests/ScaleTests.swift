@@ -61,6 +61,25 @@ struct ScaleTests {
     #expect(result.coverageWindowMilliseconds == 250)
   }
 
+  @Test("With --measure-receivers only every k-th client accounts updates, and what is due is theirs")
+  func measuredReceivers() throws {
+    let server = FakeServer(mode: .rooms)
+    defer { server.stop() }
+    let result = try run(server) {
+      $0.clients = 12
+      $0.draggers = 2
+      $0.measureReceivers = 4
+    }
+    let counters = result.counters
+    // Measured: clients 0, 3, 6, 9. Client 0's drag is due at 3 of them, client 1's at all 4.
+    #expect(counters.dragEndsExpected == 7)
+    #expect(counters.dragEndsDelivered == 7)
+    #expect(
+      counters.dragUpdatesCovered + counters.dragUpdatesLate + counters.dragUpdatesLost == counters.dragUpdatesExpected)
+    #expect(counters.dragUpdatesExpected <= counters.dragUpdatesSent * 4)
+    #expect(result.receiverSilence?.count == 4)
+  }
+
   @Test("With --partial a run goes on with the clients that got in; without it, it fails")
   func partialConnect() throws {
     let server = FakeServer(mode: .rooms, maxConnections: 7)
