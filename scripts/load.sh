@@ -69,7 +69,7 @@ stop() {
   done
 }
 cleanup() {
-  stop $SERVER_PID $MIRROR_PID $EXTRA_PID
+  stop $SERVER_PID $MIRROR_PID $EXTRA_PID ${STARTED_PID:-}
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -82,12 +82,13 @@ rm -f "$RUNS"/*.json
 serve() {
   local log=$1
   shift
+  : >"$log" # exists before the server writes to it: the port is read from it below
   "${PRIO[@]}" "$BIN" serve --host 127.0.0.1 --port 0 --web "$WORK/web" --log-level warn "$@" >"$log" 2>&1 &
   STARTED_PID=$!
   disown "$STARTED_PID" # stopped by PID below; no job notices when one needs a KILL
   STARTED_PORT=""
   for _ in $(seq 1 100); do
-    STARTED_PORT=$(sed -n 's|^Reorder is listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" | head -n 1)
+    STARTED_PORT=$(sed -n 's|^Reorder is listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$log" | head -n 1 || true)
     [ -n "$STARTED_PORT" ] && break
     kill -0 "$STARTED_PID" 2>/dev/null || break
     sleep 0.1
@@ -111,6 +112,7 @@ echo "== starting reorder serve" >&2
 serve "$WORK/server.log" --data "$WORK/data" --max-ops-per-second 100000 --max-connections-per-room 5000 \
   --room-idle-seconds 600 $SERVER_FLAGS
 SERVER_PID=$STARTED_PID
+STARTED_PID=""
 PORT=$STARTED_PORT
 echo "   server pid $SERVER_PID on port $PORT, flags: ${SERVER_FLAGS:-(defaults)}" >&2
 
@@ -205,6 +207,7 @@ fresh_server() {
   serve "$WORK/server-$group.log" "$@"
   EXTRA_PID=$STARTED_PID
   RUN_PID=$STARTED_PID
+  STARTED_PID="" # cleanup stops a server through this only while serve() is waiting for its port
   RUN_PORT=$STARTED_PORT
   echo "   $group: server pid $RUN_PID on port $RUN_PORT" >&2
 }
