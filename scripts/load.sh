@@ -223,7 +223,7 @@ if wanted f; then
   fresh_server f --data "$WORK/data-f" "${BIG_FLAGS[@]}"
   run f "1 room × 10,000 clients, 10 draggers × 30/s" \
     --clients 10000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)" --coverage-window-ms 250 \
-    --measure-receivers 1000 --connect-timeout 60 --settle-timeout 20 --partial
+    --measure-receivers 1000 --connect-timeout 60 --settle-timeout 20 --drain 5 --partial
 fi
 
 # The join pair: connecting only (no room preparation, no traffic), 4,000 clients either way.
