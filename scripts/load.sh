@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The standard load matrix of issue 6, side by side with libwebsockets' own C mirror server.
 #
-#   scripts/load.sh            # full matrix, about 4 minutes (bounded: < 10 minutes)
+#   scripts/load.sh            # full matrix, about 5 minutes on today's server (bounded: < 15 minutes)
 #   LOAD_SCALE=0.3 scripts/load.sh   # shorter runs (durations × 0.3), for a smoke test
 #   LOAD_ONLY="a a-mirror d" scripts/load.sh   # only these runs of the matrix (labels as in the table)
 #   LOAD_ONLY="f join isolation" scripts/load.sh  # issue 11: the room of 10,000, the join cost, load isolation
