@@ -79,10 +79,15 @@ extension LoadResult {
       "errors",
       "rejected \(counters.rejected), error frames \(counters.errors), closed during run \(counters.unexpectedCloses)")
     if let server {
+      // After seeding, the growth is the boards the server now holds, not the connections.
       let perConnection =
-        server.bytesPerIdleConnection > 0
-        ? String(format: "%.1f KB per idle connection", server.bytesPerIdleConnection / 1024)
-        : "RSS did not grow with the connections (a server that already held more memory)"
+        seeding != nil
+        ? String(
+          format: "%.1f MB more with the seeded rooms loaded",
+          Double(server.rssIdleBytes - server.rssBeforeBytes) / 1_048_576)
+        : server.bytesPerIdleConnection > 0
+          ? String(format: "%.1f KB per idle connection", server.bytesPerIdleConnection / 1024)
+          : "RSS did not grow with the connections (a server that already held more memory)"
       row(
         "server",
         String(
