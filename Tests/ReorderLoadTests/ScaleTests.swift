@@ -191,6 +191,20 @@ struct ScaleTests {
     #expect(result.counters.connected == 4)
   }
 
+  @Test("Counts written by an older tool (no peerFrames) still decode; add sums every count")
+  func countersCodable() throws {
+    let old = try JSONDecoder().decode(LoadCounters.self, from: Data(#"{"connected":3,"dragFrames":7}"#.utf8))
+    #expect(old.connected == 3 && old.dragFrames == 7 && old.peerFrames == 0)
+    var counters = LoadCounters()
+    for (offset, field) in LoadCounters.fields.enumerated() { counters[keyPath: field.path] = offset + 1 }
+    var sum = counters
+    sum.add(counters)
+    let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(sum)) as? [String: Int]
+    #expect(encoded?.count == LoadCounters.fields.count)
+    for (offset, field) in LoadCounters.fields.enumerated() { #expect(encoded?[field.key] == 2 * (offset + 1)) }
+    #expect(try JSONDecoder().decode(LoadCounters.self, from: JSONEncoder().encode(sum)) == sum)
+  }
+
   @Test("Options that cannot go together are refused")
   func problems() {
     var configuration = LoadConfiguration()
