@@ -11,6 +11,9 @@ final class LoadClient: @unchecked Sendable {
   var phase = Phase.idle
   var connectStarted: Int64 = 0
   var receiver = ReceiverState()
+  /// Whether this client accounts drag updates one by one (`--measure-receivers`); the others only
+  /// count the frames.
+  var measured = true
   /// Seeds the room when this is its first client.
   var seeder: RoomSeeder?
   /// The drag this client sends, once it drags.
@@ -39,6 +42,12 @@ struct ShardProgress: Sendable {
   /// Boards of rooms seeded by this shard's clients, by room index.
   var boards: [Int: RoomBoard] = [:]
   var seedingFailures: [String] = []
+  /// Seeding ops applied so far, over this shard's seeders.
+  var seedOpsApplied = 0
+  /// First connection attempt, first and last `welcome` (monotonic µs), on this shard.
+  var firstConnectAt: Int64?
+  var firstReadyAt: Int64?
+  var lastReadyAt: Int64?
   /// Why the last connection that never became ready failed.
   var lastConnectFailure: String?
 }

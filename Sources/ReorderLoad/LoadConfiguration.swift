@@ -42,6 +42,33 @@ public struct LoadConfiguration: Sendable {
   public var settleTimeoutSeconds = 20.0
   /// Connection attempts in flight at once (`--connect-concurrency`).
   public var connectConcurrency = 100
+  /// Connection attempts started per second at most (`--connect-rate`); 0: only
+  /// `connectConcurrency` bounds them.
+  public var connectRate = 0.0
+  /// Carry on with the clients that connected when some did not within `connectTimeoutSeconds`
+  /// (`--partial`), instead of failing the run; the result says how many connected.
+  public var partialConnect = false
+  /// Connect, wait for the join traffic to settle, and stop (`--join-only`): no room is prepared
+  /// and nothing is sent beyond `hello`, so the run measures what joining costs.
+  public var joinOnly = false
+  /// Prepare the rooms (`seedItems` items, then `seedMoves` moves, by each room's first client) and
+  /// stop (`--seed-only`): fills a data directory for later runs.
+  public var seedOnly = false
+  /// Committed moves the first client of each room makes after the items exist (`--seed-moves`).
+  public var seedMoves = 0
+  /// Ops a seeding client keeps in flight (sent, not yet applied) (`--seed-window`).
+  public var seedWindow = 256
+  /// A room that one extra client joins and leaves during the traffic (`--loader-room`): each
+  /// join makes a server that unloads idle rooms load it again.
+  public var loaderRoom: String?
+  /// How often the loader joins (`--loader-interval-ms`); a join still waiting for its `welcome`
+  /// makes it skip a turn.
+  public var loaderIntervalMilliseconds = 100.0
+  /// Receivers that account drag updates one by one (`--measure-receivers`; 0: every client).
+  /// With N, every (clients ÷ N)-th client does, spread evenly over the rooms and the join order;
+  /// the others only count frames, so that a room of 10,000 does not make the tool the limit.
+  /// Coverage, latency, staleness and silence are then those of the measured receivers.
+  public var measureReceivers = 0
   /// Client service threads (`--threads`): each is one lws client context.
   public var threads = 1
   /// Window within which an update must be covered (`--coverage-window-ms`).
@@ -72,6 +99,11 @@ public struct LoadConfiguration: Sendable {
   /// The defaults (a small run against a local server on 8080).
   public init() {}
 
+  /// Every how many clients one accounts drag updates (1: all).
+  public var measureStride: Int {
+    measureReceivers <= 0 || measureReceivers >= clients ? 1 : clients / measureReceivers
+  }
+
   /// Draggers actually used: `draggers`, or every client when negative; never more than `clients`.
   public var effectiveDraggers: Int {
     draggers < 0 ? clients : min(draggers, clients)
@@ -87,6 +119,19 @@ public struct LoadConfiguration: Sendable {
     if durationSeconds <= 0 { result.append("--duration must be positive") }
     if threads < 1 { result.append("--threads must be at least 1") }
     if mode == .mirror && moveRate > 0 { result.append("--mirror relays drag messages only; drop --move-rate") }
+    if measureReceivers < 0 { result.append("--measure-receivers cannot be negative") }
+    if connectRate < 0 { result.append("--connect-rate cannot be negative") }
+    if joinOnly && (effectiveDraggers > 0 || moveRate > 0 || ramp) {
+      result.append("--join-only sends no traffic: use --draggers 0 and no --move-rate or --ramp")
+    }
+    if joinOnly && seedOnly { result.append("--join-only and --seed-only exclude each other") }
+    if mode == .mirror && (seedOnly || joinOnly || loaderRoom != nil || seedMoves > 0) {
+      result.append(
+        "--mirror has no rooms to prepare, join or load: drop --seed-only, --join-only, --loader-room, --seed-moves")
+    }
+    if seedMoves < 0 { result.append("--seed-moves cannot be negative") }
+    if seedWindow < 1 { result.append("--seed-window must be at least 1") }
+    if loaderIntervalMilliseconds <= 0 { result.append("--loader-interval-ms must be positive") }
     if ramp && effectiveDraggers == 0 && moveRate == 0 {
       result.append("--ramp needs draggers or a move rate to ramp")
     }

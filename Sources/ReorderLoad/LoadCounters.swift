@@ -46,35 +46,50 @@ public struct LoadCounters: Sendable, Codable, Equatable {
   public var errors = 0
   /// Bytes of text received.
   public var bytesReceived = 0
+  /// Roster frames received: `peer` (one join or leave) and `peers` (the joins and leaves of one
+  /// presence tick, coalesced). The tool reads nothing from them; the count shows what joining costs.
+  public var peerFrames = 0
 
   /// All zero.
   public init() {}
 
+  /// Every count with its JSON key: `add` sums them, decoding reads each if present.
+  static let fields: [(key: String, path: WritableKeyPath<LoadCounters, Int> & Sendable)] = [
+    ("connected", \.connected),
+    ("connectFailures", \.connectFailures),
+    ("unexpectedCloses", \.unexpectedCloses),
+    ("dragUpdatesSent", \.dragUpdatesSent),
+    ("dragFrames", \.dragFrames),
+    ("dragUpdatesDelivered", \.dragUpdatesDelivered),
+    ("ownEchoes", \.ownEchoes),
+    ("dragUpdatesExpected", \.dragUpdatesExpected),
+    ("dragUpdatesCovered", \.dragUpdatesCovered),
+    ("dragUpdatesLate", \.dragUpdatesLate),
+    ("dragUpdatesLost", \.dragUpdatesLost),
+    ("dragDuplicates", \.dragDuplicates),
+    ("dragOutOfOrder", \.dragOutOfOrder),
+    ("dragEndsExpected", \.dragEndsExpected),
+    ("dragEndsDelivered", \.dragEndsDelivered),
+    ("movesSent", \.movesSent),
+    ("movesAcknowledged", \.movesAcknowledged),
+    ("movesAppliedRemote", \.movesAppliedRemote),
+    ("appliedGaps", \.appliedGaps),
+    ("appliedDuplicates", \.appliedDuplicates),
+    ("rejected", \.rejected),
+    ("errors", \.errors),
+    ("bytesReceived", \.bytesReceived),
+    ("peerFrames", \.peerFrames),
+  ]
+
   /// Adds `other` field by field.
   public mutating func add(_ other: LoadCounters) {
-    connected += other.connected
-    connectFailures += other.connectFailures
-    unexpectedCloses += other.unexpectedCloses
-    dragUpdatesSent += other.dragUpdatesSent
-    dragFrames += other.dragFrames
-    dragUpdatesDelivered += other.dragUpdatesDelivered
-    ownEchoes += other.ownEchoes
-    dragUpdatesExpected += other.dragUpdatesExpected
-    dragUpdatesCovered += other.dragUpdatesCovered
-    dragUpdatesLate += other.dragUpdatesLate
-    dragUpdatesLost += other.dragUpdatesLost
-    dragDuplicates += other.dragDuplicates
-    dragOutOfOrder += other.dragOutOfOrder
-    dragEndsExpected += other.dragEndsExpected
-    dragEndsDelivered += other.dragEndsDelivered
-    movesSent += other.movesSent
-    movesAcknowledged += other.movesAcknowledged
-    movesAppliedRemote += other.movesAppliedRemote
-    appliedGaps += other.appliedGaps
-    appliedDuplicates += other.appliedDuplicates
-    rejected += other.rejected
-    errors += other.errors
-    bytesReceived += other.bytesReceived
+    for field in Self.fields { self[keyPath: field.path] += other[keyPath: field.path] }
+  }
+
+  /// Decodes a run's counts; a count the file does not have (written by an older tool) is 0.
+  public init(from decoder: any Decoder) throws {
+    let values = try [String: Int](from: decoder)
+    for field in Self.fields { self[keyPath: field.path] = values[field.key] ?? 0 }
   }
 }
 

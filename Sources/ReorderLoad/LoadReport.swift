@@ -35,6 +35,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
   public var generatedAt: String
   public var runs: [LoadResult]
   public var comparisons: [Comparison]
+  /// The join ratio and the isolation rounds (issue 11), when those runs are among `runs`.
+  public var scale: ScaleFigures
 
   /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.
   public init(runs: [LoadResult]) {
@@ -42,6 +44,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
     // Each run right before its mirror twin: "a" < "a-mirror" < "b"; "e" < "e-ramp".
     self.runs = runs.sorted { Self.sortKey($0.label) < Self.sortKey($1.label) }
     let runs = self.runs
+    scale = ScaleFigures(runs: runs)
     let byLabel = Dictionary(runs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
     comparisons = runs.filter { $0.mode == .reorder && $0.counters.dragUpdatesSent > 0 }.map { ours in
       let mirror = byLabel[ours.label + "-mirror"]
@@ -164,6 +167,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
           memory.label, memory.clients, server.bytesPerIdleConnection / 1024, Double(server.rssBeforeBytes) / 1_048_576,
           Double(server.rssIdleBytes) / 1_048_576))
     }
+    let targets = targetsMarkdown
+    if !targets.isEmpty { lines.append(targets) }
     return lines.joined(separator: "\n")
   }
 

@@ -20,6 +20,30 @@ extension LoadResult {
       "\(counters.connected) ready, \(counters.connectFailures) failed in \(String(format: "%.1f", connectSeconds)) s"
         + (settleSeconds.map { String(format: ", join traffic settled %.1f s later", $0) } ?? "") + "; "
         + Self.latency(connect))
+    if let join {
+      row(
+        "join",
+        String(
+          format: "%d welcomed: first attempt → last welcome %.2f s, first → last welcome %.2f s%@", join.connected,
+          join.joinSeconds, join.spanSeconds,
+          join.connectRate > 0 ? String(format: " (attempts paced at %.0f/s)", join.connectRate) : "")
+          + "; roster frames received (peer, peers) \(counters.peerFrames)")
+    }
+    if let seeding {
+      row(
+        "seeding",
+        String(
+          format: "%d ops applied in %.1f s (%.0f ops/s)", seeding.opsApplied, seeding.seconds,
+          Double(seeding.opsApplied) / max(0.001, seeding.seconds)))
+    }
+    if let loader {
+      row(
+        "loader",
+        String(format: "room %@ every %.0f ms: ", loader.room, loader.intervalMilliseconds)
+          + "\(loader.joins) joins, \(loader.welcomed) welcomed, \(loader.failed) failed, \(loader.skipped) turns skipped; "
+          + String(format: "welcome of %.0f KB; join → welcome ", Double(loader.largestWelcomeBytes) / 1024)
+          + Self.latency(loader.welcomeLatency))
+    }
     if counters.dragUpdatesSent > 0 {
       row(
         "drag updates",
@@ -28,7 +52,9 @@ extension LoadResult {
       let expected = Double(max(1, counters.dragUpdatesExpected))
       row(
         "coverage",
-        String(format: "%.2f%%", 100 * coverage) + " (\(Self.rate(coveredPerSecond)) covered/s; "
+        String(format: "%.2f%%", 100 * coverage)
+          + (coverageWindowMilliseconds.map { String(format: " within %.0f ms", $0) } ?? "")
+          + " (\(Self.rate(coveredPerSecond)) covered/s; "
           + String(
             format: "late %.2f%%, lost %.2f%%", 100 * Double(counters.dragUpdatesLate) / expected,
             100 * Double(counters.dragUpdatesLost) / expected)
@@ -53,10 +79,15 @@ extension LoadResult {
       "errors",
       "rejected \(counters.rejected), error frames \(counters.errors), closed during run \(counters.unexpectedCloses)")
     if let server {
+      // After seeding, the growth is the boards the server now holds, not the connections.
       let perConnection =
-        server.bytesPerIdleConnection > 0
-        ? String(format: "%.1f KB per idle connection", server.bytesPerIdleConnection / 1024)
-        : "RSS did not grow with the connections (a server that already held more memory)"
+        seeding != nil
+        ? String(
+          format: "%.1f MB more with the seeded rooms loaded",
+          Double(server.rssIdleBytes - server.rssBeforeBytes) / 1_048_576)
+        : server.bytesPerIdleConnection > 0
+          ? String(format: "%.1f KB per idle connection", server.bytesPerIdleConnection / 1024)
+          : "RSS did not grow with the connections (a server that already held more memory)"
       row(
         "server",
         String(

@@ -43,6 +43,14 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var connectSeconds: Double
   /// Seconds after that until the clients stopped receiving join traffic.
   public var settleSeconds: Double? = nil
+  /// When the clients got in (first attempt, first and last `welcome`).
+  public var join: JoinTimes? = nil
+  /// The window of `coverage` (ms).
+  public var coverageWindowMilliseconds: Double? = nil
+  /// What the client joining and leaving `--loader-room` did.
+  public var loader: LoaderSummary? = nil
+  /// What preparing the rooms took, for a big board.
+  public var seeding: SeedingSummary? = nil
   public var counters: LoadCounters
   /// Connect → ready (ms).
   public var connect: LatencySummary

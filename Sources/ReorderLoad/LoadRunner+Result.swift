@@ -14,6 +14,12 @@ extension LoadRunner {
     for (reason, count) in measurements.closeReasons.sorted(by: { $0.value > $1.value }).prefix(3) {
       notes.append("closed: \(reason) × \(count)")
     }
+    let sampled = configuration.measureStride > 1
+    if sampled {
+      notes.append(
+        "drag updates accounted at every \(configuration.measureStride)th client only (--measure-receivers): "
+          + "offered, delivered, covered, latency, staleness and silence are those receivers'")
+    }
     if configuration.rooms > 1 && configuration.clients % configuration.rooms != 0 {
       notes.append("rooms have unequal sizes; offered rates assume the first room's size")
     }
@@ -45,7 +51,9 @@ extension LoadRunner {
       receiverSilence: LatencySummary(measurements.receiverSilence),
       ackLatency: LatencySummary(measurements.ackLatency),
       remoteApplyLatency: LatencySummary(measurements.remoteApplyLatency),
-      offeredPerSecond: Double(counters.dragUpdatesSent) * receivers / seconds,
+      // Sampled receivers: what was due at them (updates sent × measured receivers of the room).
+      offeredPerSecond: sampled
+        ? Double(counters.dragUpdatesExpected) / seconds : Double(counters.dragUpdatesSent) * receivers / seconds,
       deliveredPerSecond: Double(counters.dragUpdatesDelivered) / seconds,
       coveredPerSecond: Double(counters.dragUpdatesCovered) / seconds,
       framesPerSecond: Double(counters.dragFrames) / seconds,
@@ -58,10 +66,10 @@ extension LoadRunner {
       dragLatencyCounts: measurements.dragLatency.binned(edges: edges),
       ackLatencyCounts: measurements.ackLatency.binned(edges: edges),
       server: serverBefore.map {
-        Self.usage(before: $0, idle: serverIdle, samples: traffic.serverSamples, clients: configuration.clients)
+        Self.usage(before: $0, idle: serverIdle, samples: traffic.serverSamples, clients: max(1, counters.connected))
       },
       loadClient: selfBefore.map {
-        Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: configuration.clients)
+        Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: max(1, counters.connected))
       },
       steps: steps, best: best, notes: notes)
   }

@@ -59,6 +59,8 @@ extension LoadRunner {
     var flatSteps = 0
     var last = stepStart
     var lastTime = origin
+    let loaderPeriod = Int64(configuration.loaderIntervalMilliseconds * 1_000)
+    var nextLoad = loader == nil ? Int64.max : origin
     let stalenessPerShard = max(1, 5_000 * Int(configuration.stalenessIntervalMilliseconds) / 1_000 / shards.count)
 
     while true {
@@ -94,6 +96,11 @@ extension LoadRunner {
           for client in drags { shard.sendDrag(.move, client: client, board: boards[client % boards.count]) }
           for client in moves { shard.sendMove(client: client, board: boards[client % boards.count]) }
         }
+      }
+      if let loader, now >= nextLoad {
+        nextLoad += loaderPeriod
+        if nextLoad < now { nextLoad = now + loaderPeriod }
+        loader.context.post { loader.turn() }
       }
       if now >= nextStaleness && !draggers.isEmpty {
         nextStaleness += Int64(configuration.stalenessIntervalMilliseconds * 1_000)
@@ -145,7 +152,7 @@ extension LoadRunner {
         timeline.steps.append((Int((now - origin + 500_000) / 1_000_000), draggerCount, moveRate))
       }
       let nextDue = min(
-        draggers.lazy.map(\.due).min() ?? end, movers.lazy.map(\.due).min() ?? end, nextPublish, end)
+        draggers.lazy.map(\.due).min() ?? end, movers.lazy.map(\.due).min() ?? end, nextPublish, nextLoad, end)
       MonotonicClock.sleep(until: min(nextDue, MonotonicClock.microseconds() + 2_000))
     }
     timeline.end = MonotonicClock.microseconds()

@@ -14,6 +14,10 @@ public final class LoadRunner {
   var clients: [LoadClient] = []
   var boards: [RoomBoard] = []
   var notes: [String] = []
+  /// The client that joins and leaves `loaderRoom`, with `--loader-room`.
+  var loader: RoomLoader?
+  /// Server and own samples taken once a second while connecting (a join-only run's CPU).
+  var connectSamples = (server: [ProcessSample](), this: [ProcessSample]())
   let serverSampler: ProcessSampler?
   let selfSampler = ProcessSampler(pid: nil)
   let progress: ProgressPrinter
@@ -62,29 +66,71 @@ public final class LoadRunner {
         number: $0, configuration: configuration, target: target, runID: runID, sentLog: sentLog,
         makeContext: makeContext)
     }
+    if let room = configuration.loaderRoom {
+      loader = RoomLoader(
+        context: try makeContext(), url: target.roomURL(room), room: room, clientID: "\(runID)-loader",
+        intervalMilliseconds: configuration.loaderIntervalMilliseconds)
+    }
     defer { shutdown() }
     clients = (0..<configuration.clients).map { LoadClient(index: $0, room: plan.roomOfClient[$0]) }
+    let stride = configuration.measureStride
+    for client in clients { client.measured = client.index % stride == 0 }
     let loadBefore = ProcessSampler.loadAverage()
     let rssBefore = serverSampler?.sample()
     let selfBefore = selfSampler.sample()
     let connectStart = MonotonicClock.microseconds()
-    try seedRooms()
-    try connectEveryone()
+    var seedSeconds: Double?
+    if !configuration.joinOnly {
+      try seedRooms()
+      seedSeconds = Double(MonotonicClock.microseconds() - connectStart) / 1e6
+    }
+    if !configuration.seedOnly { try connectEveryone() }
     let connectSeconds = Double(MonotonicClock.microseconds() - connectStart) / 1e6
     // Joining makes traffic of its own (welcomes, `peer` joins to every member): wait until the
     // clients have received nothing for a while, so the traffic does not queue behind it and the
     // idle memory is idle.
-    let settleSeconds = settle()
+    let settleSeconds = configuration.seedOnly ? 0 : settle()
     let rssIdle = serverSampler?.sample()
-    let traffic = runTraffic()
-    drain()
+    var traffic = Timeline()
+    if configuration.joinOnly || configuration.seedOnly {
+      // No traffic: the process figures are those of connecting (and settling).
+      traffic.origin = MonotonicClock.microseconds()
+      traffic.end = traffic.origin
+      traffic.serverSamples = [rssBefore].compactMap { $0 } + connectSamples.server + [rssIdle].compactMap { $0 }
+      traffic.selfSamples =
+        [selfBefore].compactMap { $0 } + connectSamples.this + [selfSampler.sample()].compactMap { $0 }
+    } else {
+      traffic = runTraffic()
+      drain()
+    }
+    let loaderSummary = stopLoader()
     let measurements = collect()
+    // After the run: a client whose `welcome` came late (during the traffic) still counts.
+    let joined = published()
     var result = makeResult(
       measurements: measurements, traffic: traffic, startedAt: startedAt, connectSeconds: connectSeconds,
       serverBefore: rssBefore, serverIdle: rssIdle, selfBefore: selfBefore)
     result.loadAverage = [loadBefore, ProcessSampler.loadAverage()].compactMap { $0 }
     result.settleSeconds = settleSeconds
+    result.join = JoinTimes(joined, connectRate: configuration.connectRate)
+    result.loader = loaderSummary
+    result.coverageWindowMilliseconds = configuration.coverageWindowMilliseconds
+    if let seedSeconds, configuration.seedOnly || configuration.seedMoves > 0 {
+      result.seeding = SeedingSummary(seconds: seedSeconds, opsApplied: joined.seedOpsApplied)
+    }
     return result
+  }
+
+  /// Stops the loader (if any) and waits, bounded, for what it did.
+  func stopLoader() -> LoaderSummary? {
+    guard let loader else { return nil }
+    loader.context.post { loader.stop() }
+    let deadline = MonotonicClock.microseconds() + 5_000_000
+    while loader.result.snapshot == nil && MonotonicClock.microseconds() < deadline {
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 2_000)
+    }
+    if loader.result.snapshot == nil { notes.append("the loader did not report in time") }
+    return loader.result.snapshot
   }
 
   func shard(of client: Int) -> LoadShard { shards[client % shards.count] }
@@ -103,6 +149,10 @@ public final class LoadRunner {
       total.boards.merge(part.boards) { first, _ in first }
       total.seedingFailures += part.seedingFailures
       total.lastConnectFailure = total.lastConnectFailure ?? part.lastConnectFailure
+      total.seedOpsApplied += part.seedOpsApplied
+      total.firstConnectAt = [total.firstConnectAt, part.firstConnectAt].compactMap { $0 }.min()
+      total.firstReadyAt = [total.firstReadyAt, part.firstReadyAt].compactMap { $0 }.min()
+      total.lastReadyAt = [total.lastReadyAt, part.lastReadyAt].compactMap { $0 }.max()
     }
     return total
   }
@@ -110,11 +160,16 @@ public final class LoadRunner {
   /// Connects the first client of every room and, in rooms mode, has it prepare the board.
   func seedRooms() throws {
     let seeders = plan.seeders
-    let wanted = min(500, max(configuration.seedItems, plan.maxDraggersPerRoom))
+    // A big board (`--seed-only`, `--seed-moves`) gets what it asks for; a run's own rooms only
+    // need an item per dragger.
+    let big = configuration.seedOnly || configuration.seedMoves > 0
+    let wanted = big ? configuration.seedItems : min(500, max(configuration.seedItems, plan.maxDraggersPerRoom))
     for client in seeders {
       let seederClient = clients[client]
       if configuration.mode == .reorder {
-        seederClient.seeder = RoomSeeder(room: seederClient.room, wantedItems: wanted)
+        seederClient.seeder = RoomSeeder(
+          room: seederClient.room, wantedItems: wanted, wantedMoves: configuration.seedMoves,
+          window: configuration.seedWindow)
       }
       let shard = shard(of: client)
       shard.context.post { shard.connect(seederClient) }
@@ -142,6 +197,7 @@ public final class LoadRunner {
         boards = (0..<configuration.rooms).map { state.boards[$0]! }
         return
       }
+      if big { progress.seeding(opsApplied: state.seedOpsApplied, rooms: seeders.count) }
       if MonotonicClock.microseconds() > deadline {
         throw LoadError.seedingFailed(
           "\(state.boards.count) of \(seeders.count) rooms ready after \(configuration.connectTimeoutSeconds) s")
@@ -150,24 +206,41 @@ public final class LoadRunner {
     }
   }
 
-  /// Connects the remaining clients, at most `connectConcurrency` handshakes at a time.
+  /// Connects the remaining clients (every client with `joinOnly`, which prepares no room), at most
+  /// `connectConcurrency` handshakes at a time and, with `connectRate`, at most that many started
+  /// per second.
   func connectEveryone() throws {
-    let seeders = Set(plan.seeders)
+    let seeders = configuration.joinOnly ? [] : Set(plan.seeders)
     var queue = clients.filter { !seeders.contains($0.index) }.makeIterator()
     var started = seeders.count
-    let deadline = MonotonicClock.microseconds() + Int64(configuration.connectTimeoutSeconds * 1e6)
+    let start = MonotonicClock.microseconds()
+    let deadline = start + Int64(configuration.connectTimeoutSeconds * 1e6)
+    let pace = configuration.connectRate > 0 ? Int64(1e6 / configuration.connectRate) : 0
+    var nextStart = start
+    var nextSample = start + 1_000_000
     while true {
       let state = published()
       let settled = state.ready + state.failed
       if settled >= clients.count { break }
-      if MonotonicClock.microseconds() > deadline { break }
-      while started - settled < configuration.connectConcurrency, let client = queue.next() {
+      let now = MonotonicClock.microseconds()
+      if now > deadline { break }
+      // After a stall (every slot in use), pacing resumes from at most 0.1 s back: no burst.
+      if pace > 0 { nextStart = max(nextStart, now - 100_000) }
+      while started - settled < configuration.connectConcurrency, pace == 0 || nextStart <= now,
+        let client = queue.next()
+      {
         let shard = shard(of: client.index)
         shard.context.post { shard.connect(client) }
         started += 1
+        nextStart += pace
+      }
+      if now >= nextSample {
+        nextSample += 1_000_000
+        if let sample = serverSampler?.sample() { connectSamples.server.append(sample) }
+        if let sample = selfSampler.sample() { connectSamples.this.append(sample) }
       }
       progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count)
-      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 5_000)
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + (pace > 0 ? min(5_000, max(500, pace)) : 5_000))
     }
     let state = published()
     progress.connecting(ready: state.ready, failed: state.failed, wanted: clients.count, final: true)
@@ -177,7 +250,10 @@ public final class LoadRunner {
         ? "\(state.failed) failed, the last with: \(state.lastConnectFailure ?? "no reason given")"
           + " (for many clients raise `ulimit -n`)"
         : "timed out after \(configuration.connectTimeoutSeconds) s"
-      throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
+      guard configuration.partialConnect, state.ready > 0 else {
+        throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
+      }
+      notes.append("only \(state.ready) of \(clients.count) clients connected (\(reason)); the run went on with them")
     }
   }
 
@@ -243,5 +319,7 @@ public final class LoadRunner {
     MonotonicClock.sleep(until: MonotonicClock.microseconds() + 200_000)
     for shard in shards { shard.context.shutdown() }
     shards = []
+    loader?.context.shutdown()
+    loader = nil
   }
 }

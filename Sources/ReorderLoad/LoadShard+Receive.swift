@@ -2,7 +2,7 @@
 extension LoadShard {
   /// Kinds of server frames the tool reacts to.
   enum FrameType {
-    case drags, applied, welcome, rejected, error, other
+    case drags, applied, welcome, rejected, error, peer, other
   }
 
   /// Service thread: accounts one text message received by `client`.
@@ -38,6 +38,8 @@ extension LoadShard {
       case .error:
         measurements.counters.errors += 1
         ThroughputSeries.bump(&measurements.series.errors, measurements.second(of: arrival))
+      case .peer:
+        measurements.counters.peerFrames += 1
       case .other:
         break
       }
@@ -65,6 +67,7 @@ extension LoadShard {
   }
 
   private func receiveStamps(_ scanner: FrameScanner, client: LoadClient, arrival: Int64) {
+    guard client.measured else { return }
     measurements.frameArrived(state: &client.receiver, arrival: arrival)
     sentLog.withLock { log in
       scanner.forEachDragStamp { stamp in
@@ -77,12 +80,20 @@ extension LoadShard {
     for frame in frames { client.connection?.send(frame) }
     if let board = seeder.board, boards[seeder.room] == nil {
       boards[seeder.room] = board
-      publishConnectionCounts()
+      publishSeedProgress()
     } else if let failure = seeder.failure {
       seedingFailures.append("room \(seeder.room): \(failure)")
       client.seeder = nil
-      publishConnectionCounts()
+      publishSeedProgress()
+    } else if seeder.opsApplied % 1_000 == 0 {
+      publishSeedProgress()
     }
+  }
+
+  /// Publishes, with the seeding ops applied over this shard's seeders (progress, result).
+  private func publishSeedProgress() {
+    seedOpsApplied = clients.values.reduce(0) { $0 + ($1.seeder?.opsApplied ?? 0) }
+    publishConnectionCounts()
   }
 
   static func frameType(_ scanner: FrameScanner) -> FrameType {
@@ -91,6 +102,8 @@ extension LoadShard {
     }
     let word = UnsafeBufferPointer(rebasing: scanner.bytes[range])
     switch word.count {
+    case 4 where word.elementsEqual("peer".utf8): return .peer
+    case 5 where word.elementsEqual("peers".utf8): return .peer
     case 5 where word.elementsEqual("drags".utf8): return .drags
     case 5 where word.elementsEqual("error".utf8): return .error
     case 7 where word.elementsEqual("applied".utf8): return .applied

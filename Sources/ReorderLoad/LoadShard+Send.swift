@@ -57,7 +57,7 @@ extension LoadShard {
   /// Service thread: samples staleness at up to `limit` receivers, rotating through them.
   func sampleStaleness(limit: Int) {
     let now = MonotonicClock.microseconds()
-    let ordered = clients.keys.sorted()
+    let ordered = clients.values.lazy.filter(\.measured).map(\.index).sorted()
     guard !ordered.isEmpty else { return }
     let count = min(limit, ordered.count)
     sentLog.withLock { log in
@@ -75,7 +75,7 @@ extension LoadShard {
   func finish() {
     closing = true
     sentLog.withLock { log in
-      for client in clients.values where client.phase != .idle {
+      for client in clients.values where client.phase != .idle && client.measured {
         measurements.finish(receiver: client.index, room: client.room, state: client.receiver, log: log)
       }
     }

@@ -18,6 +18,10 @@ final class LoadShard: @unchecked Sendable {
   var boards: [Int: RoomBoard] = [:]
   var seedingFailures: [String] = []
   var lastConnectFailure: String?
+  var seedOpsApplied = 0
+  var firstConnectAt: Int64?
+  var firstReadyAt: Int64?
+  var lastReadyAt: Int64?
   /// Picks moved items and anchors.
   var random: SplitMix64
   /// Next receiver to sample staleness at.
@@ -48,6 +52,7 @@ final class LoadShard: @unchecked Sendable {
     clients[client.index] = client
     client.phase = .connecting
     client.connectStarted = MonotonicClock.microseconds()
+    if firstConnectAt == nil { firstConnectAt = client.connectStarted }
     let roomName = "\(configuration.roomPrefix)\(client.room)"
     let url = isMirror ? target.mirrorURL(roomName) : target.roomURL(roomName)
     let subprotocol: String? = isMirror ? "lws-mirror-protocol" : nil
@@ -95,7 +100,10 @@ final class LoadShard: @unchecked Sendable {
     client.phase = .ready
     ready += 1
     measurements.counters.connected += 1
-    measurements.connectLatency.record(microseconds: MonotonicClock.microseconds() - client.connectStarted)
+    let now = MonotonicClock.microseconds()
+    measurements.connectLatency.record(microseconds: now - client.connectStarted)
+    if firstReadyAt == nil { firstReadyAt = now }
+    lastReadyAt = now
     publishConnectionCounts()
   }
 
@@ -106,8 +114,12 @@ final class LoadShard: @unchecked Sendable {
     let boards = boards
     let failures = seedingFailures
     let lastFailure = lastConnectFailure
+    let times = (firstConnectAt, firstReadyAt, lastReadyAt)
+    let seedOps = seedOpsApplied
     published.withLock {
       $0.lastConnectFailure = lastFailure
+      ($0.firstConnectAt, $0.firstReadyAt, $0.lastReadyAt) = times
+      $0.seedOpsApplied = seedOps
       $0.ready = ready
       $0.failed = failed
       $0.closedUnexpectedly = closed

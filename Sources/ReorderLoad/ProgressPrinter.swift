@@ -67,6 +67,14 @@ final class ProgressPrinter {
     emit(parts.joined(separator: " | "))
   }
 
+  /// Seeding phase of a big board (same pace as `connecting`).
+  func seeding(opsApplied: Int, rooms: Int) {
+    let now = MonotonicClock.microseconds()
+    guard now - lastConnectPrint > (isTerminal ? 100_000 : 1_000_000) else { return }
+    lastConnectPrint = now
+    emit("[\(label)] seeding \(rooms) room\(rooms == 1 ? "" : "s"): \(opsApplied) ops applied")
+  }
+
   /// Ends an in-place line.
   func finishLine() {
     if enabled && isTerminal && onLine {

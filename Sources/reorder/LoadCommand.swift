@@ -45,6 +45,34 @@ enum LoadCommand {
         name: "connect-concurrency", kind: .integer(1...10_000), defaultValue: "100",
         help: "Handshakes in flight at once."),
       OptionSpec(
+        name: "measure-receivers", kind: .integer(0...100_000), defaultValue: "0",
+        help:
+          "Account drag updates at about this many receivers, spread evenly (0: every client); the rest count frames."),
+      OptionSpec(
+        name: "connect-rate", kind: .decimal(0...1_000_000), defaultValue: "0",
+        help: "Connection attempts started per second at most (0: only --connect-concurrency bounds them)."),
+      OptionSpec(
+        name: "partial", kind: .flag, defaultValue: nil,
+        help: "Carry on with the clients that connected when not all did within --connect-timeout."),
+      OptionSpec(
+        name: "join-only", kind: .flag, defaultValue: nil,
+        help: "Only join: connect every client (no room preparation), wait for the join traffic, stop."),
+      OptionSpec(
+        name: "seed-only", kind: .flag, defaultValue: nil,
+        help: "Only prepare the rooms (--seed-items, --seed-moves) through their first client, then stop."),
+      OptionSpec(
+        name: "seed-moves", kind: .integer(0...10_000_000), defaultValue: "0",
+        help: "Committed moves each room's first client makes after the items exist (a board with history)."),
+      OptionSpec(
+        name: "seed-window", kind: .integer(1...100_000), defaultValue: "256",
+        help: "Seeding ops in flight at once per room."),
+      OptionSpec(
+        name: "loader-room", kind: .string, defaultValue: nil,
+        help: "During the traffic, one extra client joins this room and leaves it again every --loader-interval-ms."),
+      OptionSpec(
+        name: "loader-interval-ms", kind: .decimal(1...60_000), defaultValue: "100",
+        help: "Period of the loader's joins (a join still waiting for its welcome skips a turn)."),
+      OptionSpec(
         name: "threads", kind: .integer(1...64), defaultValue: "1", help: "Client service threads (lws contexts)."),
       OptionSpec(
         name: "coverage-window-ms", kind: .decimal(1...60_000), defaultValue: "100",
@@ -91,10 +119,25 @@ enum LoadCommand {
     if let value = options.integer("clients") { configuration.clients = value }
     if let value = options.integer("rooms") { configuration.rooms = value }
     if let value = options.string("room-prefix") {
-      guard !value.isEmpty, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-      else { throw UsageError(description: "--room-prefix takes letters, digits, - and _ only, not '\(value)'") }
+      guard isRoomWord(value) else {
+        throw UsageError(description: "--room-prefix takes letters, digits, - and _ only, not '\(value)'")
+      }
       configuration.roomPrefix = value
     }
+    if let value = options.string("loader-room") {
+      guard isRoomWord(value) else {
+        throw UsageError(description: "--loader-room takes letters, digits, - and _ only, not '\(value)'")
+      }
+      configuration.loaderRoom = value
+    }
+    if let value = options.decimal("loader-interval-ms") { configuration.loaderIntervalMilliseconds = value }
+    if let value = options.integer("measure-receivers") { configuration.measureReceivers = value }
+    if let value = options.decimal("connect-rate") { configuration.connectRate = value }
+    configuration.partialConnect = options.flag("partial")
+    configuration.joinOnly = options.flag("join-only")
+    configuration.seedOnly = options.flag("seed-only")
+    if let value = options.integer("seed-moves") { configuration.seedMoves = value }
+    if let value = options.integer("seed-window") { configuration.seedWindow = value }
     if let value = options.integer("draggers") { configuration.draggers = value }
     if let value = options.decimal("drag-rate") { configuration.dragRate = value }
     if let value = options.decimal("move-rate") { configuration.moveRate = value }
@@ -119,6 +162,10 @@ enum LoadCommand {
     let problems = configuration.problems()
     if !problems.isEmpty { throw UsageError(description: problems.joined(separator: "; ")) }
     return configuration
+  }
+
+  static func isRoomWord(_ value: String) -> Bool {
+    !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
   }
 
   static func run(_ options: ParsedOptions) throws -> Int32 {

@@ -8,9 +8,21 @@ import Foundation
 /// rooms server (hello → welcome, op → applied to all, drags coalesced per tick to the others).
 final class FakeServer: @unchecked Sendable {
   enum Mode { case mirror, rooms }
+  /// How joins are announced to the members of a room: not at all, one `peer` frame per join
+  /// to every member (today's server), or one `peers` frame per tick with every join of that
+  /// tick and a bounded `welcome` with `peer_count` (the coalesced roster).
+  enum Roster { case none, peer, peers }
 
   let mode: Mode
+  let roster: Roster
+  /// Connections beyond this are closed at once with 1013 (nil: no limit).
+  let maxConnections: Int?
   let queue = DispatchQueue(label: "fake-server")
+  /// Server queue only: `hello`s per room (the URL) and ops received.
+  private(set) var hellos: [String: Int] = [:]
+  private(set) var opsReceived = 0
+  private var joinedThisTick: [String: [String]] = [:]
+  private var helloed: Set<Int> = []
   private var connections: [Int: FakeConnection] = [:]
   private var roomOf: [Int: String] = [:]
   private var seqs: [String: Int] = [:]
@@ -18,8 +30,10 @@ final class FakeServer: @unchecked Sendable {
   private var timer: DispatchSourceTimer?
   private var items = (1...30).map { "i\($0)" }
 
-  init(mode: Mode) {
+  init(mode: Mode, roster: Roster = .none, maxConnections: Int? = nil) {
     self.mode = mode
+    self.roster = roster
+    self.maxConnections = maxConnections
     if mode == .rooms {
       let timer = DispatchSource.makeTimerSource(queue: queue)
       timer.schedule(deadline: .now() + .milliseconds(33), repeating: .milliseconds(33))
@@ -31,11 +45,23 @@ final class FakeServer: @unchecked Sendable {
 
   func stop() { queue.sync { timer?.cancel() } }
 
+  /// `hello`s received for URLs ending in `room`.
+  func hellos(endingIn room: String) -> Int {
+    queue.sync { hellos.filter { $0.key.hasSuffix(room) }.values.reduce(0, +) }
+  }
+
+  /// Ops received, over every room.
+  func ops() -> Int { queue.sync { opsReceived } }
+
   /// A client context whose service thread is its own serial queue.
   func makeContext() -> any LoadSocketContext { FakeContext(server: self) }
 
   func open(_ connection: FakeConnection) {
     queue.async {
+      if let limit = self.maxConnections, self.connections.count >= limit {
+        connection.deliver(.closed(code: 1013, reason: "server full"))
+        return
+      }
       self.connections[connection.id] = connection
       self.roomOf[connection.id] = connection.url
       connection.deliver(.opened)
@@ -45,6 +71,7 @@ final class FakeServer: @unchecked Sendable {
   func close(_ connection: FakeConnection) {
     queue.async {
       guard self.connections.removeValue(forKey: connection.id) != nil else { return }
+      self.helloed.remove(connection.id)
       connection.deliver(.closed(code: 1000, reason: ""))
     }
   }
@@ -71,14 +98,26 @@ final class FakeServer: @unchecked Sendable {
     }
     switch type {
     case "hello":
+      hellos[room, default: 0] += 1
+      let members = peers.filter { helloed.contains($0.id) && $0.id != connection.id }
+      helloed.insert(connection.id)
+      switch roster {
+      case .none: break
+      case .peer:
+        let frame = #"{"type":"peer","event":"join","session":"s\#(connection.id)","name":"n","color":"c"}"#
+        for member in members { member.deliver(.text(frame)) }
+      case .peers:
+        joinedThisTick[room, default: []].append(#"{"session":"s\#(connection.id)","name":"n","color":"c"}"#)
+      }
       let list =
         #"{"id":"L","title":"List","layout":"list","items":["#
         + items.map { #"{"id":"\#($0)","fields":{"title":"\#($0)"}}"# }.joined(separator: ",") + "]}"
       connection.deliver(
         .text(
-          #"{"type":"welcome","session":"s\#(connection.id)","seq":\#(seqs[room, default: 0]),"board":{"lists":[\#(list)]},"peers":[]}"#
+          #"{"type":"welcome","session":"s\#(connection.id)","seq":\#(seqs[room, default: 0]),"board":{"lists":[\#(list)]},"peers":[]\#(roster == .peers ? ",\"peer_count\":\(members.count)" : "")}"#
         ))
     case "op":
+      opsReceived += 1
       let id = object["id"] as? String ?? ""
       let op = object["op"] as? [String: Any] ?? [:]
       seqs[room, default: 0] += 1
@@ -101,6 +140,13 @@ final class FakeServer: @unchecked Sendable {
   }
 
   private func tick() {
+    for (room, joined) in joinedThisTick where !joined.isEmpty {
+      let members = connections.values.filter { roomOf[$0.id] == room && helloed.contains($0.id) }
+      let frame =
+        #"{"type":"peers","joined":[\#(joined.joined(separator: ","))],"left":[],"count":\#(members.count)}"#
+      for member in members { member.deliver(.text(frame)) }
+    }
+    joinedThisTick = [:]
     for (room, updates) in latestDrag where !updates.isEmpty {
       for peer in connections.values where roomOf[peer.id] == room {
         let others = updates.filter { $0.key != peer.id }.map(\.value)
