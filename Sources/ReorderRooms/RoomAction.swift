@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// A connection as the rooms see it: the transport's connection id, without the transport.
 public struct ConnectionHandle: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The transport's `ConnectionID.rawValue`.
@@ -14,34 +16,6 @@ public enum FramePriority: Sendable, Equatable {
   case data
   /// Drags: may be dropped when the connection's outgoing queue is over half full.
   case presence
-}
-
-/// Severity of a log event.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
-  case debug, info, warn, error
-
-  /// The level named `name` (`debug`, `info`, `warn`, `error`), or `nil`.
-  public init?(name: String) {
-    switch name.lowercased() {
-    case "debug": self = .debug
-    case "info": self = .info
-    case "warn", "warning": self = .warn
-    case "error": self = .error
-    default: return nil
-    }
-  }
-
-  /// The lower-case name.
-  public var name: String {
-    switch self {
-    case .debug: return "debug"
-    case .info: return "info"
-    case .warn: return "warn"
-    case .error: return "error"
-    }
-  }
-
-  public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// Something the driver of the rooms must do; the rooms themselves do no I/O.
@@ -64,7 +38,7 @@ public enum RoomAction: Sendable {
   /// Close a connection (after its queued frames) with a websocket close code and reason.
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.
-  case log(LogLevel, String, [(String, String)])
+  case log(Log.Level, String, [(String, String)])
 }
 
 /// A read of stored ops for one connection: the `applied` frames of a re-sent op id older than

@@ -1,3 +1,4 @@
+import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
@@ -114,7 +115,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         flush(&persists)
         storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { result in
           if case .failure(let error) = result {
-            ServerLog.log(.warn, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+            Log.log(.warn, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
           }
         }
       case .load(let load):
@@ -131,7 +132,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       case .close(let connection, let code, let reason):
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):
-        ServerLog.log(level, event, fields)
+        Log.log(level, event, fields)
       }
     }
     flush(&persists)
@@ -163,7 +164,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
           self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
         case .failure(let error):
-          ServerLog.log(.error, "append failed", [("room", room), ("error", "\(error)")])
+          Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
           self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
         }
       }

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 extension Store {
   /// Queues ops of a room for the next group commit.
@@ -57,12 +58,12 @@ extension Store {
     if writer.enqueue(.barrier({ done.signal() })) { done.wait() }
   }
 
-  /// Hands `error` to the caller's handler, or writes it to standard error.
+  /// Hands `error` to the caller's handler, or logs it.
   static func report(_ error: StoreError, to handler: (@Sendable (StoreError) -> Void)?, while action: String) {
     if let handler {
       handler(error)
     } else {
-      FileHandle.standardError.write(Data("reorder store: failed to \(action): \(error)\n".utf8))
+      Log.error("store failed to \(action)", ["error": "\(error)"])
     }
   }
 }

@@ -6,7 +6,7 @@ extension ServeCommand {
   /// Starts the server, prints the URL line, and blocks until SIGINT or SIGTERM, then shuts down
   /// gracefully (stop accepting, flush, close websockets with 1001) and exits 0.
   static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
-    let server = try ReorderServer(configuration: configuration)
+    let server = try ReorderService(configuration: configuration)
     let port = try server.start()
     let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
     let shownHost = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host

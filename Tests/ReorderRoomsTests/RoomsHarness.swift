@@ -1,3 +1,4 @@
+import ReorderBasics
 import ReorderRooms
 
 /// Drives a `RoomRegistry` with no sockets: performs its actions into per-connection inboxes and an
@@ -19,7 +20,7 @@ final class RoomsHarness: @unchecked Sendable {
   /// Rooms the registry asked to load, in order.
   var loads: [String] = []
   /// Log events the registry returned, in order.
-  var logs: [(level: LogLevel, event: String, fields: [(String, String)])] = []
+  var logs: [(level: Log.Level, event: String, fields: [(String, String)])] = []
   var autoDurable: Bool
   var limits: RoomLimits
   /// Frames delivered, by `type`, to every connection (counted without parsing).

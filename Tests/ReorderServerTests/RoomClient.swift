@@ -123,9 +123,9 @@ struct ClientTimeout: Error, CustomStringConvertible {
   var description: String
 }
 
-/// A ReorderServer in this process on an ephemeral port.
+/// A ReorderService in this process on an ephemeral port.
 final class TestServer {
-  let server: ReorderServer
+  let server: ReorderService
   let port: Int
 
   init(data: String = ":memory:", configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
@@ -134,7 +134,7 @@ final class TestServer {
     configuration.webRoot = ""
     configuration.dataPath = data
     configure(&configuration)
-    server = try ReorderServer(configuration: configuration)
+    server = try ReorderService(configuration: configuration)
     port = try server.start()
   }
 

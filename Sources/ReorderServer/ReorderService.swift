@@ -12,12 +12,12 @@ import ReorderTransport
 /// the service thread never waits for the disk.
 ///
 /// ```swift
-/// let server = try ReorderServer(configuration: configuration)
+/// let server = try ReorderService(configuration: configuration)
 /// let port = try server.start()
 /// // … on SIGTERM:
 /// server.shutdown()
 /// ```
-public final class ReorderServer: @unchecked Sendable {
+public final class ReorderService: @unchecked Sendable {
   /// What it was started with.
   public let configuration: ServerConfiguration
   /// This node's id and what follows from it (replica, session ids).
@@ -71,18 +71,18 @@ public final class ReorderServer: @unchecked Sendable {
     let port = boundPort
     transport.post { [driver] in driver.admission.port = port }
     if !AddressRange.isLoopback(configuration.host) && !configuration.authEnabled {
-      ServerLog.log(
+      Log.log(
         .warn, "serving without access control: anyone who can reach this address may edit every board",
         [("host", configuration.host)])
     }
-    ServerLog.log(
+    Log.log(
       .info, "server started",
       [
         ("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)"),
         ("node", identity.id),
       ])
     if configuration.transportConfiguration.webRoot == nil && configuration.webRoot == nil {
-      ServerLog.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])
+      Log.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])
     }
     return boundPort
   }
@@ -124,7 +124,7 @@ public final class ReorderServer: @unchecked Sendable {
       transport.shutdown()
     }
     store.close()
-    ServerLog.log(.info, "server stopped", [])
+    Log.log(.info, "server stopped", [])
   }
 
   /// Before the service thread runs: build the demo rooms and wait for them to be durable.
@@ -137,7 +137,7 @@ public final class ReorderServer: @unchecked Sendable {
         store.append(room: room, ops: ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }, onDurable: { _ in })
         highest[room] = max(highest[room] ?? 0, ops.last?.seq ?? 0)
       case .log(let level, let event, let fields):
-        ServerLog.log(level, event, fields)
+        Log.log(level, event, fields)
       default:
         break
       }
