@@ -263,3 +263,17 @@ def test_token_expiring_shows_a_countdown(server, page_a: Page, wire):
     assert page_a.js("return window.__wire.sentOfType('refresh').length") == 0
     page_a.js("window.__wire.deliver({type: 'refreshed', role: 'editor', expires_in_s: 3600})")
     assert page_a.js(status + ".hidden")
+
+
+def test_a_new_link_after_a_refusal_connects_again_with_its_token(server, page_a: Page, wire):
+    wire(page_a)
+    page_a.open(server, "cities")
+    page_a.js("window.__wire.deliverClose(4401, 'token expired')")
+    page_a.wait(lambda: notice(page_a) == "This link has expired", 5, "the notice")
+    page_a.js("location.hash = '#/b/cities?token=a-new-link'")
+    page_a.wait(lambda: page_a.js("return window.__wire.sockets.length") == 2, 5, "a new connection")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 10, "online again")
+    assert notice(page_a) is None
+    assert page_a.js("return window.__wire.sentOfType('hello').at(-1).msg.token") == "a-new-link"
+    assert page_a.js("return location.hash") == "#/b/cities"
+    assert not page_a.js("return document.body.classList.contains('read-only')")

@@ -56,7 +56,8 @@ export function refusalTitle(code, reason, message) {
  * @property {string} room
  * @property {Scope} scope the board session: the expiry countdown ends with it
  * @property {() => import("./connection.js").Connection} connection
- * @property {(role: Role, previous: Role) => void} onRole the granted role changed (applies at once)
+ * @property {(role: Role, previous: Role) => void} onRole the page's rights changed (a role granted,
+ *   or a refused link replaced by a new one): apply them at once
  * @property {() => void} onRefused the link was refused: the board becomes read-only
  */
 
@@ -190,6 +191,8 @@ export class Access {
       this.refused = false;
       this.lastError = "";
       $("access-notice").hidden = true;
+      // Until the welcome, the rights are those of the last one (nothing is sent offline anyway).
+      this.options.onRole(this.role, this.role);
       connection.start();
     } else {
       connection.retryNow();

@@ -59,7 +59,7 @@ export class BoardSession {
       connection: () => this.connection,
       onRole: (role, previous) => {
         this.applyAccess();
-        if (role === "viewer") announce("View only: you can follow the board but not change it.");
+        if (role === "viewer" && previous !== "viewer") announce("View only: you can follow the board but not change it.");
         else if (previous === "viewer") announce("You can edit this board now.");
       },
       onRefused: () => this.applyAccess(),
