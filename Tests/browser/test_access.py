@@ -221,6 +221,7 @@ def test_a_viewer_welcome_turns_every_control_off(server, page_a: Page, wire):
     wire(page_a, overrides={"role": "viewer"})
     page_a.open(server, "cities")
     page_a.wait(lambda: badge_shown(page_a), 5, "the badge")
+    shot(page_a, "view-only")
     col = first_list(page_a, "list")
     try_everything(page_a, col)
     assert ops_sent(page_a) == []
@@ -239,6 +240,7 @@ def test_close_codes_say_what_happened_and_stop_reconnecting(server, page_a: Pag
         page_a.js("window.__wire.deliverClose(arguments[0], arguments[1])", code, reason)
         page_a.wait(lambda: notice(page_a) is not None, 5, "the notice")
         assert notice(page_a) == title, (code, reason)
+        shot(page_a, f"link-refused-{code}")
         assert page_a.js("return document.body.classList.contains('read-only')")
         time.sleep(1.5)
         assert page_a.js("return window.__wire.sockets.length") == 1, f"no reconnect after {code}"
