@@ -100,6 +100,7 @@ def test_editor_and_viewer_links_the_viewer_follows_live_and_changes_nothing(aut
     assert not badge_shown(page_a) and hidden_controls(page_a) == []
     page_b.wait(lambda: badge_shown(page_b), 5, "the View only badge in B")
     assert hidden_controls(page_b) == EDIT_CONTROLS
+    assert page_b.js("return [...document.querySelectorAll('[data-item]')].every(e => e.getAttribute('aria-roledescription') === 'item')")
     shot(page_b, "viewer-badge")
 
     # The viewer sees the editor's ghost and moves.
@@ -221,6 +222,7 @@ def test_a_viewer_welcome_turns_every_control_off(server, page_a: Page, wire):
     wire(page_a, overrides={"role": "viewer"})
     page_a.open(server, "cities")
     page_a.wait(lambda: badge_shown(page_a), 5, "the badge")
+    assert page_a.js("return [...document.querySelectorAll('[data-item]')].every(e => e.getAttribute('aria-roledescription') === 'item')")
     shot(page_a, "view-only")
     col = first_list(page_a, "list")
     try_everything(page_a, col)

@@ -198,6 +198,7 @@ export class BoardSession {
       if (!editable) $(id).setAttribute("aria-disabled", "true");
       else $(id).removeAttribute("aria-disabled");
     }
+    this.view.setReadOnly(!editable);
     $("board-hint").hidden = !editable;
     $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;
   }
