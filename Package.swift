@@ -41,10 +41,10 @@ let package = Package(
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
     .target(name: "ReorderStore", dependencies: ["CSQLite", "ReorderBasics"]),
-    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT"]),
+    .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderBasics"]),
     .target(
       name: "ReorderServer",
-      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics"]
+      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth"]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),
@@ -63,13 +63,14 @@ let package = Package(
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
-    .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport"]),
+    .target(name: "TestTokens", path: "Tests/TestTokens"),
+    .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport", "TestTokens"]),
     .testTarget(
       name: "ReorderRoomsTests", dependencies: ["ReorderRooms", "ReorderCRDT", "TestRandom"]),
     .testTarget(
       name: "ReorderServerTests",
       dependencies: [
-        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom",
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom", "TestTokens",
       ]
     ),
   ],

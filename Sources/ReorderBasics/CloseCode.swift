@@ -14,4 +14,10 @@ public enum CloseCode {
   public static let internalError: UInt16 = 1011
   /// Room or server full: try again later.
   public static let tryAgainLater: UInt16 = 1013
+  /// A missing, bad or expired token (after `error unauthorized`).
+  public static let unauthorized: UInt16 = 4401
+  /// A valid token for another room (after `error forbidden`).
+  public static let forbidden: UInt16 = 4403
+  /// No hello within 10 s of the upgrade.
+  public static let helloTimeout: UInt16 = 4408
 }

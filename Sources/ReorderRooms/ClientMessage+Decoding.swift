@@ -12,8 +12,10 @@ public enum WireLimits {
   public static let maxFieldValueBytes = 1_024
   /// Fields per `insert`.
   public static let maxFields = 32
-  /// Opaque `drag.t` strings: up to 64 UTF-8 bytes.
-  public static let maxOpaqueBytes = 64
+  /// `drag.t`: any JSON value of at most 256 bytes encoded, passed through as it is.
+  public static let maxOpaqueBytes = 256
+  /// `hello.token` and `refresh.token`: at most 8 KiB (a longer one is `unauthorized`, too large).
+  public static let maxTokenBytes = 8 * 1024
   /// Largest `drag.index`.
   public static let maxIndex = 1 << 31
   /// Largest magnitude of a numeric field value (`insert.fields`, `set.value`): sums of up to 2^53 of
@@ -53,6 +55,7 @@ extension ClientMessage {
       switch type {
       case "hello": return .hello(try decodeHello(value))
       case "drag": return .drag(try decodeDrag(value))
+      case "refresh": return .refresh(token: try Field.string(value, "token"))
       case "op":
         let id = try Field.id(value, "id")
         do {
@@ -61,7 +64,7 @@ extension ClientMessage {
           throw MessageDecodingError(error, opID: id)
         }
       default:
-        throw ProtocolError(.unknownType, "unknown message type; expected hello, op or drag")
+        throw ProtocolError(.unknownType, "unknown message type; expected hello, op, drag or refresh")
       }
     } catch var error as MessageDecodingError {
       error.type = type
@@ -85,7 +88,13 @@ extension ClientMessage {
     let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxSeq).map { UInt64($0) }
     // "" is the epoch of rooms stored before epochs existed: accepted, and compared like any other.
     let epoch = try Field.optionalID(v, "epoch", allowEmpty: true)
-    return Hello(room: room, client: client, name: name, color: color, since: since, epoch: epoch)
+    let token: String?
+    switch v["token"] {
+    case nil, .null?: token = nil
+    case .string(let text)?: token = text
+    case let other?: throw ProtocolError.wrongType("token", expected: "a string", got: other)
+    }
+    return Hello(room: room, client: client, name: name, color: color, since: since, epoch: epoch, token: token)
   }
 
   static func decodeDrag(_ v: JSONValue) throws(ProtocolError) -> DragMessage {
@@ -101,13 +110,11 @@ extension ClientMessage {
     drag.y = try Field.optionalCoordinate(v, "y")
     switch v["t"] {
     case nil, .null?: break
-    case .number(let n)?: drag.t = .number(n)
-    case .string(let s)?:
-      guard s.utf8.count <= WireLimits.maxOpaqueBytes else {
-        throw ProtocolError.invalid("t", "must be at most \(WireLimits.maxOpaqueBytes) bytes")
+    case let value?:
+      guard value.encoded().count <= WireLimits.maxOpaqueBytes else {
+        throw ProtocolError.invalid("t", "must be at most \(WireLimits.maxOpaqueBytes) bytes of JSON")
       }
-      drag.t = .string(s)
-    case let other?: throw ProtocolError.wrongType("t", expected: "a number or a string", got: other)
+      drag.t = value
     }
     return drag
   }

@@ -3,6 +3,8 @@ public enum ClientMessage: Sendable, Equatable {
   case hello(Hello)
   case op(OpRequest)
   case drag(DragMessage)
+  /// A new token for the connection (`refresh {token}`).
+  case refresh(token: String)
 }
 
 /// `hello`: the first message on a connection; joins the room.
@@ -20,15 +22,21 @@ public struct Hello: Sendable, Equatable {
   /// The room's `epoch` from this client's last welcome: a catch-up is served only if it matches
   /// (the room's history was not replaced, e.g. by a server on a fresh data directory).
   public var epoch: String?
+  /// The room token, when the server checks tokens (`hello.token`; see docs/AUTH.md).
+  public var token: String?
 
   /// A hello with every field.
-  public init(room: String, client: String, name: String, color: String, since: UInt64? = nil, epoch: String? = nil) {
+  public init(
+    room: String, client: String, name: String, color: String, since: UInt64? = nil, epoch: String? = nil,
+    token: String? = nil
+  ) {
     self.room = room
     self.client = client
     self.name = name
     self.color = color
     self.since = since
     self.epoch = epoch
+    self.token = token
   }
 }
 

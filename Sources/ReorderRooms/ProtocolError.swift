@@ -27,6 +27,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case serverFull = "server_full"
   /// The room could not be loaded from storage (the connection is then closed).
   case roomUnavailable = "room_unavailable"
+  /// A missing or bad token (the message says which); the connection is closed with 4401.
+  case unauthorized = "unauthorized"
+  /// A valid token for another room; the connection is closed with 4403.
+  case forbidden = "forbidden"
 
   // Op-level (`rejected`): the op was understood but cannot apply; the board did not change.
   /// The op names an item that does not exist (or is deleted, when that matters).
@@ -49,6 +53,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case itemLimit = "item_limit"
   /// The room has `--max-lists-per-room` lists.
   case listLimit = "list_limit"
+  /// The connection is a viewer: nothing it sends changes the board.
+  case readOnly = "read_only"
 }
 
 /// A protocol violation, turned into an `error` or `rejected` frame.

@@ -1,3 +1,5 @@
+import ReorderBasics
+
 extension Room {
   /// A connection said `hello`: add it, tell the others, send its welcome now or once durable.
   /// The registry has checked that `hello.room` matches and that the connection is not yet joined.
@@ -5,7 +7,14 @@ extension Room {
   /// In a small room the others get a `peer` frame at once; in a large one (more than
   /// `RoomLimits.largeRoomMembers` members, or while notices wait) the join is a notice for the
   /// next presence flush, so a join costs O(1) here.
-  public mutating func join(_ connection: ConnectionHandle, hello: Hello, session: String) -> [RoomAction] {
+  ///
+  /// An invisible member (`visible` false: a token's `presence: false`) receives everything but is
+  /// left out of peers (no join or leave notice, not listed, not counted). `role` and `expiresIn`
+  /// (its token's) go into its welcome.
+  public mutating func join(
+    _ connection: ConnectionHandle, hello: Hello, session: String, visible: Bool = true,
+    role: Access.Role = .editor, expiresIn: Double? = nil
+  ) -> [RoomAction] {
     guard members.count < limits.maxConnectionsPerRoom else {
       return [
         .send(connection, ServerMessage.error(ProtocolError(.roomFull, "this room is full; try again later")), .data),
@@ -15,9 +24,14 @@ extension Room {
     let peer = PeerInfo(session: session, name: hello.name, color: hello.color)
     var member = Member(
       connection: connection, peer: peer, client: hello.client, since: hello.since, epoch: hello.epoch, joinSeq: seq)
+    member.visible = visible
+    member.role = role
+    member.expiresIn = expiresIn
     var actions: [RoomAction] = []
     presence.isLarge = members.count + 1 > limits.largeRoomMembers
-    if presence.isLarge || presence.hasNotices {
+    if !visible {
+      // Nobody hears of an invisible member.
+    } else if presence.isLarge || presence.hasNotices {
       presence.notice(peer, joined: true)
     } else {
       let others = welcomed()
@@ -29,7 +43,7 @@ extension Room {
       }
       presence.announce(session, to: others)
     }
-    roster.append(connection)
+    if visible { roster.append(connection) }
     if pending.isEmpty {
       members[connection] = member
       actions.append(contentsOf: sendWelcome(connection))
@@ -50,7 +64,9 @@ extension Room {
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
-    if presence.isLarge || presence.hasNotices {
+    if !member.visible {
+      // Nobody heard of it joining.
+    } else if presence.isLarge || presence.hasNotices {
       presence.notice(member.peer, joined: false)
     } else {
       let others = welcomed()
@@ -117,7 +133,8 @@ extension Room {
     let target = member.joinSeq
     let (peers, listed) = peersJSON(except: connection)
     let welcomePresence = ServerMessage.WelcomePresence(
-      peerCount: members.count - 1, intervalMilliseconds: presence.intervalMilliseconds)
+      peerCount: roster.count - (member.visible ? 1 : 0), intervalMilliseconds: presence.intervalMilliseconds,
+      role: member.role.rawValue, expiresIn: member.expiresIn.map { Int($0.rounded(.down)) })
     var frame: [UInt8]?
     // From memory: the catch-up window holds at least the latest `maxCatchUpOps` durable seqs,
     // which is as far back as `canCatchUp` lets a `since` reach.

@@ -17,7 +17,8 @@ extension Room {
   public mutating func flushPresence(now: Double = 0, busy: (ConnectionHandle) -> Bool = { _ in false })
     -> [RoomAction]
   {
-    let flush = presence.flush(now: now, members: members.count, busy: busy)
+    // Counts in `peers` frames are of the visible members (invisible observers are not peers).
+    let flush = presence.flush(now: now, members: roster.count, busy: busy)
     counters.presenceFramesSent += flush.dragFrames
     counters.peerFramesSent += flush.peerFrames
     counters.presenceFramesHeld += flush.held

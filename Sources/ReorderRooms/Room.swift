@@ -23,6 +23,11 @@ public struct Room: Sendable {
     var capturedBoard: JSONValue?
     /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
     var acksAfterWelcome: [UInt64] = []
+    /// False for an invisible observer (left out of peers).
+    var visible = true
+    /// What its token allows, and when the token expires (seconds after the join), for its welcome.
+    var role: Access.Role = .editor
+    var expiresIn: Double?
   }
 
   /// The room name (from the websocket path).

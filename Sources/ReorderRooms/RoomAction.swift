@@ -87,17 +87,3 @@ public struct RoomRead: Sendable, Equatable {
     self.limit = limit
   }
 }
-
-/// Websocket close codes the rooms use.
-public enum CloseCode {
-  /// The server is shutting down.
-  public static let goingAway: UInt16 = 1001
-  /// Abusive client: sustained flooding or too many bad frames.
-  public static let policyViolation: UInt16 = 1008
-  /// Frame larger than `--max-message-bytes` (sent by the transport).
-  public static let messageTooBig: UInt16 = 1009
-  /// The room could not be loaded.
-  public static let internalError: UInt16 = 1011
-  /// Room or server full: try again later.
-  public static let tryAgainLater: UInt16 = 1013
-}

@@ -35,7 +35,8 @@ extension RoomRegistry {
   /// so nothing needs a periodic one.
   /// - Complexity: O(rooms).
   public func nextTick(now: Double) -> Double? {
-    rooms.keys.lazy.compactMap { self.nextTick(room: $0, now: now) }.min()
+    let rooms = self.rooms.keys.lazy.compactMap { self.nextTick(room: $0, now: now) }.min()
+    return [rooms, nextDeadline].compactMap { $0 }.min()
   }
 
   /// When the room `name` next needs a `tick`, or nil: its next presence flush

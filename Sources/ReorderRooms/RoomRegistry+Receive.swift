@@ -1,9 +1,21 @@
+import ReorderBasics
+
 extension RoomRegistry {
   /// One whole frame from a connection.
   public func received(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool, now: Double) -> [RoomAction] {
     guard var state = connections[connection], !state.closing else { return [] }
     if state.held != nil { return hold(connection, message: message, isBinary: isBinary) }
     defer { if connections[connection] != nil { connections[connection] = state } }
+    if state.session == nil {
+      state.framesBeforeHello += 1
+      state.bytesBeforeHello += message.count
+      if state.framesBeforeHello > AccessTimes.maxFramesBeforeHello
+        || state.bytesBeforeHello > AccessTimes.maxBytesBeforeHello
+      {
+        state.closing = true
+        return [.close(connection, code: CloseCode.policyViolation, reason: "too much sent before hello")]
+      }
+    }
     guard state.frames.take(now: now) else {
       messagesReceived["dropped", default: 0] += 1
       var actions = violation(connection, &state, now: now)
@@ -31,7 +43,7 @@ extension RoomRegistry {
         return fail(
           connection, &state, ProtocolError(.alreadyJoined, "hello was already sent on this connection"), now: now)
       }
-      if error.type == "op" || error.type == "drag", state.session == nil {
+      if error.type == "op" || error.type == "drag" || error.type == "refresh", state.session == nil {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       if let id = error.opID, state.session != nil {
@@ -44,6 +56,7 @@ extension RoomRegistry {
     case .hello: messagesReceived["hello", default: 0] += 1
     case .op: messagesReceived["op", default: 0] += 1
     case .drag: messagesReceived["drag", default: 0] += 1
+    case .refresh: messagesReceived["refresh", default: 0] += 1
     }
     switch message_ {
     case .hello(let hello):
@@ -64,11 +77,18 @@ extension RoomRegistry {
           connection, ProtocolError(.roomUnavailable, "the room could not be loaded; see the server log"),
           code: CloseCode.internalError, reason: "room unavailable")
       }
+      let admitted: (hello: Hello, access: Access?)
+      switch admit(hello, connection, &state, now: now) {
+      case .success(let value): admitted = value
+      case .failure(let refusal): return refusal.actions
+      }
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
       // The welcome states the room's interval as it is with this member in.
       rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
-      let actions = rooms[state.room]!.join(connection, hello: hello, session: session)
+      let actions = rooms[state.room]!.join(
+        connection, hello: admitted.hello, session: session, visible: admitted.access?.presence ?? true,
+        role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn)
       if rooms[state.room]!.members[connection] != nil {
         state.session = session
       } else {
@@ -78,6 +98,16 @@ extension RoomRegistry {
     case .op(let request):
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      if state.readOnly {
+        counters.opsRejected[ErrorCode.readOnly.rawValue, default: 0] += 1
+        return [
+          .send(
+            connection,
+            ServerMessage.rejected(
+              id: request.id, error: ProtocolError(.readOnly, "this connection's token is a viewer's: it cannot edit")),
+            .data)
+        ]
       }
       guard state.ops.take(now: now) else {
         counters.opsRejected[ErrorCode.rateLimited.rawValue, default: 0] += 1
@@ -97,7 +127,14 @@ extension RoomRegistry {
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
+      // An invisible observer's drags are not relayed.
+      if state.access?.presence == false { return [] }
       return rooms[state.room]?.drag(drag, from: connection) ?? []
+    case .refresh(let token):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      return refresh(token, connection, &state, now: now)
     }
   }
 

@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// Every room of a server and every connection: decodes frames, enforces rate limits, routes to
 /// rooms, loads and unloads them. A state machine: each call returns the actions to perform.
 ///
@@ -18,6 +20,17 @@ public final class RoomRegistry {
     var lastLimited: Double?
     /// Frames received while its room loads (nil once it has loaded).
     var held: [(bytes: [UInt8], isBinary: Bool)]?
+    /// What its token allows (nil: no tokens are checked, or no hello yet).
+    var access: Access?
+    /// When its token expires (`MonotonicClock` seconds, as `now`).
+    var expiresAt: Double?
+    /// Moves on with every token (hello, refresh): older deadlines are void.
+    var generation = 0
+    /// Frames and bytes received before a successful hello (see `AccessTimes`).
+    var framesBeforeHello = 0
+    var bytesBeforeHello = 0
+    /// Whether nothing it sends changes the board (a viewer's token).
+    var readOnly: Bool { access?.role == .viewer }
   }
 
   let limits: RoomLimits
@@ -38,6 +51,13 @@ public final class RoomRegistry {
   var messagesReceived: [String: Int] = [:]
   /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
   public var presencePacing = PresencePacing.fixed(hz: 30)
+  /// Checks `hello.token` and `refresh`; nil: the server runs without tokens (every connection
+  /// edits; a token sent anyway is ignored).
+  public var accessVerifier: (any AccessVerifier)?
+  /// Hello timeouts and token expiries of the connections.
+  var deadlines = DeadlineQueue()
+  /// Tokens refused, by reason (`AccessDenial.reason`).
+  var authFailures: [String: Int] = [:]
 
   /// Frames a connection may send while its room loads; they are handled in order once it has
   /// loaded. Beyond this the connection is closed (1008): a client waits for its `welcome`.
@@ -86,6 +106,8 @@ public final class RoomRegistry {
       state.held = []
     }
     connections[connection] = state
+    deadlines.add(
+      .init(time: now + AccessTimes.helloTimeout, connection: connection, kind: .helloTimeout, generation: 0))
     return actions
   }
 
@@ -170,7 +192,7 @@ public final class RoomRegistry {
   /// The tick (the server asks for one when `nextTick(now:)` says): presence frames of every room
   /// due (held back for `busy` connections), and unloading idle rooms.
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
-    var actions: [RoomAction] = []
+    var actions = dueDeadlines(now: now)
     for name in rooms.keys {
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))

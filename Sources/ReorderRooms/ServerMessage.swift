@@ -16,6 +16,19 @@ public enum ServerMessage {
     ]).encoded()
   }
 
+  /// `token_expiring {expires_in_s}`: the connection's token expires in that many seconds.
+  public static func tokenExpiring(expiresIn: Double) -> [UInt8] {
+    JSONValue.object([("type", .string("token_expiring")), ("expires_in_s", .int(Int(expiresIn.rounded(.down))))])
+      .encoded()
+  }
+
+  /// `refreshed {role, expires_in_s}`: a `refresh` was accepted.
+  public static func refreshed(role: String, expiresIn: Double) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("refreshed")), ("role", .string(role)), ("expires_in_s", .int(Int(expiresIn.rounded(.down)))),
+    ]).encoded()
+  }
+
   /// `error {code, message}`.
   public static func error(_ error: ProtocolError) -> [UInt8] {
     JSONValue.object([
@@ -55,15 +68,25 @@ public enum ServerMessage {
     public var peerCount: Int
     /// The room's presence interval in ms.
     public var intervalMilliseconds: Int
+    /// `editor` or `viewer`.
+    public var role: String
+    /// Seconds until the connection's token expires (nil: no token).
+    public var expiresIn: Int?
 
     /// The members.
-    public init(peerCount: Int, intervalMilliseconds: Int) {
+    public init(peerCount: Int, intervalMilliseconds: Int, role: String = "editor", expiresIn: Int? = nil) {
       self.peerCount = peerCount
       self.intervalMilliseconds = intervalMilliseconds
+      self.role = role
+      self.expiresIn = expiresIn
     }
 
     var members: [(key: String, value: JSONValue)] {
-      [("peer_count", .int(peerCount)), ("presence_interval_ms", .int(intervalMilliseconds))]
+      var out: [(key: String, value: JSONValue)] = [
+        ("peer_count", .int(peerCount)), ("presence_interval_ms", .int(intervalMilliseconds)), ("role", .string(role)),
+      ]
+      if let expiresIn { out.append(("expires_in_s", .int(expiresIn))) }
+      return out
     }
   }
 

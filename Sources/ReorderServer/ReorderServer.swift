@@ -51,6 +51,7 @@ public final class ReorderServer: @unchecked Sendable {
       limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
       sessionPrefix: identity.sessionPrefix)
     registry.presencePacing = configuration.presencePacing
+    registry.accessVerifier = try configuration.tokenVerifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(
       registry: registry, storage: StoreRoomStorage(store: store),
       admission: AdmissionControl(limits: try configuration.admissionLimits))
@@ -69,7 +70,7 @@ public final class ReorderServer: @unchecked Sendable {
     boundPort = try transport.start()
     let port = boundPort
     transport.post { [driver] in driver.admission.port = port }
-    if !AddressRange.isLoopback(configuration.host) {
+    if !AddressRange.isLoopback(configuration.host) && !configuration.authEnabled {
       ServerLog.log(
         .warn, "serving without access control: anyone who can reach this address may edit every board",
         [("host", configuration.host)])

@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 
@@ -18,7 +19,9 @@ extension RoomsDriver {
     admissions[connection] = admitted
     switch admitted.target {
     case .room(let room):
-      perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: MonotonicClock.now()))
+      let now = MonotonicClock.now()
+      perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: now))
+      requestTick(due: registry.nextDeadline, now: now)  // its hello timeout
     case .invalid(let reason):
       transport?.close(connection, code: CloseCode.policyViolation, reason: reason)
     }

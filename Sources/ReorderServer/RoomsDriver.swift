@@ -36,6 +36,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let handle = ConnectionHandle(connection.rawValue)
     let now = MonotonicClock.now()
     perform(registry.received(handle, message: message, isBinary: isBinary, now: now))
+    // A hello or refresh may have set a token deadline.
+    requestTick(due: registry.nextDeadline, now: now)
     // Leading edge: a drag in a room that flushed no presence during the last interval goes out
     // now; otherwise a tick is asked for when the room is due (see `PresencePacing`).
     guard let transport else { return }
@@ -72,7 +74,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
   /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
   /// which at 1,000 connections is the main cost of a pass.
-  private func requestTick(due: Double?, now: Double) {
+  func requestTick(due: Double?, now: Double) {
     guard let due, let transport else { return }
     let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
     transport.requestTick(afterSeconds: (due / grid).rounded(.up) * grid - now)
@@ -136,11 +138,13 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   /// A load answered (service thread): the room's waiting frames are handled, and a tick is asked
-  /// for if the room now needs one (presence, or unloading when everyone left meanwhile).
+  /// for if the room now needs one (presence, or unloading when everyone left meanwhile, or a token
+  /// deadline of a hello that waited for it).
   private func loaded(_ room: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     let now = MonotonicClock.now()
     perform(registry.loaded(room: room, result: result, now: now))
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
+    requestTick(due: registry.nextDeadline, now: now)
   }
 
   private func flush(_ persists: inout [(room: String, ops: [LogEntry])]) {

@@ -1,3 +1,5 @@
+import ReorderAuth
+
 extension ServerConfiguration {
   /// Every setting of `reorder serve`, in the order `--help` and the README list them.
   public static let settings: [ServerSetting] = [
@@ -50,6 +52,13 @@ extension ServerConfiguration {
     .string(
       "trust-proxy", \.trustProxy,
       "Proxies (comma-separated CIDRs) whose X-Forwarded-For names the client address."),
+    .optionalString(
+      "auth-secret-file", \.authSecretFile,
+      "HS256 secret (at least 32 bytes) that room tokens are signed with: tokens are required (docs/AUTH.md)."),
+    .optionalString(
+      "auth-public-key", \.authPublicKey, "PEM public key (ES256 or RS256) that room tokens are signed for."),
+    .optionalString("auth-audience", \.authAudience, "The aud room tokens must carry."),
+    .optionalString("auth-issuer", \.authIssuer, "The iss room tokens must carry."),
     .flag(
       "allow-anonymous", \.allowAnonymous,
       "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
@@ -70,10 +79,37 @@ extension ServerConfiguration {
       throw ConfigurationError("--node-id takes 1-16 of a-z 0-9, not '\(nodeID)'")
     }
     _ = try admissionLimits
-    if !AddressRange.isLoopback(host) && !allowAnonymous {
+    _ = try tokenVerifier
+    if !AddressRange.isLoopback(host) && !allowAnonymous && !authEnabled {
       throw ConfigurationError(
         "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
-          + "Give --allow-anonymous to do it anyway, or listen on 127.0.0.1 behind a proxy that checks access")
+          + "Turn tokens on with --auth-secret-file FILE (openssl rand -hex 32 > FILE; docs/AUTH.md) or "
+          + "--auth-public-key FILE, or give --allow-anonymous to serve anyone anyway")
+    }
+  }
+
+  /// Whether room tokens are checked.
+  public var authEnabled: Bool { authSecretFile != nil || authPublicKey != nil }
+
+  /// The token verifier, when tokens are checked.
+  var tokenVerifier: TokenVerifier? {
+    get throws(ConfigurationError) {
+      if authSecretFile != nil && authPublicKey != nil {
+        throw ConfigurationError("give --auth-secret-file or --auth-public-key, not both")
+      }
+      let key: TokenKey
+      do {
+        if let file = authSecretFile {
+          key = try TokenKey.secret(file: file)
+        } else if let file = authPublicKey {
+          key = try TokenKey.publicKey(file: file)
+        } else {
+          return nil
+        }
+      } catch {
+        throw ConfigurationError(error.description)
+      }
+      return TokenVerifier(key: key, audience: authAudience, issuer: authIssuer)
     }
   }
 

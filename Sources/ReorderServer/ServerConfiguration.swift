@@ -59,6 +59,14 @@ public struct ServerConfiguration: Sendable {
   public var maxHandshakesPerIP = 50
   /// Proxies whose `X-Forwarded-For` names the client, comma-separated CIDRs (`--trust-proxy`).
   public var trustProxy = ""
+  /// HS256 secret file: tokens are checked (`--auth-secret-file`; see docs/AUTH.md).
+  public var authSecretFile: String?
+  /// PEM public key (ES256 or RS256): tokens are checked (`--auth-public-key`).
+  public var authPublicKey: String?
+  /// The `aud` tokens must carry (`--auth-audience`).
+  public var authAudience: String?
+  /// The `iss` tokens must carry (`--auth-issuer`).
+  public var authIssuer: String?
   /// Serve anyone who can reach a non-loopback address without tokens (`--allow-anonymous`).
   public var allowAnonymous = false
   /// `error`, `warn`, `info`, `debug` (`--log-level`).

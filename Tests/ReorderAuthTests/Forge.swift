@@ -1,4 +1,5 @@
 import Foundation
+import TestTokens
 
 /// Hand-made tokens: base64url and signatures done here (HMAC in plain Swift, ECDSA and RSA by
 /// the `openssl` CLI), never by the code under test, so a token can be wrong in any one way.

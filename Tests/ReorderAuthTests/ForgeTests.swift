@@ -1,4 +1,5 @@
 import Foundation
+import TestTokens
 import Testing
 
 @Suite("The tests' own HMAC and signing are right")

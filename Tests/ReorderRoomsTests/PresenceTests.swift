@@ -175,7 +175,7 @@ struct LimitTests {
     limits.roomIdleSeconds = 1
     let h = RoomsHarness(limits: limits)
     let a = h.open(1)
-    h.now += 100
+    h.now += 5  // within the hello timeout
     h.tick()
     #expect(h.registry.roomCount == 1)
     h.send(a, #"{"type":"hello","room":"r","client":"c","name":"N","color":"red"}"#)

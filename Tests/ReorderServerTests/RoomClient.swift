@@ -33,16 +33,19 @@ final class RoomClient: @unchecked Sendable {
     return c
   }
 
-  /// Says hello; `epoch` is the `epoch` member of the welcome that `since` belongs to.
-  func hello(room: String, client: String, name: String = "Tester", since: UInt64? = nil, epoch: JSONValue? = nil)
-    throws
-  {
+  /// Says hello; `epoch` is the `epoch` member of the welcome that `since` belongs to; `token` for
+  /// a server that checks tokens.
+  func hello(
+    room: String, client: String, name: String = "Tester", since: UInt64? = nil, epoch: JSONValue? = nil,
+    token: String? = nil
+  ) throws {
     var members: [(key: String, value: JSONValue)] = [
       ("type", .string("hello")), ("room", .string(room)), ("client", .string(client)), ("name", .string(name)),
       ("color", .string("#336699")),
     ]
     if let since { members.append(("since", .number(Double(since)))) }
     if let epoch { members.append(("epoch", epoch)) }
+    if let token { members.append(("token", .string(token))) }
     send(.object(members))
     welcome = try next(type: "welcome")
     session = welcome["session"]?.stringValue ?? ""

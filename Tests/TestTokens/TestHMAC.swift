@@ -1,6 +1,6 @@
 /// SHA-256 (FIPS 180-4) and HMAC (RFC 2104) in plain Swift, so tests forge HS256 tokens without
 /// the code under test (libjwt, libcrypto). Checked against RFC 4231 in `ForgeTests`.
-enum TestHMAC {
+public enum TestHMAC {
   private static let k: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
     0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -12,7 +12,7 @@ enum TestHMAC {
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
 
-  static func sha256(_ message: [UInt8]) -> [UInt8] {
+  public static func sha256(_ message: [UInt8]) -> [UInt8] {
     var h: [UInt32] = [
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
@@ -47,10 +47,34 @@ enum TestHMAC {
     return h.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
   }
 
-  static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+  public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
     var block = key.count > 64 ? sha256(key) : key
     block += [UInt8](repeating: 0, count: 64 - block.count)
     let inner = sha256(block.map { $0 ^ 0x36 } + message)
     return sha256(block.map { $0 ^ 0x5c } + inner)
+  }
+}
+
+/// HS256 tokens made by hand, against the wall clock: valid ones, and ones wrong in one way.
+public enum HandMadeToken {
+  /// Unpadded base64url.
+  public static func b64(_ bytes: [UInt8]) -> String {
+    var out = ""
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    var index = 0
+    while index < bytes.count {
+      let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
+      let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+      for position in 0..<(chunk.count + 1) { out.append(alphabet[(value >> (18 - 6 * position)) & 63]) }
+      index += 3
+    }
+    return out
+  }
+
+  /// `b64(header).b64(claims).b64(HMAC-SHA256(secret, …))`.
+  public static func hs256(header: String = #"{"alg":"HS256","typ":"JWT"}"#, claims: String, secret: [UInt8]) -> String
+  {
+    let input = b64(Array(header.utf8)) + "." + b64(Array(claims.utf8))
+    return input + "." + b64(TestHMAC.hmacSHA256(key: secret, message: Array(input.utf8)))
   }
 }
