@@ -187,6 +187,32 @@ def test_an_expiring_link_shows_when_and_a_newer_link_refreshes_it_with_its_role
     assert "token" not in page_a.js("return location.href")
 
 
+def test_a_refused_refresh_keeps_the_current_link_and_its_rights(auth_server, page_a: Page, wire):
+    server, tokens = auth_server()
+    wire(page_a)
+    first = tokens.link(server, "cities", "editor", "ann", "30s")
+    page_a.open_link(first)
+    page_a.wait(lambda: page_a.js("return document.getElementById('link-status').hidden") is False, 10, "the expiry notice")
+    # A link for another person cannot refresh this connection (a refresh keeps the `sub`).
+    other = tokens.link(server, "cities", "viewer", "bob", "1h")
+    page_a.js("location.hash = arguments[0]", "#" + other.split("#", 1)[1])
+    page_a.wait(lambda: len(page_a.js("return window.__wire.sentOfType('refresh')")) == 1, 5, "the refresh")
+    page_a.wait(
+        lambda: "could not be used" in page_a.js("return document.getElementById('toasts').textContent"), 5, "the refusal's toast"
+    )
+    assert page_a.js("return sessionStorage.getItem('reorder.token.cities')") == first.split("?token=")[1]
+    assert page_a.js("return document.body.dataset.access") == "editor" and not badge_shown(page_a)
+    assert page_a.js("return document.body.dataset.connection") == "open" and notice(page_a) is None
+    assert not page_a.js("return document.getElementById('link-status').hidden"), "still expiring"
+    # Still an editor: a move is applied.
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    a, c = page_a.item(ids[0]), page_a.item(ids[2])
+    page_a.mouse_drag(a["cx"], a["cy"], c["cx"], c["cy"] + 2, 8)
+    page_a.wait_order(col["id"], ids[1:3] + [ids[0]] + ids[3:])
+    page_a.wait(lambda: page_a.js("return document.body.dataset.pending") == "0", 5, "the move applied")
+
+
 # Crafted frames ---------------------------------------------------------------------------------
 
 
