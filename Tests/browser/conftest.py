@@ -8,11 +8,15 @@ opens its board on its own server, so nothing leaks between tests. The binary is
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import os
 import queue
 import re
 import shlex
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -137,6 +141,69 @@ def make_server():
         shutil.rmtree(data, ignore_errors=True)
 
 
+class Tokens:
+    """Room tokens for a server started with `--auth-secret-file`: minted by `reorder token`, as
+    an app's backend would, plus the ones `reorder token` refuses to make (see `expired`)."""
+
+    def __init__(self, secret_file: Path):
+        self.secret_file = secret_file
+
+    def mint(self, room: str, role: str, sub: str, ttl: str = "1h", *extra: str) -> str:
+        """`reorder token --secret-file F --room R --role ROLE --sub S --ttl TTL`: the token."""
+        cmd = reorder_command() + [
+            "token", "--secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl, *extra,
+        ]
+        out = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=30, check=True).stdout
+        return out.strip().splitlines()[0]
+
+    def link(self, server: Server, room: str, role: str, sub: str, ttl: str = "1h", *extra: str) -> str:
+        """The share link `reorder token --url` prints: `http://HOST:PORT/#/b/<room>?token=…`."""
+        cmd = reorder_command() + [
+            "token", "--secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl,
+            "--url", server.base, *extra,
+        ]
+        out = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=30, check=True).stdout
+        lines = out.strip().splitlines()
+        assert len(lines) == 2 and "#/b/" in lines[1], f"reorder token --url printed {out!r}"
+        return lines[1]
+
+    def expired(self, room: str, role: str, sub: str, ago_s: int = 3600) -> str:
+        """An HS256 token with the right secret whose `exp` is `ago_s` in the past. `reorder token`
+        takes only positive lifetimes, and a `--ttl 1s` token stays valid for the server's 60 s of
+        leeway, so this one is signed here (RFC 7515 compact form, as PyJWT or `jose` would)."""
+        now = int(time.time())
+        return sign_hs256(self.secret_file.read_bytes(), {"sub": sub, "room": room, "role": role, "iat": now - ago_s - 60, "exp": now - ago_s})
+
+
+def sign_hs256(secret: bytes, claims: dict) -> str:
+    def part(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+    head = part(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
+    body = part(json.dumps(claims, separators=(",", ":")).encode())
+    mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
+    return f"{head}.{body}.{part(mac)}"
+
+
+@pytest.fixture
+def auth_server(make_server):
+    """`server, tokens = auth_server()`: a server with auth on (`--auth-secret-file`, a fresh
+    32-byte secret as 64 hex characters) and the `Tokens` that open its rooms."""
+    made: list[Path] = []
+
+    def make(*args: str) -> tuple[Server, Tokens]:
+        folder = Path(tempfile.mkdtemp(prefix="reorder-secret-"))
+        secret = folder / "auth-secret"
+        secret.write_text(secrets.token_hex(32))
+        secret.chmod(0o600)
+        made.append(folder)
+        return make_server("--auth-secret-file", str(secret), *args), Tokens(secret)
+
+    yield make
+    for folder in made:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 # Installed before the page's own scripts (CDP Page.addScriptToEvaluateOnNewDocument): a WebSocket
 # subclass that records every socket, every frame sent (with `performance.now()` taken before the
 # native send) and every welcome as the page saw it. WELCOME_DEFAULTS are added to a welcome that
@@ -151,6 +218,10 @@ WIRE_SCRIPT = """
   wire.deliver = (frame) => wire.sockets[wire.sockets.length - 1].dispatchEvent(
     new MessageEvent("message", { data: JSON.stringify(frame) }));
   wire.sentOfType = (type) => wire.sent.filter((s) => s.msg && s.msg.type === type);
+  // Tells the page its socket was closed with `code` and `reason` (the socket itself stays open,
+  // ignored by the page): for closes a real server gives only after a long wait.
+  wire.deliverClose = (code, reason) => wire.sockets[wire.sockets.length - 1].dispatchEvent(
+    new CloseEvent("close", { code, reason, wasClean: true }));
   window.__wire = wire;
   window.WebSocket = class extends Native {
     constructor(...args) {
@@ -280,6 +351,21 @@ class Page:
         if debug:
             self.wait(lambda: self.js("return typeof window.reorder === 'object'"), 15, "window.reorder")
         if wait_items:
+            self.wait(lambda: self.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
+
+    def open_link(self, link: str, connect: bool = True) -> None:
+        """Opens a share link (`…/#/b/<room>?token=…`) as this page's user, as a new document;
+        with `connect`, waits for the board to connect and show its items."""
+        base = link.split("#")[0]
+        self.goto(base + "?setup")
+        self.js(
+            "localStorage.setItem('reorder.name', arguments[0]); localStorage.setItem('reorder.color', arguments[1]);",
+            self.name,
+            self.color,
+        )
+        self.goto(link)
+        if connect:
+            self.wait(lambda: self.js("return document.body.dataset.connection") == "open", 15, "the board to connect")
             self.wait(lambda: self.js("return document.querySelectorAll('[data-item]').length") > 0, 10, "items")
 
     def close_browser(self) -> None:

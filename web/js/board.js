@@ -6,6 +6,11 @@
  * A session ends with `dispose`: its `Scope` removes every listener it added (to the shared board
  * elements, the toolbar, the dialogs, `window`, its sockets) and clears its timers and animation
  * frames, so a board that was left never reacts again.
+ *
+ * What the page may do follows `Access` (access.js): a viewer, or a page whose link was refused,
+ * sends no op at all — every gesture that would change the board (drag, swipe, keyboard lift,
+ * Move to…, edit, add, delete, unassign, undo / redo) is off and its controls are hidden, and a
+ * role changed by `refreshed` applies at once.
  */
 import { Connection } from "./connection.js";
 import { BoardModel } from "./model.js";
@@ -19,6 +24,13 @@ import { CLIENT_ID, randomHex } from "./identity.js";
 import { MoveDialog } from "./move-dialog.js";
 import { DragPacer, presenceIntervalOf } from "./drag-pacer.js";
 import { Scope } from "./scope.js";
+import { Access } from "./access.js";
+
+/** The editing controls of the toolbar: hidden while the page may not change the board. */
+const EDIT_CONTROLS = ["undo-button", "redo-button", "move-button", "edit-button", "add-item-button", "add-list-button"];
+/** The board's dialogs that change it: closed when the page becomes read-only. */
+const EDIT_DIALOGS = ["move-dialog", "add-item-dialog", "add-list-dialog"];
+const VIEW_ONLY_HELP = "View only: this link shows the board live, it cannot change it.";
 
 /** @param {string} id @returns {HTMLElement} */
 function $(id) {
@@ -41,6 +53,17 @@ export class BoardSession {
     this.lastFocused = null;
     this.scope = new Scope();
     const scope = this.scope;
+    this.access = new Access({
+      room,
+      scope,
+      connection: () => this.connection,
+      onRole: (role, previous) => {
+        this.applyAccess();
+        if (role === "viewer" && previous !== "viewer") announce("View only: you can follow the board but not change it.");
+        else if (previous === "viewer") announce("You can edit this board now.");
+      },
+      onRefused: () => this.applyAccess(),
+    });
 
     this.root = $("board-lists");
     this.model = new BoardModel();
@@ -60,7 +83,7 @@ export class BoardSession {
     this.keyboard = new KeyboardController(this.root, this.view, this.model, {
       move: (item, list, after, before) => this.moveIntent(item, list, after, before),
       remove: (item) => this.remove(item),
-      openMoveTo: (item) => this.moveDialog.open(item),
+      openMoveTo: (item) => this.openMoveTo(item),
       announce,
       presence: (msg) => this.pacer.push(msg),
       describe,
@@ -68,6 +91,8 @@ export class BoardSession {
     }, scope);
     this.drag.busy = () => this.keyboard.active;
     this.keyboard.busy = () => this.drag.active;
+    this.drag.locked = () => !this.access.canEdit;
+    this.keyboard.locked = () => !this.access.canEdit;
     this.view.afterRender = () => {
       this.drag.afterRender();
       this.keyboard.afterRender();
@@ -97,7 +122,8 @@ export class BoardSession {
       }
       if (change.type === "rejected") {
         const what = describeOp(this.model, change.mine?.op);
-        toast(`Could not ${what}: ${change.msg.message || change.msg.code || "rejected"}. It was undone.`, "error");
+        const why = change.msg.code === "read_only" ? "this link is view only" : change.msg.message || change.msg.code || "rejected";
+        toast(`Could not ${what}: ${why}. It was undone.`, "error");
         announce(`Could not ${what}. It was undone.`);
       }
       this.view.render();
@@ -111,6 +137,9 @@ export class BoardSession {
       getSince: () => this.model.seq,
       getEpoch: () => this.model.epoch,
       pendingOps: () => this.model.pending,
+      token: () => this.access.token(),
+      mayResend: () => this.access.canEdit,
+      onRefused: (code, reason) => this.access.refuse(code, reason),
       onMessage: (msg) => this.onMessage(msg),
       onState: (state, detail) => {
         $("conn-status").textContent = state === "open" ? "Online" : state === "connecting" ? "Connecting…" : `Offline — ${detail}`;
@@ -123,7 +152,9 @@ export class BoardSession {
       scope,
     });
     this.model.onGap = () => this.connection.retryNow();
+    this.dragHelp = $("drag-help").textContent ?? "";
     this.bindToolbar();
+    this.applyAccess();
     this.connection.start();
   }
 
@@ -137,6 +168,46 @@ export class BoardSession {
     this.scope.dispose();
     this.root.replaceChildren();
     this.setEditing(false);
+    this.applyAccess();
+  }
+
+  /** A link for this board was opened in this tab: use its token (see `Access.linkChanged`). */
+  linkChanged() {
+    if (!this.scope.disposed) this.access.linkChanged();
+  }
+
+  /**
+   * Shows the board as the page's rights allow: with every editing control, or read-only (a
+   * viewer, a refused link) with none and a gesture in progress cancelled. A left board puts
+   * every control back for the next one.
+   */
+  applyAccess() {
+    const editable = this.scope.disposed || this.access.canEdit;
+    document.body.classList.toggle("read-only", !editable);
+    if (!editable) {
+      if (this.drag.active) this.drag.cancel("view only");
+      if (this.keyboard.active) this.keyboard.cancel();
+      if (this.editing) this.setEditing(false);
+      for (const id of EDIT_DIALOGS) {
+        const dialog = /** @type {HTMLDialogElement} */ ($(id));
+        if (dialog.open) dialog.close();
+      }
+    }
+    for (const id of EDIT_CONTROLS) {
+      $(id).hidden = !editable;
+      if (!editable) $(id).setAttribute("aria-disabled", "true");
+      else $(id).removeAttribute("aria-disabled");
+    }
+    this.view.setReadOnly(!editable);
+    $("board-hint").hidden = !editable;
+    $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;
+  }
+
+  /** @private @returns {boolean} true (after saying so) when the page may not change the board */
+  denied() {
+    if (this.access.canEdit) return false;
+    announce(this.access.refused ? "This link no longer works: the board cannot be changed." : "View only: this board cannot be changed from this link.");
+    return true;
   }
 
   // Messages ------------------------------------------------------------------------------------
@@ -145,10 +216,15 @@ export class BoardSession {
   onMessage(msg) {
     switch (msg.type) {
       case "welcome":
+        this.access.welcome(msg);
         if (!this.model.welcome(msg)) {
           // A catch-up from another history: ask again without `since` (a full board follows).
           this.connection.retryNow();
           break;
+        }
+        // Intents made before a viewer's welcome were never sent, and will not be.
+        if (!this.access.canEdit) {
+          for (const p of [...this.model.pending]) this.model.rejected({ type: "rejected", id: p.id, code: "read_only" });
         }
         this.presence.welcome(msg, this.identity());
         this.pacer.follow(presenceIntervalOf(msg));
@@ -165,6 +241,14 @@ export class BoardSession {
           break;
         }
         this.model.rejected(msg);
+        // The server holds this page for a viewer, whatever the page believed.
+        if (msg.code === "read_only") this.access.readOnly();
+        break;
+      case "token_expiring":
+        this.access.expiring(msg);
+        break;
+      case "refreshed":
+        this.access.refreshed(msg);
         break;
       case "drags":
         this.presence.drags(msg);
@@ -181,6 +265,7 @@ export class BoardSession {
       }
       case "error":
         console.warn("reorder: server error", msg.code, msg.message);
+        if (this.access.error(msg)) break;
         if (!this.connection.ready || /room|full|limit/i.test(String(msg.code))) {
           toast(`The server said: ${String(msg.message || msg.code)}`, "error");
         }
@@ -194,6 +279,8 @@ export class BoardSession {
 
   /** Sends an intent: applied at once in the view, re-sent until acknowledged. @param {any} op @returns {string} */
   propose(op) {
+    // A backstop: every gesture checks first, but no path may send an op the page may not.
+    if (!this.access.canEdit) return "";
     const id = `${CLIENT_ID}:${++this.opCounter}`;
     this.model.propose(id, op);
     this.connection.sendOp(id, op);
@@ -205,6 +292,7 @@ export class BoardSession {
    * @param {string} item @param {string} list @param {string | null} after @param {string | null} before
    */
   moveIntent(item, list, after, before) {
+    if (this.denied()) return;
     const at = this.model.where(item);
     if (!at) return;
     const from = {
@@ -225,12 +313,14 @@ export class BoardSession {
 
   /** @param {string} item @param {string} target */
   assign(item, target) {
+    if (this.denied()) return;
     const opId = this.propose({ kind: "assign", item, target });
     this.undo.record({ type: "assign", item, target, opId });
   }
 
   /** @param {string} assignment */
   unassign(assignment) {
+    if (this.denied()) return;
     const a = this.model.view.assignments.get(assignment);
     if (!a || a.pending) return;
     this.propose({ kind: "unassign", assignment });
@@ -240,7 +330,7 @@ export class BoardSession {
 
   /** @param {string} item */
   remove(item) {
-    if (!this.model.item(item)) return;
+    if (this.denied() || !this.model.item(item)) return;
     const label = this.model.label(item);
     this.propose({ kind: "delete", item });
     this.undo.record({ type: "delete", item });
@@ -266,6 +356,7 @@ export class BoardSession {
 
   /** @param {boolean} on */
   setEditing(on) {
+    if (on && this.denied()) return;
     this.editing = on;
     document.body.classList.toggle("editing", on);
     $("edit-button").hidden = on;
@@ -279,8 +370,8 @@ export class BoardSession {
     const signal = this.scope.signal;
     /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn */
     const on = (target, type, fn) => target.addEventListener(type, fn, { signal });
-    on($("undo-button"), "click", () => this.undo.undo());
-    on($("redo-button"), "click", () => this.undo.redo());
+    on($("undo-button"), "click", () => this.denied() || this.undo.undo());
+    on($("redo-button"), "click", () => this.denied() || this.undo.redo());
     on($("edit-button"), "click", () => {
       this.setEditing(true);
       $("done-button").focus();
@@ -288,7 +379,7 @@ export class BoardSession {
     on($("done-button"), "click", () => this.setEditing(false));
     on($("move-button"), "click", () => {
       const id = this.lastFocused && this.model.item(this.lastFocused) ? this.lastFocused : this.model.view.lists[0]?.items[0];
-      if (id) this.moveDialog.open(id);
+      if (id) this.openMoveTo(id);
     });
     on($("share-button"), "click", () => {
       const url = location.href;
@@ -313,7 +404,7 @@ export class BoardSession {
       const unassign = el.closest("[data-unassign]");
       if (unassign) return this.unassign(/** @type {string} */ (unassign.getAttribute("data-unassign")));
       const move = el.closest("[data-move-item]");
-      if (move) return this.moveDialog.open(/** @type {string} */ (move.getAttribute("data-move-item")));
+      if (move) return this.openMoveTo(/** @type {string} */ (move.getAttribute("data-move-item")));
     });
     on(window, "keydown", (/** @type {KeyboardEvent} */ e) => {
       const target = /** @type {HTMLElement} */ (e.target);
@@ -322,20 +413,26 @@ export class BoardSession {
       const key = e.key.toLowerCase();
       if (mod && key === "z") {
         e.preventDefault();
-        if (this.drag.active || this.keyboard.active) return;
+        if (this.drag.active || this.keyboard.active || this.denied()) return;
         if (e.shiftKey) this.undo.redo();
         else this.undo.undo();
       } else if (mod && key === "y") {
         e.preventDefault();
-        this.undo.redo();
+        if (!this.denied()) this.undo.redo();
       } else if (e.key === "Escape" && this.editing && !this.drag.active && !this.keyboard.active) {
         this.setEditing(false);
       }
     });
   }
 
+  /** "Move to…" for `item`. @private @param {string} item */
+  openMoveTo(item) {
+    if (!this.denied()) this.moveDialog.open(item);
+  }
+
   /** @private */
   openAddItem() {
+    if (this.denied()) return;
     const dialog = /** @type {HTMLDialogElement} */ ($("add-item-dialog"));
     const form = /** @type {HTMLFormElement} */ ($("add-item-form"));
     const select = /** @type {HTMLSelectElement} */ ($("add-item-list"));
@@ -367,6 +464,7 @@ export class BoardSession {
 
   /** @private */
   openAddList() {
+    if (this.denied()) return;
     const dialog = /** @type {HTMLDialogElement} */ ($("add-list-dialog"));
     const form = /** @type {HTMLFormElement} */ ($("add-list-form"));
     form.reset();

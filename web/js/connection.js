@@ -1,7 +1,11 @@
 // @ts-check
 /**
- * The websocket to one room: hello (with `since` and `epoch`), reconnect with exponential backoff
- * and jitter, re-sending of unacknowledged ops, and `data-connection` on <body>.
+ * The websocket to one room: hello (with `since`, `epoch` and the room token), reconnect with
+ * exponential backoff and jitter, re-sending of unacknowledged ops, and `data-connection` on <body>.
+ *
+ * A close with 4401 (the token is missing, bad or expired) or 4403 (a token for another room) ends
+ * the connection for good: reconnecting would be refused the same way, so it is reported through
+ * `onRefused` and nothing is retried until `start` is called again (e.g. with a new link).
  *
  * The connection knows nothing about the board: it hands every server message to `onMessage`,
  * asks `getSince()` / `getEpoch()` for the last seq seen and the history it belongs to, and
@@ -20,9 +24,16 @@
  * @property {() => Array<{id: string, op: object}>} pendingOps unacknowledged ops, oldest first
  * @property {(msg: any) => void} onMessage
  * @property {(state: ConnectionState, detail: string) => void} [onState]
+ * @property {() => string | null} [token] the room token to send in `hello`, read at every (re)connect
+ * @property {() => boolean} [mayResend] whether the pending ops may be re-sent after a welcome
+ *   (asked after `onMessage` has seen it: a viewer sends none)
+ * @property {(code: number, reason: string) => void} [onRefused] a 4401 / 4403 close: no reconnect
  * @property {import("./scope.js").Scope} scope the board session: its end stops the connection,
  *   removes every listener (the window's and the sockets') and clears the reconnect timer
  */
+
+/** Close codes that mean "this token will not do": reconnecting cannot help. */
+export const REFUSED_CODES = [4401, 4403];
 
 const MIN_DELAY_MS = 250;
 const MAX_DELAY_MS = 4000;
@@ -101,6 +112,8 @@ export class Connection {
       const { name, color } = this.options.identity();
       /** @type {any} */
       const hello = { type: "hello", room: this.options.room, client: this.options.client, name, color };
+      const token = this.options.token?.();
+      if (token) hello.token = token;
       const since = this.options.getSince();
       if (since !== undefined) {
         // `since` only means something in the history it came from: the server serves a catch-up
@@ -125,15 +138,24 @@ export class Connection {
         this.ready = true;
         this.setState("open", "online");
         this.options.onMessage(msg);
-        for (const p of this.options.pendingOps()) this.sendRaw({ type: "op", id: p.id, op: p.op });
+        if (this.options.mayResend?.() ?? true) {
+          for (const p of this.options.pendingOps()) this.sendRaw({ type: "op", id: p.id, op: p.op });
+        }
         return;
       }
       this.options.onMessage(msg);
     }, { signal });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       if (socket !== this.socket) return;
       this.socket = null;
       this.ready = false;
+      if (REFUSED_CODES.includes(event.code)) {
+        this.stopped = true;
+        this.scope.clearTimeout(this.retryTimer);
+        this.setState("closed", event.code === 4403 ? "the link is not for this board" : "the link was refused");
+        this.options.onRefused?.(event.code, event.reason);
+        return;
+      }
       this.scheduleRetry();
     }, { signal });
   }
@@ -174,6 +196,14 @@ export class Connection {
    */
   sendOp(id, op) {
     if (this.ready) this.sendRaw({ type: "op", id, op });
+  }
+
+  /**
+   * Offers the server a new token for this connection (`refresh`); false when not connected.
+   * @param {string} token @returns {boolean}
+   */
+  sendRefresh(token) {
+    return this.ready && this.sendRaw({ type: "refresh", token });
   }
 
   /** Sends a presence message; dropped when offline (presence is not data). @param {object} drag */

@@ -64,6 +64,8 @@ export class DragController {
     this.frame = 0;
     /** Set by the keyboard controller while it holds an item. */
     this.busy = () => false;
+    /** Set by the board: true while the page may not change it (a viewer): nothing lifts or swipes. */
+    this.locked = () => false;
 
     const signal = scope.signal;
     root.addEventListener("pointerdown", (e) => this.onDown(e), { signal });
@@ -100,7 +102,7 @@ export class DragController {
 
   /** @param {PointerEvent} e */
   onDown(e) {
-    if (this.drag || this.swipe || this.pending || this.busy()) return;
+    if (this.drag || this.swipe || this.pending || this.busy() || this.locked()) return;
     if (e.pointerType === "mouse" && e.button !== 0) return;
     const target = /** @type {HTMLElement} */ (e.target);
     if (target.closest("button, input, select, a, textarea")) return;

@@ -35,6 +35,8 @@ export class KeyboardController {
     this.actions = actions;
     /** Set by the board while a pointer drag is in progress. */
     this.busy = () => false;
+    /** Set by the board: true while the page may not change it (a viewer); focus still moves. */
+    this.locked = () => false;
     /** @type {{ item: string, el: HTMLElement, origin: { list: string, index: number }, target: { list: string, index: number } } | null} */
     this.held = null;
     const signal = scope.signal;
@@ -71,7 +73,9 @@ export class KeyboardController {
       e.stopPropagation();
       return;
     }
-    if (key === " " || key === "Enter") {
+    if (this.locked() && (key === " " || key === "Enter" || key === "m" || key === "M" || key === "Delete" || key === "Backspace")) {
+      this.actions.announce("View only: this board cannot be changed from this link.");
+    } else if (key === " " || key === "Enter") {
       this.lift(el);
     } else if (key.startsWith("Arrow")) {
       this.focusStep(el, key);

@@ -5,9 +5,12 @@
  * Routes (the server serves only static files, so boards live in the URL fragment):
  *   #/            the landing page
  *   #/b/<room>    a board; also accepted: ?board=<room>
+ *   #/b/<room>?token=<jwt>   a share link: the token is kept for the room (token.js) and taken
+ *                 out of the address bar before anything else happens
  */
 import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex, clampName } from "./identity.js";
 import { BoardSession } from "./board.js";
+import { takeTokenFromLocation } from "./token.js";
 
 /** @type {BoardSession | null} */
 let session = null;
@@ -58,6 +61,8 @@ function showLinkError(bad) {
 
 function route() {
   const { room, bad } = currentRoom();
+  // First of all: the token leaves the address bar (and goes to sessionStorage).
+  const linkToken = takeTokenFromLocation(room);
   showLinkError(bad);
   if (session && session.room !== room) {
     session.dispose();
@@ -80,6 +85,7 @@ function route() {
     askIdentity(() => route());
     return;
   }
+  if (session && linkToken) session.linkChanged();
   if (!session) {
     session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
     // `?debug` exposes the open board to the console and to tests (e.g. to send a crafted intent).

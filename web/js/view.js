@@ -32,6 +32,19 @@ export class BoardView {
     this.afterRender = () => {};
     /** While true, render() does not move items (a local drag owns the DOM order). */
     this.frozen = false;
+    /** True while the page may not change the board: items are not announced as draggable. */
+    this.readOnly = false;
+  }
+
+  /** Shows items as draggable or not (a viewer's). @param {boolean} readOnly */
+  setReadOnly(readOnly) {
+    this.readOnly = readOnly;
+    for (const el of this.itemEls.values()) el.setAttribute("aria-roledescription", this.roleDescription());
+  }
+
+  /** @private @returns {string} */
+  roleDescription() {
+    return this.readOnly ? "item" : "draggable item";
   }
 
   /** @param {string} id @returns {HTMLElement | undefined} */
@@ -163,7 +176,7 @@ export class BoardView {
       el.className = "item";
       el.dataset.item = id;
       el.tabIndex = -1;
-      el.setAttribute("aria-roledescription", "draggable item");
+      el.setAttribute("aria-roledescription", this.roleDescription());
       el.setAttribute("aria-describedby", "drag-help");
       this.itemEls.set(id, el);
     }

@@ -1,0 +1,249 @@
+// @ts-check
+/**
+ * What this page may do on a board, and for how long: the room token it connects with, the role
+ * the server granted (`welcome.role`, changed by `refreshed`), the link's expiry, and what the
+ * page says when the server refuses the link.
+ *
+ * Rules:
+ * - `hello` carries `token()`: the token the server last accepted (or, before the first welcome,
+ *   the one the link brought). A new link for the same room (another share link opened in this
+ *   tab) replaces it: sent as `refresh` once the server said the current one is expiring,
+ *   otherwise by reconnecting with it.
+ * - A refused `refresh` (`error unauthorized` while one is outstanding) keeps the current token
+ *   and its rights, and puts it back in sessionStorage (a reload must not pick the refused one).
+ * - A 4401 / 4403 close says what happened ("This link has expired", "This link is not valid",
+ *   "This link is not for this board") and leaves the board read-only; the connection does not
+ *   retry (see connection.js).
+ */
+import { storedToken, storeToken } from "./token.js";
+import { toast } from "./announce.js";
+/** @typedef {import("./scope.js").Scope} Scope */
+
+/** @typedef {"editor" | "viewer" | "unknown"} Role "unknown": a token was sent, no welcome yet */
+
+/** @param {string} id @returns {HTMLElement} */
+function $(id) {
+  return /** @type {HTMLElement} */ (document.getElementById(id));
+}
+
+/**
+ * What the expiry notice says `seconds` before the link expires.
+ * @param {number} seconds @returns {string}
+ */
+export function expiryText(seconds) {
+  if (seconds <= 0) return "Link expires now";
+  if (seconds < 60) return `Link expires in ${Math.ceil(seconds)} s`;
+  return `Link expires in ${Math.round(seconds / 60)} min`;
+}
+
+/**
+ * The headline for a refused link.
+ * @param {number} code 4401 or 4403
+ * @param {string} reason the close reason
+ * @param {string} message the `error` message that came before the close, if any
+ * @returns {string}
+ */
+export function refusalTitle(code, reason, message) {
+  if (code === 4403) return "This link is not for this board";
+  // A connection whose token ran out is closed with reason "token expired"; a token that had
+  // already expired at hello is refused with `error unauthorized` saying so.
+  if (/token expired/i.test(reason) || /expired/i.test(message)) return "This link has expired";
+  return "This link is not valid";
+}
+
+/**
+ * @typedef {object} AccessOptions
+ * @property {string} room
+ * @property {Scope} scope the board session: the expiry countdown ends with it
+ * @property {() => import("./connection.js").Connection} connection
+ * @property {(role: Role, previous: Role) => void} onRole the page's rights changed (a role granted,
+ *   or a refused link replaced by a new one): apply them at once
+ * @property {() => void} onRefused the link was refused: the board becomes read-only
+ */
+
+export class Access {
+  /** @param {AccessOptions} options */
+  constructor(options) {
+    this.options = options;
+    this.room = options.room;
+    this.scope = options.scope;
+    /** @type {string | null} the token `hello` sends */
+    this.current = storedToken(this.room);
+    /** @type {string | null} a token sent in `refresh`, not yet answered */
+    this.offered = null;
+    /** @type {string | null} a token the server refused in a `refresh` (not offered again) */
+    this.refusedOffer = null;
+    /**
+     * Without a token the server lets everyone edit (as before tokens), so edits may start
+     * offline; with one, the welcome says which, and nothing is editable until then.
+     * @type {Role}
+     */
+    this.role = this.current ? "unknown" : "editor";
+    /** True once a 4401 / 4403 ended the connection. */
+    this.refused = false;
+    /** @type {number | null} when (performance.now() ms) the link expires, once the server warned */
+    this.expiresAt = null;
+    this.tick = 0;
+    /** The message of the last `error unauthorized` / `forbidden`, for the refusal's wording. */
+    this.lastError = "";
+    this.scope.signal.addEventListener("abort", () => this.clearNotices(), { once: true });
+    this.clearNotices();
+  }
+
+  /** @returns {string | null} the token for `hello` */
+  token() {
+    return this.current;
+  }
+
+  /** @returns {boolean} whether this page may change the board */
+  get canEdit() {
+    return this.role === "editor" && !this.refused;
+  }
+
+  /** A welcome: the role it grants (absent: a server without auth, everyone edits). @param {any} msg */
+  welcome(msg) {
+    this.lastError = "";
+    this.offered = null;
+    const left = Number(msg.expires_in_s);
+    // A fresh connection before the warning window: the server warns again when it is time.
+    if (!Number.isFinite(left) || left > 60) this.setExpiry(null);
+    this.setRole(msg.role === "viewer" ? "viewer" : "editor");
+  }
+
+  /** `token_expiring`: show the countdown, and offer a newer token if this tab has one. @param {any} msg */
+  expiring(msg) {
+    const left = Number(msg.expires_in_s);
+    this.setExpiry(Number.isFinite(left) ? performance.now() + Math.max(0, left) * 1000 : performance.now());
+    this.offerStored();
+  }
+
+  /** `refreshed`: the offered token is now the connection's, with its role. @param {any} msg */
+  refreshed(msg) {
+    if (this.offered) this.current = this.offered;
+    this.offered = null;
+    this.setExpiry(null);
+    if (msg.role === "viewer" || msg.role === "editor") this.setRole(msg.role);
+    const left = Number(msg.expires_in_s);
+    if (Number.isFinite(left) && left <= 60) this.setExpiry(performance.now() + Math.max(0, left) * 1000);
+  }
+
+  /**
+   * An `error` from the server; true when it is about the link (the caller shows nothing more).
+   * @param {any} msg @returns {boolean}
+   */
+  error(msg) {
+    const code = String(msg.code);
+    if (code !== "unauthorized" && code !== "forbidden") return false;
+    if (this.offered && this.options.connection().ready) {
+      // A refused refresh closes nothing: the current token keeps its rights until it expires.
+      this.refusedOffer = this.offered;
+      this.offered = null;
+      storeToken(this.room, this.current);
+      toast(`The new link could not be used: ${String(msg.message || code)}`, "error");
+      return true;
+    }
+    this.lastError = String(msg.message || "");
+    return true;
+  }
+
+  /** A rejected op with `read_only`: the server sees this page as a viewer. */
+  readOnly() {
+    this.setRole("viewer");
+  }
+
+  /** The connection was closed with 4401 / 4403: say why; no more edits. @param {number} code @param {string} reason */
+  refuse(code, reason) {
+    this.refused = true;
+    this.offered = null;
+    this.setExpiry(null);
+    const title = refusalTitle(code, reason, this.lastError);
+    const why = this.lastError || reason;
+    const detail = this.current
+      ? `${why ? `The server said: ${why}. ` : ""}Ask whoever shared the board for a new link.`
+      : "This board needs a share link: ask whoever shared the board for one.";
+    const box = $("access-notice");
+    box.dataset.code = String(code);
+    $("access-title").textContent = title;
+    $("access-detail").textContent = detail;
+    box.hidden = false;
+    $("role-badge").hidden = true;
+    this.options.onRefused();
+  }
+
+  /**
+   * A link for this room was opened in this tab (its token is in sessionStorage now): use it.
+   * Once the server said the current token is expiring, it goes as a `refresh`; before that (or
+   * after a refusal) the connection starts again with it in `hello`.
+   */
+  linkChanged() {
+    const fresh = storedToken(this.room);
+    if (!fresh || fresh === this.current || fresh === this.offered) return;
+    const connection = this.options.connection();
+    if (this.expiresAt !== null && connection.ready) {
+      this.refusedOffer = null;
+      this.offerStored();
+      return;
+    }
+    this.current = fresh;
+    this.offered = null;
+    this.refusedOffer = null;
+    if (this.refused) {
+      this.refused = false;
+      this.lastError = "";
+      $("access-notice").hidden = true;
+      // Until the welcome, the rights are those of the last one (nothing is sent offline anyway).
+      this.options.onRole(this.role, this.role);
+      connection.start();
+    } else {
+      connection.retryNow();
+    }
+  }
+
+  /** @private Sends `refresh` with the tab's stored token when it is newer than the current one. */
+  offerStored() {
+    const fresh = storedToken(this.room);
+    if (!fresh || fresh === this.current || fresh === this.offered || fresh === this.refusedOffer) return;
+    if (this.options.connection().sendRefresh(fresh)) this.offered = fresh;
+  }
+
+  /** @private @param {Role} role */
+  setRole(role) {
+    const previous = this.role;
+    this.role = role;
+    document.body.dataset.access = role;
+    $("role-badge").hidden = role !== "viewer";
+    if (role !== previous) this.options.onRole(role, previous);
+  }
+
+  /** @private @param {number | null} at */
+  setExpiry(at) {
+    this.expiresAt = at;
+    this.scope.clearTimeout(this.tick);
+    this.tick = 0;
+    const el = $("link-status");
+    if (at === null) {
+      el.hidden = true;
+      el.textContent = "";
+      delete el.dataset.expiresIn;
+      return;
+    }
+    const show = () => {
+      const left = Math.max(0, Math.round((at - performance.now()) / 1000));
+      el.textContent = expiryText(left);
+      el.dataset.expiresIn = String(left);
+      el.hidden = false;
+      if (left > 0) this.tick = this.scope.timeout(show, 1000);
+    };
+    show();
+  }
+
+  /** @private What a board session showed about its link goes with it. */
+  clearNotices() {
+    this.scope.clearTimeout(this.tick);
+    $("link-status").hidden = true;
+    $("link-status").textContent = "";
+    $("role-badge").hidden = true;
+    $("access-notice").hidden = true;
+    delete document.body.dataset.access;
+  }
+}
