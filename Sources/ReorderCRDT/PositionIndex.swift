@@ -51,6 +51,68 @@ extension PositionStore {
     return true
   }
 
+  /// Adds the nodes `range` (snapshot loads); returns a node whose id was already present, or nil.
+  /// Entries are inserted grouped by the region of the table they hash to (a counting sort on the
+  /// top bits of their home slot), so the table is written region by region instead of at random:
+  /// each region stays in cache while it fills.
+  /// - Complexity: O(count) expected.
+  mutating func indexInsertAll(_ range: Range<Int32>) -> Int32? {
+    reserveIndex(indexCount + range.count)
+    let size = indexSlots.count
+    let shift = max(0, size.trailingZeroBitCount - PositionStore.bulkRegionBits)
+    let regions = (size >> shift)
+    var starts = [Int](repeating: 0, count: regions + 1)
+    var hashes = [UInt64](repeating: 0, count: range.count)
+    nodes.withUnsafeBufferPointer { nodes in
+      hashes.withUnsafeMutableBufferPointer { hashes in
+        for (k, n) in range.enumerated() {
+          let h = PositionStore.hash(nodes[Int(n)].id)
+          hashes[k] = h
+          starts[(Int(truncatingIfNeeded: h) & (size - 1)) >> shift + 1] += 1
+        }
+      }
+    }
+    for r in 0..<regions { starts[r + 1] += starts[r] }
+    var sorted = [UInt64](repeating: 0, count: range.count)
+    var nodeOf = [Int32](repeating: 0, count: range.count)
+    for (k, n) in range.enumerated() {
+      let h = hashes[k]
+      let r = (Int(truncatingIfNeeded: h) & (size - 1)) >> shift
+      sorted[starts[r]] = h
+      nodeOf[starts[r]] = n
+      starts[r] += 1
+    }
+    var duplicate: Int32? = nil
+    var inserted = 0
+    let mask = size - 1
+    nodes.withUnsafeBufferPointer { nodes in
+      indexSlots.withUnsafeMutableBufferPointer { slots in
+        for k in 0..<sorted.count {
+          let h = sorted[k]
+          let n = nodeOf[k]
+          let tag = h >> 32
+          var s = Int(truncatingIfNeeded: h) & mask
+          while true {
+            let entry = slots[s]
+            if entry == PositionStore.emptySlot { break }
+            if entry >> 32 == tag && nodes[Int(Int32(truncatingIfNeeded: entry))].id == nodes[Int(n)].id {
+              duplicate = n
+              return
+            }
+            s = (s + 1) & mask
+          }
+          slots[s] = tag << 32 | UInt64(UInt32(bitPattern: n))
+          inserted += 1
+        }
+      }
+    }
+    indexCount += inserted
+    return duplicate
+  }
+
+  /// log2 of the number of regions `indexInsertAll` groups entries into.
+  static let bulkRegionBits = 9
+
   /// Adds node `n`, whose id is known to be absent: probes only for a free slot.
   mutating func indexInsertNew(_ n: Int32) {
     if (indexCount + 1) * 2 > indexSlots.count { growIndex(to: indexSlots.count * 2) }

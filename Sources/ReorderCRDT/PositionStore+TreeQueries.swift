@@ -80,12 +80,6 @@ extension PositionStore {
     return Int(x) * PositionStore.fanout + mask.trailingZeroBitCount
   }
 
-  /// Sets the owner of a node (snapshot loading).
-  mutating func setOwner(_ n: Int32, _ owner: Int32) {
-    nodes[Int(n)].owner = owner
-    leafOwner[Int(nodeLeaf[Int(n)]) * PositionStore.fanout + slot(of: n)] = owner
-  }
-
   /// Visible nodes in a sequence.
   @inline(__always)
   func visibleCount(_ sequence: Int32) -> Int {

@@ -152,6 +152,43 @@ struct CRDTBench {
     return results
   }
 
+  /// Runs one phase `repeats` times without the checks (for profilers); returns its best time.
+  static func profile(_ phase: String) -> String {
+    var rng = Xoshiro256(seed: seed)
+    let pairs = (0..<moveCount).map { _ in (rng.below(itemCount), rng.below(itemCount)) }
+    let (baseBoard, baseOps) = base()
+    var best = Double.infinity
+    var local = baseBoard
+    var ops: [Op] = []
+    ops.reserveCapacity(moveCount)
+    let start = now()
+    for (from, to) in pairs { ops.append(move(&local, from: from, to: to)) }
+    if phase == "local" { best = now() - start }
+    let snapshot = phase == "load" ? local.encodedSnapshot() : []
+    for _ in 0..<repeats {
+      switch phase {
+      case "local":
+        var board = baseBoard
+        let start = now()
+        for (from, to) in pairs { _ = move(&board, from: from, to: to) }
+        best = min(best, now() - start)
+      case "remote":
+        var remote = Board(replica: ReplicaID(2))
+        for op in baseOps { remote.apply(op) }
+        let encoded = ops.map { $0.encoded() }
+        let start = now()
+        for bytes in encoded { remote.apply(try! Op(encoded: bytes)) }
+        best = min(best, now() - start)
+      default:
+        let start = now()
+        let loaded = try! Board(snapshot: snapshot, replica: ReplicaID(3))
+        best = min(best, now() - start)
+        precondition(loaded.count(in: list) == itemCount)
+      }
+    }
+    return "\(phase): best of \(repeats): \(best * 1000) ms"
+  }
+
   /// The local board must equal a plain array given the same (from, to) moves.
   static func verify(_ board: Board, pairs: [(Int, Int)]) {
     let (baseBoard, _) = base()
