@@ -11,6 +11,8 @@ xoshiro256** seeded through SplitMix64 with 42 (`next() % 10000`, from then to).
   scripts/bench-loro.py --run-swift          # run the Swift bench (release) first
   scripts/bench-loro.py --json               # loro's numbers as one JSON object
 
+Loro comes from PyPI (`loro`, installed with pip on first use if missing).
+
 Loro measurements: local = mov() + commit(); remote = import_() of one exported single-move update
 into a second doc; merge = two docs that each made 50,000 moves from the same base import each
 other's updates; snapshot = ExportMode.Snapshot() after 100,000 moves, load = import_() into a new
@@ -26,7 +28,13 @@ import subprocess
 import sys
 import time
 
-import loro
+LORO_VERSION = "1.17.1"  # the version the numbers in docs/LOAD.md were measured with
+
+try:
+    import loro
+except ImportError:  # install the pinned version from PyPI on first use
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", f"loro=={LORO_VERSION}"], check=True)
+    import loro
 from loro import ExportMode, LoroDoc
 
 ITEMS = 10_000
