@@ -208,8 +208,12 @@ extension Board {
     let item = itemTable[Int(i)]
     guard stamp > item.placeStamp else { return }
     if item.alive {
-      positions.setVisible(item.place, false)
-      if let slot { positions.setVisible(n, true, slot: slot) } else { positions.setVisible(n, true) }
+      if let slot, item.list == l {
+        positions.moveVisible(from: item.place, to: n, slotOfB: slot)
+      } else {
+        positions.setVisible(item.place, false)
+        positions.setVisible(n, true)
+      }
     }
     itemTable[Int(i)].list = l
     itemTable[Int(i)].place = n

@@ -30,6 +30,34 @@ extension PositionStore {
     return true
   }
 
+  /// Makes the visible node `a` invisible and the invisible node `b` of the same sequence visible,
+  /// whose slot in its leaf is `slotOfB`. Counts change only below the lowest common ancestor of
+  /// their leaves (nowhere when they share a leaf), so most moves touch one or two levels.
+  /// - Complexity: O(log n).
+  @inline(__always)
+  mutating func moveVisible(from a: Int32, to b: Int32, slotOfB: Int) {
+    var childA = nodeLeaf[Int(a)]
+    var childB = nodeLeaf[Int(b)]
+    leafMask[Int(childA)] &= ~(UInt64(1) << UInt64(slot(of: a)))
+    leafMask[Int(childB)] |= UInt64(1) << UInt64(slotOfB)
+    guard childA != childB else { return }
+    leafCount[Int(childA)] -= 1
+    leafCount[Int(childB)] += 1
+    // All leaves are at one depth, so both paths reach the common ancestor together.
+    var parentA = leafParent[Int(childA)]
+    var parentB = leafParent[Int(childB)]
+    while parentA != parentB {
+      innerCounts[Int(parentA) * PositionStore.fanout + childIndex(childA, in: parentA)] -= 1
+      innerCounts[Int(parentB) * PositionStore.fanout + childIndex(childB, in: parentB)] += 1
+      childA = parentA
+      childB = parentB
+      parentA = innerParent[Int(parentA)]
+      parentB = innerParent[Int(parentB)]
+    }
+    innerCounts[Int(parentA) * PositionStore.fanout + childIndex(childA, in: parentA)] -= 1
+    innerCounts[Int(parentA) * PositionStore.fanout + childIndex(childB, in: parentA)] += 1
+  }
+
   /// Number of visible nodes before `n` in its sequence (its visible index when visible).
   /// - Complexity: O(log n).
   @inline(__always)
