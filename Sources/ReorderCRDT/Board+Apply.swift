@@ -54,6 +54,7 @@ extension Board {
   }
 
   /// Creates the move's position and writes the item's place register.
+  @inline(__always)
   mutating func integrateMove(_ i: Int32, list l: Int32, parent p: Int32, side: Side, stamp: OpID) {
     let (n, slot) = positions.integrateLocated(id: stamp, parent: p, side: side, owner: i)
     updatePlace(i, list: l, node: n, slot: slot, stamp: stamp)

@@ -95,6 +95,7 @@ struct PositionStore: Sendable {
     return n
   }
 
+  @inline(__always)
   func isSentinel(_ n: Int32) -> Bool { nodes[Int(n)].parent < 0 }
 
   /// The Fugue anchor of a new position placed directly after node `a` in the full order: the
@@ -107,6 +108,7 @@ struct PositionStore: Sendable {
 
   /// The Fugue parent node and side for a new position directly after node `a` (see
   /// ``anchor(after:)``).
+  @inline(__always)
   func attachment(after a: Int32) -> (parent: Int32, side: Side) {
     if nodes[Int(a)].firstRight < 0 { return (a, .right) }
     let s = successor(a)!
