@@ -17,7 +17,7 @@ Loro measurements: local = mov() + commit(); remote = import_() of one exported 
 into a second doc; merge = two docs that each made 50,000 moves from the same base import each
 other's updates; snapshot = ExportMode.Snapshot() after 100,000 moves, load = import_() into a new
 doc (Loro decodes lazily). Like the Swift bench: process CPU time, each phase run REORDER_BENCH_REPEATS
-times (default 3; loads 5x as many) and the best run counts, since the machine is shared.
+times (default 5; loads 5x as many) and the best run counts, since the machine is shared.
 """
 
 import argparse
@@ -41,7 +41,7 @@ ITEMS = 10_000
 MOVES = 100_000
 SEED = 42
 MASK = (1 << 64) - 1
-REPEATS = max(1, int(os.environ.get("REORDER_BENCH_REPEATS", "3")))
+REPEATS = max(1, int(os.environ.get("REORDER_BENCH_REPEATS", "5")))
 clock = time.perf_counter if os.environ.get("REORDER_BENCH_WALL") else time.process_time
 
 

@@ -15,7 +15,7 @@ struct CRDTBench {
   static let seed: UInt64 = 42
   static let list: ListID = "list"
   /// Runs per phase (best counts); `REORDER_BENCH_REPEATS` overrides.
-  static let repeats = max(1, Int(getenv("REORDER_BENCH_REPEATS").map { atoi($0) } ?? 3))
+  static let repeats = max(1, Int(getenv("REORDER_BENCH_REPEATS").map { atoi($0) } ?? 5))
 
   struct Results {
     var remoteOpsPerSecond = 0.0
