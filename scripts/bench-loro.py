@@ -11,11 +11,13 @@ xoshiro256** seeded through SplitMix64 with 42 (`next() % 10000`, from then to).
   scripts/bench-loro.py --run-swift          # run the Swift bench (release) first
   scripts/bench-loro.py --json               # loro's numbers as one JSON object
 
+Loro comes from PyPI (`loro`, installed with pip on first use if missing).
+
 Loro measurements: local = mov() + commit(); remote = import_() of one exported single-move update
 into a second doc; merge = two docs that each made 50,000 moves from the same base import each
 other's updates; snapshot = ExportMode.Snapshot() after 100,000 moves, load = import_() into a new
 doc (Loro decodes lazily). Like the Swift bench: process CPU time, each phase run REORDER_BENCH_REPEATS
-times (default 3; loads 5x as many) and the best run counts, since the machine is shared.
+times (default 5; loads 5x as many) and the best run counts, since the machine is shared.
 """
 
 import argparse
@@ -26,14 +28,20 @@ import subprocess
 import sys
 import time
 
-import loro
+LORO_VERSION = "1.17.1"  # the version the numbers in docs/LOAD.md were measured with
+
+try:
+    import loro
+except ImportError:  # install the pinned version from PyPI on first use
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", f"loro=={LORO_VERSION}"], check=True)
+    import loro
 from loro import ExportMode, LoroDoc
 
 ITEMS = 10_000
 MOVES = 100_000
 SEED = 42
 MASK = (1 << 64) - 1
-REPEATS = max(1, int(os.environ.get("REORDER_BENCH_REPEATS", "3")))
+REPEATS = max(1, int(os.environ.get("REORDER_BENCH_REPEATS", "5")))
 clock = time.perf_counter if os.environ.get("REORDER_BENCH_WALL") else time.process_time
 
 

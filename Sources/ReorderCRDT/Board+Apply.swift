@@ -54,9 +54,10 @@ extension Board {
   }
 
   /// Creates the move's position and writes the item's place register.
+  @inline(__always)
   mutating func integrateMove(_ i: Int32, list l: Int32, parent p: Int32, side: Side, stamp: OpID) {
-    let n = positions.integrate(id: stamp, parent: p, side: side, owner: i)
-    updatePlace(i, list: l, node: n, stamp: stamp)
+    let (n, slot) = positions.integrateLocated(id: stamp, parent: p, side: side, owner: i)
+    updatePlace(i, list: l, node: n, slot: slot, stamp: stamp)
   }
 
   /// True when the op has been applied on this replica.
@@ -199,11 +200,21 @@ extension Board {
 
   /// LWW write of an item's place.
   mutating func updatePlace(_ i: Int32, list l: Int32, node n: Int32, stamp: OpID) {
+    updatePlace(i, list: l, node: n, slot: nil, stamp: stamp)
+  }
+
+  /// LWW write of an item's place whose node's slot in its leaf may be known.
+  @inline(__always)
+  mutating func updatePlace(_ i: Int32, list l: Int32, node n: Int32, slot: Int?, stamp: OpID) {
     let item = itemTable[Int(i)]
     guard stamp > item.placeStamp else { return }
     if item.alive {
-      positions.setVisible(item.place, false)
-      positions.setVisible(n, true)
+      if let slot, item.list == l {
+        positions.moveVisible(from: item.place, to: n, slotOfB: slot)
+      } else {
+        positions.setVisible(item.place, false)
+        positions.setVisible(n, true)
+      }
     }
     itemTable[Int(i)].list = l
     itemTable[Int(i)].place = n

@@ -23,6 +23,7 @@ extension Board {
   }
 
   /// The node after which a new position goes in list `l` (see the anchor rule above).
+  @inline(__always)
   func anchorNode(in l: Int32, after: ItemID?, before: ItemID?) throws(BoardError) -> Int32 {
     if let after {
       guard let i = itemNumber(after) else { throw .unknownItem(after) }
@@ -37,11 +38,13 @@ extension Board {
     return positions.last((l + 1))
   }
 
+  @inline(__always)
   func liveList(_ list: ListID) throws(BoardError) -> Int32 {
     guard let l = listNumber(list), listTable[Int(l)].alive else { throw .unknownList(list) }
     return l
   }
 
+  @inline(__always)
   func knownItem(_ item: ItemID) throws(BoardError) -> Int32 {
     guard let i = itemNumber(item) else { throw .unknownItem(item) }
     return i

@@ -52,14 +52,14 @@ extension Board {
       }
     }
     /// A place is written as its index in the sequence's full order (the sentinel is index 0).
-    func readPlace(sequence: Int32) throws(BoardError) -> Int32 {
+    func readPlace(sequence: Int32) throws(BoardError) -> (node: Int32, index: Int) {
       let k = try r.varint()
       let base = Int(positions.sentinels[Int(sequence)])
       let end =
         Int(sequence) + 1 < positions.sentinels.count
         ? Int(positions.sentinels[Int(sequence) + 1]) : positions.nodes.count
       guard k >= 1, k < UInt64(end - base) else { throw .malformed("a place is outside its sequence") }
-      return Int32(base + Int(k))
+      return (Int32(base + Int(k)), Int(k))
     }
 
     let listCount = try r.elementCount(max: 1 << 24)
@@ -72,7 +72,7 @@ extension Board {
       let layoutByte = try r.byte()
       guard layoutByte <= 1 else { throw .malformed("unknown layout") }
       let infoStamp = try readStamp(own: own)
-      let place = try readPlace(sequence: 0)
+      let (place, placeIndex) = try readPlace(sequence: 0)
       let placeStamp = positions.nodes[Int(place)].id
       let alive = try r.byte() != 0
       let aliveStamp = try readStamp(own: own)
@@ -84,9 +84,9 @@ extension Board {
         ListState(
           id: id, sequence: Int32(sequence), title: title, layout: layoutByte == 0 ? .list : .grid,
           infoStamp: infoStamp, place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
-      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two lists share a place") }
-      positions.setOwner(place, Int32(l))
-      if alive { positions.setVisible(place, true) }
+      guard positions.setLoaded(place, index: placeIndex, owner: Int32(l), visible: alive) else {
+        throw .malformed("two lists share a place")
+      }
     }
     guard listCount == sequenceCount - 1 else { throw .malformed("lists and sequences disagree") }
 
@@ -97,7 +97,7 @@ extension Board {
       let (text, own) = try readID()
       let l = try r.count(max: max(listCount - 1, 0))
       guard listCount > 0 else { throw .malformed("item without lists") }
-      let place = try readPlace(sequence: Int32(l + 1))
+      let (place, placeIndex) = try readPlace(sequence: Int32(l + 1))
       let placeStamp = positions.nodes[Int(place)].id
       let alive = try r.byte() != 0
       let aliveStamp = try readStamp(own: own)
@@ -117,12 +117,11 @@ extension Board {
       itemTable.append(
         ItemState(list: Int32(l), place: place, placeStamp: placeStamp, alive: alive, aliveStamp: aliveStamp))
       itemFields.append(fields)
-      guard positions.nodes[Int(place)].owner < 0 else { throw .malformed("two items share a place") }
-      positions.setOwner(place, Int32(i))
-      if alive {
-        guard positions.setVisible(place, true) else { throw .malformed("two items share a place") }
+      guard positions.setLoaded(place, index: placeIndex, owner: Int32(i), visible: alive) else {
+        throw .malformed("two items share a place")
       }
     }
+    positions.recount()
 
     let assignmentCount = try r.elementCount(max: 1 << 28)
     for k in 0..<assignmentCount {
@@ -226,57 +225,81 @@ extension Board {
       }
     }
     if let failure { throw failure }
-    for n in start..<(start + m) {
-      guard positions.indexInsert(Int32(n)) else { throw .malformed("duplicate position \(positions.nodes[n].id)") }
+    if let duplicate = positions.indexInsertAll(Int32(start)..<Int32(start + m)) {
+      throw .malformed("duplicate position \(positions.nodes[Int(duplicate)].id)")
     }
     try positions.rebuildSequence(s, count: m)
   }
 }
 
 extension PositionStore {
-  /// Rebuilds Fugue child lists and the order tree of a sequence whose `m` nodes were appended in full
-  /// order right after its sentinel, and checks that the Fugue traversal gives that order.
+  /// Rebuilds the Fugue child lists and the order tree of a sequence whose `m` nodes were appended
+  /// in full order right after its sentinel, and checks that this order is the Fugue order.
+  ///
+  /// The check needs no traversal. Let `lo(x)` and `hi(x)` be the first and last index of x's
+  /// subtree: `lo` comes from x's first left child (left children precede their parent, so one
+  /// pass front to back), `hi` from its last right child (one pass back to front). The stored order
+  /// is the Fugue order iff the root's subtree spans every node and, for every node, its children's
+  /// subtrees and the node itself tile its span in order: each sibling's span ends right before the
+  /// next sibling's begins, the last left child's right before the parent, and the first right
+  /// child's begins right after the parent. (By induction over subtree sizes, each span then holds
+  /// exactly its subtree in Fugue order, and every node is reachable from the root.)
+  /// - Complexity: O(m), sequential passes only.
   mutating func rebuildSequence(_ s: Int32, count m: Int) throws(BoardError) {
     let base = Int(sentinels[Int(s)])
-    var lastLeft = [Int32](repeating: -1, count: m + 1)
+    // Relative indices (0 = the sentinel). `last` holds the last left child of each node during the
+    // forward pass, then `hi` during the backward pass.
+    var lo = [Int32](repeating: 0, count: m + 1)
+    var last = [Int32](repeating: -1, count: m + 1)
     var lastRight = [Int32](repeating: -1, count: m + 1)
-    var ordered = true
-    nodes.withUnsafeMutableBufferPointer { nodes in
-      for k in 1..<(m + 1) {
-        let n = Int32(base + k)
-        let p = Int(nodes[Int(n)].parent)
-        let pk = p - base
-        if nodes[Int(n)].side == .left {
-          let last = lastLeft[pk]
-          if last >= 0 {
-            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
-            nodes[Int(last)].next = n
-          } else {
-            nodes[p].firstLeft = n
+    var valid = true
+    nodes.withUnsafeMutableBufferPointer { all in
+      let nodes = UnsafeMutableBufferPointer(rebasing: all[base..<(base + m + 1)])
+      lo.withUnsafeMutableBufferPointer { lo in
+        last.withUnsafeMutableBufferPointer { last in
+          lastRight.withUnsafeMutableBufferPointer { lastRight in
+            // Forward: child lists (siblings must come in ascending id order), then lo.
+            for k in 0..<(m + 1) {
+              if k > 0 {
+                let pk = Int(nodes[k].parent) - base
+                let chain = nodes[k].side == .left ? last : lastRight
+                let previous = Int(chain[pk])
+                if previous >= 0 {
+                  if !(nodes[previous].id < nodes[k].id) { valid = false }
+                  nodes[previous].next = Int32(base + k)
+                } else if nodes[k].side == .left {
+                  nodes[pk].firstLeft = Int32(base + k)
+                } else {
+                  nodes[pk].firstRight = Int32(base + k)
+                }
+                chain[pk] = Int32(k)
+              }
+              let firstLeft = Int(nodes[k].firstLeft)
+              lo[k] = firstLeft >= 0 ? lo[firstLeft - base] : Int32(k)
+            }
+            // Backward: hi (into `last`), and the tiling of every node's span.
+            let hi = last
+            for k in stride(from: m, through: 0, by: -1) {
+              let r = Int(lastRight[k])
+              hi[k] = r >= 0 ? hi[r] : Int32(k)
+              guard k > 0 else { break }
+              let pk = Int(nodes[k].parent) - base
+              let next = Int(nodes[k].next)
+              if next >= 0 {
+                if hi[k] + 1 != lo[next - base] { valid = false }
+              } else if nodes[k].side == .left {
+                if Int(hi[k]) + 1 != pk { valid = false }
+              }
+              if nodes[k].side == .right && Int(nodes[pk].firstRight) == base + k && pk + 1 != Int(lo[k]) {
+                valid = false
+              }
+            }
+            if lo[0] != 0 || Int(hi[0]) != m { valid = false }
           }
-          lastLeft[pk] = n
-        } else {
-          let last = lastRight[pk]
-          if last >= 0 {
-            if !(nodes[Int(last)].id < nodes[Int(n)].id) { ordered = false }
-            nodes[Int(last)].next = n
-          } else {
-            nodes[p].firstRight = n
-          }
-          lastRight[pk] = n
         }
       }
     }
-    guard ordered else { throw .malformed("siblings out of order") }
-    // The Fugue traversal must visit nodes base, base+1, … base+m in that order.
-    var expected = Int32(base)
-    var failed = false
-    forEachInFugueOrder(from: Int32(base), limit: m + 1) { x in
-      if x != expected { failed = true }
-      expected += 1
-    }
-    guard !failed else { throw .malformed("positions are not in Fugue order") }
-    guard expected == Int32(base + m + 1) else { throw .malformed("positions unreachable from the root") }
-    bulkBuild(s, order: (0..<(m + 1)).map { Int32(base + $0) })
+    guard valid else { throw .malformed("positions are not in Fugue order") }
+    bulkBuild(s, first: Int32(base), count: m + 1)
   }
 }

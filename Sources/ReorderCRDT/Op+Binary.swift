@@ -207,7 +207,7 @@ extension Op {
       w.byte(0)
       w.string(s)
     case .number(let d):
-      if let n = JSONValue.exactInteger(d) {
+      if let n = Op.exactInteger(d) {
         w.byte(4)
         w.signed(n)
       } else {
@@ -216,6 +216,13 @@ extension Op {
       }
     case .bool(let b): w.byte(b ? 3 : 2)
     }
+  }
+
+  /// The integer equal to `d` when |d| < 2^53 and `d` is not -0 (so the varint form is exact).
+  static func exactInteger(_ d: Double) -> Int64? {
+    guard d.magnitude < 9_007_199_254_740_992 else { return nil }
+    let n = Int64(d)
+    return Double(n) == d && !(d == 0 && d.sign == .minus) ? n : nil
   }
 
   static func readValue(_ r: inout ByteReader) throws(BoardError) -> FieldValue {

@@ -4,8 +4,8 @@
 /// order and any number of times, by every other replica (``Board/apply(_:)``). Its id is
 /// `(replica, Lamport clock)`; inserts and moves also use it as the id of the position they create.
 ///
-/// Forms: ``encoded()`` / ``init(encoded:)`` (compact, versioned binary) and ``json`` /
-/// ``init(json:)`` (versioned JSON, see ``JSONValue``).
+/// Its one wire form is ``encoded()`` / ``init(encoded:)`` (compact, versioned binary);
+/// ``description`` is a readable text for logs and test failures.
 public struct Op: Hashable, Sendable, CustomStringConvertible {
   /// The op id; `id.counter` is its Lamport clock, and `(counter, replica)` its LWW stamp.
   public var id: OpID
@@ -45,7 +45,7 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
     case deleteList(list: ListID)
   }
 
-  /// The op's kind as a word (`"insert"`, `"move"`, … as in the JSON form).
+  /// The op's kind as a word (`"insert"`, `"move"`, … the case names of ``Action``).
   public var kind: String {
     switch action {
     case .insert: "insert"
@@ -89,5 +89,46 @@ public struct Op: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
-  public var description: String { json.serialized() }
+  /// `"<id> <kind>"` and the op's members as `name=value`, e.g.
+  /// `7@1 move item=3@1 list=1@1 parent=5@2 side=left` (`parent=root` for the sequence root).
+  public var description: String {
+    var parts = [id.description, kind]
+    func anchor(_ a: Anchor) {
+      parts.append("parent=\(a.parent?.description ?? "root")")
+      parts.append("side=\(a.side == .left ? "left" : "right")")
+    }
+    switch action {
+    case .insert(let item, let list, let a, let fields):
+      parts += ["item=\(item)", "list=\(list)"]
+      anchor(a)
+      parts += fields.keys.sorted().map { "\($0)=\(fields[$0]!)" }
+    case .move(let item, let list, let a):
+      parts += ["item=\(item)", "list=\(list)"]
+      anchor(a)
+    case .delete(let item), .restore(let item): parts.append("item=\(item)")
+    case .set(let item, let field, let value): parts += ["item=\(item)", "\(field)=\(value)"]
+    case .assign(let assignment, let item, let target):
+      parts += ["assignment=\(assignment)", "item=\(item)", "target=\(target)"]
+    case .unassign(let assignment): parts.append("assignment=\(assignment)")
+    case .createList(let list, let title, let layout, let a):
+      parts += ["list=\(list)", "title=\(title.debugDescription)", "layout=\(layout.rawValue)"]
+      anchor(a)
+    case .moveList(let list, let a):
+      parts.append("list=\(list)")
+      anchor(a)
+    case .deleteList(let list): parts.append("list=\(list)")
+    }
+    return parts.joined(separator: " ")
+  }
+}
+
+extension FieldValue: CustomStringConvertible {
+  /// A string as a quoted literal, a number or a bool as written in Swift.
+  public var description: String {
+    switch self {
+    case .string(let s): s.debugDescription
+    case .number(let d): Op.exactInteger(d).map(String.init) ?? "\(d)"
+    case .bool(let b): b ? "true" : "false"
+    }
+  }
 }

@@ -37,23 +37,35 @@ extension PositionStore {
     return inner
   }
 
-  /// The slot of node `n` in its leaf.
+  /// The slot of node `n` in its leaf: compares 8 slots at a time (unused slots hold -1, and the
+  /// node is always there, so the scan needs no bound).
   @inline(__always)
   func slot(of n: Int32) -> Int {
-    let leaf = Int(nodeLeaf[Int(n)])
-    let base = leaf * PositionStore.fanout
-    var k = base
-    while leafSlots[k] != n { k += 1 }
-    return k - base
+    PositionStore.position(of: n, in: leafSlots, at: Int(nodeLeaf[Int(n)]) * PositionStore.fanout)
+  }
+
+  /// The offset from `base` of the first `value` in `array`, which must be present within `fanout`
+  /// entries: compares 8 entries at a time.
+  @inline(__always)
+  static func position(of value: Int32, in array: [Int32], at base: Int) -> Int {
+    array.withUnsafeBufferPointer { array in
+      let start = UnsafeRawPointer(array.baseAddress! + base)
+      let target = SIMD8<Int32>(repeating: value)
+      var k = 0
+      while true {
+        let hits = start.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Int32>.self) .== target
+        if any(hits) {
+          for j in 0..<8 where hits[j] { return k + j }
+        }
+        k += 8
+      }
+    }
   }
 
   /// The index of `child` among the children of `inner`.
   @inline(__always)
   func childIndex(_ child: Int32, in inner: Int32) -> Int {
-    let base = Int(inner) * PositionStore.fanout
-    var k = base
-    while innerChildren[k] != child { k += 1 }
-    return k - base
+    PositionStore.position(of: child, in: innerChildren, at: Int(inner) * PositionStore.fanout)
   }
 
   /// True when node `n` is visible.
@@ -61,20 +73,22 @@ extension PositionStore {
     leafMask[Int(nodeLeaf[Int(n)])] >> UInt64(slot(of: n)) & 1 == 1
   }
 
-  /// Inserts the fresh (invisible) node `n` directly after `a` in the full order.
+  /// Inserts the fresh (invisible) node `n` directly after `a` in the full order; returns its slot
+  /// in its leaf.
   /// - Complexity: O(log n) (a split now and then).
   @inline(__always)
-  mutating func orderInsert(_ n: Int32, after a: Int32) {
-    insert(n, leaf: nodeLeaf[Int(a)], at: slot(of: a) + 1)
+  mutating func orderInsert(_ n: Int32, after a: Int32, owner: Int32) -> Int {
+    insert(n, leaf: nodeLeaf[Int(a)], at: slot(of: a) + 1, owner: owner)
   }
 
-  /// Inserts the fresh (invisible) node `n` directly before `b` in the full order.
+  /// Inserts the fresh (invisible) node `n` directly before `b` in the full order; returns its slot
+  /// in its leaf.
   @inline(__always)
-  mutating func orderInsert(_ n: Int32, before b: Int32) {
-    insert(n, leaf: nodeLeaf[Int(b)], at: slot(of: b))
+  mutating func orderInsert(_ n: Int32, before b: Int32, owner: Int32) -> Int {
+    insert(n, leaf: nodeLeaf[Int(b)], at: slot(of: b), owner: owner)
   }
 
-  private mutating func insert(_ n: Int32, leaf: Int32, at position: Int) {
+  private mutating func insert(_ n: Int32, leaf: Int32, at position: Int, owner: Int32) -> Int {
     var leaf = leaf
     var k = position
     if Int(leafLength[Int(leaf)]) == PositionStore.fanout {
@@ -98,13 +112,13 @@ extension PositionStore {
     let mask = leafMask[Int(leaf)]
     let low = PositionStore.lowBits(k)
     leafMask[Int(leaf)] = (mask & low) | ((mask & ~low) << 1)
-    let owner = nodes[Int(n)].owner
     leafOwner.withUnsafeMutableBufferPointer { p in
       if moved > 0 { (p.baseAddress! + at + 1).update(from: p.baseAddress! + at, count: moved) }
       p[at] = owner
     }
     leafLength[Int(leaf)] += 1
     nodeLeaf[Int(n)] = leaf
+    return k
   }
 
   /// Moves the upper half of a full leaf into a new leaf after it; returns the new leaf.

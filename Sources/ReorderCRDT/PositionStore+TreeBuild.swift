@@ -1,9 +1,10 @@
 /// Bulk-building the order tree (snapshot loads) and checking it (tests).
 extension PositionStore {
-  /// Builds the order tree of a sequence from its nodes in full order (all invisible). The
-  /// sequence's previous root leaf (holding just the sentinel) is reused as the first leaf.
-  mutating func bulkBuild(_ sequence: Int32, order: [Int32]) {
-    let leaves = (order.count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
+  /// Builds the order tree of a sequence whose nodes, in full order, are `first ..< first + count`
+  /// (all invisible). The sequence's previous root leaf (holding just the sentinel) is reused as the
+  /// first leaf. Node `first + k` lands in slot `k % bulkFill` of its leaf.
+  mutating func bulkBuild(_ sequence: Int32, first: Int32, count: Int) {
+    let leaves = (count + PositionStore.bulkFill - 1) / PositionStore.bulkFill
     let slots = (leafLength.count + leaves) * PositionStore.fanout
     leafSlots.reserveCapacity(slots)
     leafOwner.reserveCapacity(slots)
@@ -20,16 +21,16 @@ extension PositionStore {
     leafSlots.withUnsafeMutableBufferPointer { slots in
       for (j, leaf) in level.enumerated() {
         let base = Int(leaf) * PositionStore.fanout
-        for k in (j * fill)..<min((j + 1) * fill, order.count) { slots[base + k - j * fill] = order[k] }
+        for k in (j * fill)..<min((j + 1) * fill, count) { slots[base + k - j * fill] = first + Int32(k) }
       }
     }
     nodeLeaf.withUnsafeMutableBufferPointer { links in
       for (j, leaf) in level.enumerated() {
-        for k in (j * fill)..<min((j + 1) * fill, order.count) { links[Int(order[k])] = leaf }
+        for k in (j * fill)..<min((j + 1) * fill, count) { links[Int(first) + k] = leaf }
       }
     }
     for (j, leaf) in level.enumerated() {
-      leafLength[Int(leaf)] = Int32(min((j + 1) * fill, order.count) - j * fill)
+      leafLength[Int(leaf)] = Int32(min((j + 1) * fill, count) - j * fill)
       leafCount[Int(leaf)] = 0
       leafPrev[Int(leaf)] = j > 0 ? level[j - 1] : -1
       leafNext[Int(leaf)] = j + 1 < level.count ? level[j + 1] : -1
@@ -53,6 +54,36 @@ extension PositionStore {
     }
     roots[Int(sequence)] = level[0]
     rootIsLeaf[Int(sequence)] = false
+  }
+
+  /// Sets the owner and visibility of node `n`, the `k`-th node in the full order of a bulk-built
+  /// sequence (so its slot is `k % bulkFill`: no search). Counts stay stale until ``recount()``.
+  /// Returns false (changing nothing) when the node already has an owner.
+  /// - Complexity: O(1).
+  mutating func setLoaded(_ n: Int32, index k: Int, owner: Int32, visible: Bool) -> Bool {
+    let leaf = Int(nodeLeaf[Int(n)])
+    let slot = k % PositionStore.bulkFill
+    let at = leaf * PositionStore.fanout + slot
+    guard leafOwner[at] < 0 else { return false }
+    leafOwner[at] = owner
+    nodes[Int(n)].owner = owner
+    if visible { leafMask[leaf] |= 1 << UInt64(slot) }
+    return true
+  }
+
+  /// Recomputes every leaf's and inner node's visible counts from the leaf masks (after
+  /// ``setLoaded(_:index:owner:visible:)``). Relies on `bulkBuild` making each inner node after its
+  /// children, so one pass in index order sees children's totals first.
+  /// - Complexity: O(leaves + inner nodes × fanout).
+  mutating func recount() {
+    for leaf in leafMask.indices { leafCount[leaf] = Int32(leafMask[leaf].nonzeroBitCount) }
+    for inner in innerLength.indices {
+      let base = inner * PositionStore.fanout
+      for k in base..<(base + Int(innerLength[inner])) {
+        let child = Int(innerChildren[k])
+        innerCounts[k] = innerOverLeaves[inner] ? leafCount[child] : subtreeCount(Int32(child))
+      }
+    }
   }
 
   /// Checks one sequence's order tree (links, lengths, counts, equal leaf depth, leaf chain);

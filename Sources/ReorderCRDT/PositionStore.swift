@@ -95,6 +95,7 @@ struct PositionStore: Sendable {
     return n
   }
 
+  @inline(__always)
   func isSentinel(_ n: Int32) -> Bool { nodes[Int(n)].parent < 0 }
 
   /// The Fugue anchor of a new position placed directly after node `a` in the full order: the
@@ -107,6 +108,7 @@ struct PositionStore: Sendable {
 
   /// The Fugue parent node and side for a new position directly after node `a` (see
   /// ``anchor(after:)``).
+  @inline(__always)
   func attachment(after a: Int32) -> (parent: Int32, side: Side) {
     if nodes[Int(a)].firstRight < 0 { return (a, .right) }
     let s = successor(a)!
@@ -120,6 +122,15 @@ struct PositionStore: Sendable {
   /// - Complexity: O(log n) plus the number of same-side siblings and, on concurrent inserts at
   ///   one spot, the depth of the neighbouring sibling's subtree.
   mutating func integrate(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> Int32 {
+    integrateLocated(id: id, parent: p, side: side, owner: owner).node
+  }
+
+  /// ``integrate(id:parent:side:owner:)``, also returning the new node's slot in its leaf (so making
+  /// it visible needs no search).
+  @inline(__always)
+  mutating func integrateLocated(id: PositionID, parent p: Int32, side: Side, owner: Int32) -> (
+    node: Int32, slot: Int
+  ) {
     let sequence = nodes[Int(p)].sequence
     let n = newNode(id: id, sequence: sequence, parent: p, side: side, owner: owner)
     indexInsertNew(n)
@@ -137,14 +148,15 @@ struct PositionStore: Sendable {
     } else {
       nodes[Int(p)].firstRight = n
     }
+    let slot: Int
     if cur >= 0 {
-      orderInsert(n, before: leftmostDescendant(cur))
+      slot = orderInsert(n, before: leftmostDescendant(cur), owner: owner)
     } else if side == .right {
-      orderInsert(n, after: prev >= 0 ? rightmostDescendant(prev) : p)
+      slot = orderInsert(n, after: prev >= 0 ? rightmostDescendant(prev) : p, owner: owner)
     } else {
-      orderInsert(n, before: p)
+      slot = orderInsert(n, before: p, owner: owner)
     }
-    return n
+    return (n, slot)
   }
 
   /// First node of `x`'s Fugue subtree in the full order.

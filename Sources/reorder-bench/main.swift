@@ -5,13 +5,23 @@
 #endif
 
 /// `reorder-bench crdt [--json]`: the CRDT benchmark of issue 3 (a table, or one JSON object).
+/// `reorder-bench crdt --only local|remote|load`: runs one phase alone, without the checks, for a
+/// profiler (`valgrind --tool=callgrind`).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
-let names = arguments.filter { !$0.hasPrefix("--") }
+let onlyIndex = arguments.firstIndex(of: "--only")
+let only = onlyIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let names = arguments.enumerated().filter { !$0.element.hasPrefix("--") && $0.offset != onlyIndex.map { $0 + 1 } }
+  .map(\.element)
 
-guard names == ["crdt"] else {
-  print("usage: reorder-bench crdt [--json]")
+guard names == ["crdt"], onlyIndex == nil || ["local", "remote", "load"].contains(only ?? "") else {
+  print("usage: reorder-bench crdt [--json] [--only local|remote|load]")
   exit(2)
+}
+
+if let only {
+  print(CRDTBench.profile(only))
+  exit(0)
 }
 
 let r = CRDTBench.run()

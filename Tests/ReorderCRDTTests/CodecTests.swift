@@ -2,7 +2,7 @@ import ReorderCRDT
 import TestRandom
 import Testing
 
-/// Binary and JSON forms of ops, and the JSON value type.
+/// The binary form of ops (their one wire form) and their text description.
 @Suite("Op encoding")
 struct CodecTests {
   static let replica = ReplicaID(3)
@@ -47,12 +47,16 @@ struct CodecTests {
     }
   }
 
-  @Test("Every op kind round-trips through the JSON form and its text")
-  func jsonRoundTrip() throws {
+  @Test("Every op kind has its own header byte: format version 1 in the high nibble, the kind below")
+  func binaryHeaders() throws {
+    var kinds: [String: UInt8] = [:]
     for op in CodecTests.samples {
-      #expect(try Op(json: op.json) == op)
-      #expect(try Op(jsonText: op.json.serialized()) == op)
+      let header = op.encoded()[0]
+      #expect(header >> 4 == Op.binaryVersion)
+      #expect(kinds.updateValue(header, forKey: op.kind).map { $0 == header } ?? true)
     }
+    #expect(kinds.count == 10)
+    #expect(Set(kinds.values).count == 10)
   }
 
   @Test("A move encodes in at most 32 bytes, even with 64-bit replica ids")
@@ -67,15 +71,54 @@ struct CodecTests {
     #expect(move.encoded().count <= 32)
   }
 
-  @Test("The JSON form is versioned and readable")
-  func jsonShape() {
+  @Test("The binary layout of a move: header, id, item, list and anchor in the fewest bytes")
+  func binaryMoveLayout() throws {
     let op = Op(
+      id: OpID(replica: ReplicaID(1), counter: 300),
+      action: .move(
+        item: "3@1", list: "1@2", anchor: Anchor(parent: OpID(replica: ReplicaID(2), counter: 5), side: .left)))
+    // 0x11: version 1, kind move; replica 1; counter 300 (LEB128 0xAC 0x02); item "3@1": same
+    // replica (0, 3); list "1@2": other replica (1, 1, 2); anchor: left side, other replica (4, 5, 2).
+    #expect(op.encoded() == [0x11, 1, 0xAC, 0x02, 0, 3, 1, 1, 2, 4, 5, 2])
+    let explicit = Op(id: op.id, action: .delete(item: "pizza"))
+    #expect(explicit.encoded() == [0x12, 1, 0xAC, 0x02, 2, 5] + Array("pizza".utf8))
+    let root = Op(id: op.id, action: .moveList(list: "L", anchor: Anchor(parent: nil, side: .right)))
+    #expect(root.encoded() == [0x18, 1, 0xAC, 0x02, 2, 1, UInt8(ascii: "L"), 1])
+  }
+
+  @Test("Field values keep their type and exact value in the binary form")
+  func binaryFieldValues() throws {
+    let values: [FieldValue] = [
+      .string(""), .string("Pizza \"🍕\"\n"), .number(0), .number(-0.0), .number(20), .number(-7),
+      .number(9_007_199_254_740_991), .number(9_007_199_254_740_992), .number(-0.5), .number(1e300),
+      .number(.leastNonzeroMagnitude), .bool(true), .bool(false),
+    ]
+    for value in values {
+      let op = Op(id: OpID(replica: ReplicaID(1), counter: 1), action: .set(item: "x", field: "f", value: value))
+      let decoded = try Op(encoded: op.encoded())
+      #expect(decoded == op)
+      if case .set(_, _, .number(let d)) = decoded.action, case .number(let e) = value {
+        #expect(d.sign == e.sign)  // -0 stays -0
+      }
+    }
+    // Integers take a zigzag varint, fractions 8 bytes.
+    func size(_ value: FieldValue) -> Int {
+      Op(id: OpID(replica: ReplicaID(1), counter: 1), action: .set(item: "x", field: "f", value: value)).encoded().count
+    }
+    #expect(size(.number(20)) == size(.bool(true)) + 1)
+    #expect(size(.number(-0.5)) == size(.bool(true)) + 8)
+  }
+
+  @Test("An op's description names its kind and members")
+  func descriptions() {
+    let move = Op(
       id: OpID(replica: ReplicaID(1), counter: 7),
       action: .move(
         item: "3@1", list: "1@1", anchor: Anchor(parent: OpID(replica: ReplicaID(2), counter: 5), side: .left)))
-    #expect(
-      op.json.serialized()
-        == #"{"id":"7@1","item":"3@1","kind":"move","list":"1@1","parent":"5@2","side":"left","v":1}"#)
+    #expect(move.description == "7@1 move item=3@1 list=1@1 parent=5@2 side=left")
+    let set = Op(id: move.id, action: .set(item: "x", field: "title", value: .string("a b")))
+    #expect(set.description == #"7@1 set item=x title="a b""#)
+    for op in CodecTests.samples { #expect(op.description.hasPrefix("\(op.id) \(op.kind)")) }
   }
 
   @Test("Malformed binary ops are rejected with an error, never a crash")
@@ -100,35 +143,22 @@ struct CodecTests {
     }
   }
 
-  @Test("Malformed JSON ops are rejected with an error naming the problem")
-  func jsonRejectsGarbage() {
-    let bad = [
-      "", "[]", "{}", #"{"v":2,"id":"1@1","kind":"delete","item":"x"}"#,
-      #"{"v":1,"id":"1","kind":"delete","item":"x"}"#,
-      #"{"v":1,"id":"0@1","kind":"delete","item":"x"}"#, #"{"v":1,"id":"1@1","kind":"explode"}"#,
-      #"{"v":1,"id":"1@1","kind":"delete","item":""}"#, #"{"v":1,"id":"1@1","kind":"move","item":"x","list":"l"}"#,
-      #"{"v":1,"id":"1@1","kind":"set","item":"x","field":"f","value":[1]}"#,
-      #"{"v":1,"id":"1@1","kind":"createList","list":"l","title":"t","layout":"table","parent":null,"side":"right"}"#,
-      #"{"v":1,"id":"01@1","kind":"delete","item":"x"}"#,
-    ]
-    for text in bad {
-      #expect(throws: BoardError.self) { try Op(jsonText: text) }
+  @Test("Malformed parts of a binary op are rejected: id, anchor and value forms, UTF-8, lengths")
+  func binaryRejectsBadParts() {
+    let head: [UInt8] = [0x12, 1, 1]  // version 1, delete, replica 1, counter 1
+    #expect(throws: BoardError.self) { try Op(encoded: head + [3, 1]) }  // id form 3
+    #expect(throws: BoardError.self) { try Op(encoded: head + [2, 0]) }  // empty explicit id
+    #expect(throws: BoardError.self) { try Op(encoded: head + [2, 2, 0xC3, 0x28]) }  // invalid UTF-8
+    #expect(throws: BoardError.self) { try Op(encoded: head + [2, 0x81, 0x01] + Array(repeating: 0x61, count: 129)) }
+    let move: [UInt8] = [0x11, 1, 1, 0, 3, 0, 1]
+    #expect(throws: BoardError.self) { try Op(encoded: move + [6, 5]) }  // anchor form 3
+    let set: [UInt8] = [0x14, 1, 1, 0, 3, 1, UInt8(ascii: "f")]
+    #expect(throws: BoardError.self) { try Op(encoded: set + [5]) }  // value form 5
+    let infinity = Double.infinity.bitPattern
+    #expect(throws: BoardError.self) {
+      try Op(encoded: set + [1] + (0..<8).map { UInt8(truncatingIfNeeded: infinity >> (8 * $0)) })
     }
-  }
-
-  @Test("JSON values parse and serialize, including escapes and surrogate pairs")
-  func jsonValues() throws {
-    let text = #"{"a":[1,-2.5,1e3,true,false,null],"b":"x\"\\\/\n\u00e9\ud83c\udf55","c":{}}"#
-    let value = try JSONValue.parse(text)
-    #expect(value["a"] == .array([.number(1), .number(-2.5), .number(1000), .bool(true), .bool(false), .null]))
-    #expect(value["b"]?.stringValue == "x\"\\/\né🍕")
-    #expect(try JSONValue.parse(value.serialized()) == value)
-    for bad in [
-      "{", "[1,]", "01", "\"\\x\"", "\"\u{01}\"", "1 2", "tru", "\"\\ud800\"", "-", "1.",
-      "[" + String(repeating: "[", count: 70),
-    ] {
-      #expect(throws: BoardError.self) { try JSONValue.parse(bad) }
-    }
+    #expect(throws: BoardError.self) { try Op(encoded: [0x17, 1, 1, 2, 1, 0x4C, 0, 2, 1]) }  // layout 2
   }
 
   @Test("Generated ids have the canonical form counter@replica")
