@@ -9,7 +9,7 @@ public struct RoomLimits: Sendable, Equatable {
   /// Rooms loaded at once.
   public var maxRooms = 1_000
   /// Connections per room.
-  public var maxConnectionsPerRoom = 2_000
+  public var maxConnectionsPerRoom = 10_000
   /// Seconds a room stays loaded after its last connection left.
   public var roomIdleSeconds = 30.0
   /// Write a snapshot every this many ops (more for a large board, see `snapshotBytesPerOp`).

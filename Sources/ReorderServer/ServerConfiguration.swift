@@ -1,4 +1,9 @@
-/// Everything `reorder serve` can be told, with the embedded defaults: the one place they are set.
+import ReorderRooms
+import ReorderTransport
+
+/// Everything `reorder serve` can be told, with the embedded defaults: set here, or — for the
+/// transport's and the rooms' own settings — taken from `TransportConfiguration` and `RoomLimits`,
+/// so each default is written once.
 ///
 /// Every field has a `--flag` and a `REORDER_*` environment variable (`settings`; README
 /// "Configuration").
@@ -15,16 +20,16 @@ public struct ServerConfiguration: Sendable {
   /// Data directory, or `:memory:` for a throwaway server (`--data`, `REORDER_DATA`).
   public var dataPath = "./data"
   /// Largest accepted websocket message (`--max-message-bytes`).
-  public var maxMessageBytes = 65_536
+  public var maxMessageBytes = TransportConfiguration().maxMessageBytes
   /// Largest outgoing queue per connection before it is closed (`--max-queue-bytes`).
-  public var maxQueueBytes = 4 << 20
+  public var maxQueueBytes = TransportConfiguration().maxQueueBytes
   /// TLS certificate and key (PEM); both or neither (`--tls-cert`, `--tls-key`).
   public var tlsCertificatePath: String?
   public var tlsPrivateKeyPath: String?
   /// Keepalive: ping after this many idle seconds (`--ping-interval`).
-  public var pingIntervalSeconds = 30
+  public var pingIntervalSeconds = TransportConfiguration().pingIntervalSeconds
   /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
-  public var idleTimeoutSeconds = 60
+  public var idleTimeoutSeconds = TransportConfiguration().idleTimeoutSeconds
   /// Presence rate under load (`--presence-hz`).
   public var presenceHz = 30
   /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz` (the
@@ -36,19 +41,19 @@ public struct ServerConfiguration: Sendable {
   /// Create the demo boards if absent (`--demo`).
   public var demo = false
   /// Ops per second per connection, token bucket rate (`--max-ops-per-second`); burst is twice this.
-  public var maxOpsPerSecond = 200
+  public var maxOpsPerSecond = RoomLimits().maxOpsPerSecond
   /// Live + deleted items per room (`--max-items-per-room`).
-  public var maxItemsPerRoom = 10_000
+  public var maxItemsPerRoom = RoomLimits().maxItemsPerRoom
   /// Lists per room (`--max-lists-per-room`).
-  public var maxListsPerRoom = 100
+  public var maxListsPerRoom = RoomLimits().maxListsPerRoom
   /// Rooms loaded at once (`--max-rooms`).
-  public var maxRooms = 1_000
+  public var maxRooms = RoomLimits().maxRooms
   /// Connections per room (`--max-connections-per-room`).
-  public var maxConnectionsPerRoom = 2_000
+  public var maxConnectionsPerRoom = RoomLimits().maxConnectionsPerRoom
   /// Seconds a room stays loaded after its last connection left (`--room-idle-seconds`).
-  public var roomIdleSeconds = 30
+  public var roomIdleSeconds = Int(RoomLimits().roomIdleSeconds)
   /// Write a snapshot every this many ops (`--snapshot-every`).
-  public var snapshotEvery = 1_000
+  public var snapshotEvery = RoomLimits().snapshotEvery
   /// Origins whose pages may connect, comma separated (`--allowed-origins`); empty: this server's
   /// own origin and its loopback ones (`OriginPolicy`).
   public var allowedOrigins = ""
