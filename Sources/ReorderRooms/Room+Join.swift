@@ -48,7 +48,7 @@ extension Room {
       members[connection] = member
       actions.append(contentsOf: sendWelcome(connection))
     } else {
-      if !canCatchUp(since: hello.since, epoch: hello.epoch, to: seq) { member.capturedBoard = board.boardJSON() }
+      if !canCatchUp(since: hello.since, epoch: hello.epoch, to: seq) { member.capturedBoard = encodedBoard() }
       members[connection] = member
     }
     actions.append(.log(.info, "joined", [("room", name), ("session", session), ("connection", "\(connection)")]))
@@ -152,9 +152,9 @@ extension Room {
       }
     }
     if frame == nil {
-      let boardJSON = member.capturedBoard ?? board.boardJSON()
+      let boardBytes = member.capturedBoard ?? encodedBoard()
       frame = ServerMessage.welcome(
-        session: member.peer.session, epoch: epoch, seq: target, board: boardJSON, peers: peers,
+        session: member.peer.session, epoch: epoch, seq: target, encodedBoard: boardBytes, peers: peers,
         presence: welcomePresence)
     }
     var actions: [RoomAction] = [.send(connection, frame!, .data)]

@@ -21,7 +21,9 @@ public struct RoomLoad: Sendable {
   ///   has a gap.
   public func prepare(_ history: RoomHistory) throws(RoomStoreError) -> PreparedRoom {
     do {
-      return PreparedRoom(room: try Room(name: room, history: history, boards: boards, limits: limits))
+      var prepared = try Room(name: room, history: history, boards: boards, limits: limits)
+      _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
+      return PreparedRoom(room: prepared)
     } catch let error as RoomStoreError {
       throw error
     } catch {

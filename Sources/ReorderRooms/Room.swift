@@ -19,8 +19,8 @@ public struct Room: Sendable {
     var welcomedAt: UInt64?
     /// The seq it joined at, while its welcome waits for durability.
     var joinSeq: UInt64
-    /// A full board captured at join time, when the welcome had to wait.
-    var capturedBoard: JSONValue?
+    /// A full board captured (encoded) at join time, when the welcome had to wait.
+    var capturedBoard: [UInt8]?
     /// `applied` seqs to repeat to it right after its welcome (re-sent op ids).
     var acksAfterWelcome: [UInt64] = []
     /// False for an invisible observer (left out of peers).
@@ -40,6 +40,8 @@ public struct Room: Sendable {
   public internal(set) var seq: UInt64 = 0
   /// Last seq the store reported durable.
   public internal(set) var durableSeq: UInt64 = 0
+  /// `encodedBoard()`'s encoding and the seq it is of.
+  var encodedBoardCache: (seq: UInt64, bytes: [UInt8])?
   var pending: [(seq: UInt64, frame: [UInt8])] = []
   var recent: [[UInt8]] = []
   var recentStart: UInt64 = 1
@@ -76,6 +78,15 @@ public struct Room: Sendable {
 
   /// The full resolved board (as in `welcome.board`).
   public func boardJSON() -> JSONValue { board.boardJSON() }
+
+  /// `welcome.board` encoded, as of the current seq: kept until the next op, so that joins at one
+  /// seq (a join storm, the first joins after a load) encode a large board once.
+  mutating func encodedBoard() -> [UInt8] {
+    if let cached = encodedBoardCache, cached.seq == seq { return cached.bytes }
+    let bytes = board.boardJSON().encoded()
+    encodedBoardCache = (seq, bytes)
+    return bytes
+  }
 
   /// Whether the room can be unloaded: nobody in it, nothing waiting to be durable, idle long enough.
   public func isIdle(now: Double) -> Bool {

@@ -94,13 +94,31 @@ public enum ServerMessage {
   public static func welcome(
     session: String, epoch: String, seq: UInt64, board: JSONValue, peers: [JSONValue], presence: WelcomePresence
   ) -> [UInt8] {
-    JSONValue.object(
-      [
-        ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
-        ("seq", .number(Double(seq))),
-        ("board", board), ("peers", .array(peers)),
-      ] + presence.members
-    ).encoded()
+    welcome(session: session, epoch: epoch, seq: seq, encodedBoard: board.encoded(), peers: peers, presence: presence)
+  }
+
+  /// The same, with the board already encoded (a room keeps its board's encoding per seq, so a
+  /// large board is encoded once for the joins at that seq, and off the rooms' thread at load).
+  public static func welcome(
+    session: String, epoch: String, seq: UInt64, encodedBoard: [UInt8], peers: [JSONValue],
+    presence: WelcomePresence
+  ) -> [UInt8] {
+    var out = JSONValue.object([
+      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+      ("seq", .number(Double(seq))),
+    ]).encoded()
+    out.removeLast()  // "}"
+    out.reserveCapacity(out.count + encodedBoard.count + 256)
+    out.append(contentsOf: ",\"board\":".utf8)
+    out.append(contentsOf: encodedBoard)
+    out.append(contentsOf: ",\"peers\":".utf8)
+    JSONValue.array(peers).write(to: &out)
+    for (key, value) in presence.members {
+      out.append(contentsOf: ",\"\(key)\":".utf8)
+      value.write(to: &out)
+    }
+    out.append(UInt8(ascii: "}"))
+    return out
   }
 
   /// `welcome {session, epoch, seq, ops, peers, peer_count, presence_interval_ms}`, where `ops` are
