@@ -10,6 +10,8 @@ public struct LoadConfiguration: Sendable {
     case mirror
   }
 
+  /// A room token every client sends in its `hello` (a server that checks tokens); nil: none.
+  public var token: String?
   /// Server URL, `ws://HOST:PORT` (a path is ignored; rooms are `/ws/<room>`).
   public var url = "ws://127.0.0.1:8080"
   /// Allow a target that is not a loopback address (`--allow-remote`).

@@ -70,7 +70,8 @@ final class LoadShard: @unchecked Sendable {
       } else {
         let hello =
           #"{"type":"hello","room":"\#(configuration.roomPrefix)\#(client.room)","client":"\#(runID)-\#(client.index)","#
-          + #""name":"load \#(client.index)","color":"\#(Self.color(client.index))"}"#
+          + #""name":"load \#(client.index)","color":"\#(Self.color(client.index))""#
+          + (configuration.token.map { #","token":"\#($0)"}"# } ?? "}")
         client.connection?.send(hello)
       }
     case .text(let text):

@@ -50,12 +50,14 @@ public struct PresencePacing: Sendable, Equatable {
   /// `members` flushing every interval sends `members` frames per flush, so a room of 10,000
   /// would need 300,000 frames/s at 30 Hz. Between `minHz` and this, fewer, larger `drags` frames
   /// keep it real time.
-  public static let largeRoomMinHz = 10.0
+  public static let largeRoomMinHz = 5.0
 
   /// The interval of a room of `members`: the server's (`interval(connections:)`), or longer when
   /// the room alone would send more than `framesPerSecond` frames per second at it
   /// (`members / framesPerSecond`), at most `1 / largeRoomMinHz`. With the default budget of
-  /// 40,000 frames/s only rooms above 1,333 members slow down (10,000 members: 100 ms).
+  /// 40,000 frames/s only rooms above 1,333 members slow down (4,000 members: 100 ms; 8,000 and
+  /// more: 200 ms). A flush of a room of n members is n sends of one shared frame, so the
+  /// interval is what bounds the room's fan-out work.
   public func interval(connections: Int, members: Int) -> Double {
     let server = interval(connections: connections)
     let byRoom = min(1 / PresencePacing.largeRoomMinHz, Double(members) / framesPerSecond)

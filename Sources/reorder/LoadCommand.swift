@@ -1,4 +1,5 @@
 import Foundation
+import ReorderAuth
 import ReorderLoad
 
 /// `reorder load`: simulated clients against a running server (or libwebsockets-test-server's
@@ -97,6 +98,9 @@ enum LoadCommand {
       OptionSpec(
         name: "server-pid", kind: .integer(1...Int(Int32.max)), defaultValue: nil,
         help: "Sample this process's CPU and RSS from /proc."),
+      OptionSpec(
+        name: "auth-secret-file", kind: .string, defaultValue: nil,
+        help: "HS256 secret of a server that checks tokens: every client sends an editor token for every room."),
       OptionSpec(name: "json", kind: .string, defaultValue: nil, help: "Write the result as JSON to this file."),
       OptionSpec(
         name: "html", kind: .string, defaultValue: nil, help: "Write a self-contained HTML report to this file."),
@@ -159,6 +163,17 @@ enum LoadCommand {
     configuration.jsonPath = options.string("json")
     configuration.htmlPath = options.string("html")
     configuration.progress = !options.flag("quiet")
+    if let file = options.string("auth-secret-file") {
+      let key: TokenKey
+      do {
+        key = try TokenKey.secret(file: file)
+      } catch {
+        throw UsageError(description: "--auth-secret-file: \(error)")
+      }
+      let now = Int64(Date().timeIntervalSince1970)
+      configuration.token = TokenMinter(key: key).mint(
+        TokenClaims(subject: "load", room: .any, role: .editor, expiresAt: now + 3_600, issuedAt: now))
+    }
     let problems = configuration.problems()
     if !problems.isEmpty { throw UsageError(description: problems.joined(separator: "; ")) }
     return configuration
