@@ -86,7 +86,7 @@ public struct LoadCounters: Sendable, Codable, Equatable {
     for field in Self.fields { self[keyPath: field.path] += other[keyPath: field.path] }
   }
 
-  /// Decodes a run's counts; a count the file does not have (written by an older tool) is 0.
+  /// Decodes a run's counts; a count missing from the file is 0, so every saved run stays readable.
   public init(from decoder: any Decoder) throws {
     let values = try [String: Int](from: decoder)
     for field in Self.fields { self[keyPath: field.path] = values[field.key] ?? 0 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The runs of issue 11 read against its targets: a room of 10,000 (`f`), the cost of joining one
-/// big room against many small ones (`join-*`), and whether loading a big board holds up another
-/// room (`iso-off-N` without the loader, `iso-on-N` with it).
+/// The scale runs read against their targets (docs/LOAD.md, "Rooms of 10,000, join cost and load
+/// isolation"): a room of 10,000 (`f`), the cost of joining one big room against many small ones
+/// (`join-*`), and whether loading a big board holds up another room (`iso-off-N` without the
+/// loader, `iso-on-N` with it).
 public struct ScaleFigures: Sendable, Codable, Equatable {
   /// Join time (first attempt → last welcome) of the one-room run ÷ that of the many-room run
   /// with the same number of clients (target ≤ 2).
@@ -15,7 +16,8 @@ public struct ScaleFigures: Sendable, Codable, Equatable {
   public var isolationWithout: [Double] = []
   public var isolationWith: [Double] = []
 
-  /// Targets of issue 11.
+  /// The targets the scale runs are read against: join and isolation ratios, the join span (s),
+  /// coverage, staleness (ms) and memory per connection (bytes) of the room of 10,000.
   public static let joinRatioTarget = 2.0
   public static let isolationRatioTarget = 1.1
   public static let spanTarget = 10.0

@@ -35,7 +35,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
   public var generatedAt: String
   public var runs: [LoadResult]
   public var comparisons: [Comparison]
-  /// The join ratio and the isolation rounds (issue 11), when those runs are among `runs`.
+  /// The join ratio and the isolation rounds (`ScaleFigures`), when those runs are among `runs`.
   public var scale: ScaleFigures
 
   /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.

@@ -29,7 +29,7 @@ extension LoadRunner {
     func addDraggers(_ list: some Sequence<Int>, at time: Int64) {
       let added = Array(list)
       // Starts are spread over one period like the moves (a thousand drags starting in the same
-      // millisecond is not a workload anyone has; it measured a start-up burst instead).
+      // millisecond is not a workload anyone has, and would measure a start-up burst instead).
       for (offset, client) in added.enumerated() {
         let phase = dragPeriod * Int64(offset) / Int64(max(1, added.count))
         draggers.append(Sender(client: client, period: dragPeriod, due: time + phase))

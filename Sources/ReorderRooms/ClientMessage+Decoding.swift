@@ -86,7 +86,7 @@ extension ClientMessage {
       throw ProtocolError.invalid("color", "must be a CSS colour such as #e91e63")
     }
     let since = try Field.optionalInt(v, "since", range: 0...WireLimits.maxSeq).map { UInt64($0) }
-    // "" is the epoch of rooms stored before epochs existed: accepted, and compared like any other.
+    // "" is the epoch of a room whose stored op 1 carries none: accepted, and compared like any other.
     let epoch = try Field.optionalID(v, "epoch", allowEmpty: true)
     let token: String?
     switch v["token"] {

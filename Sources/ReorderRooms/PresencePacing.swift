@@ -30,7 +30,7 @@ public struct PresencePacing: Sendable, Equatable {
 
   /// The burst of an adaptive pacing: a room may flush up to 4 times back to back after a quiet
   /// spell, so drags that arrive together on a light server all go at once instead of waiting an
-  /// interval (load run a: p99 2.4 → 1.9 ms); a busy room has no tokens saved and batches as with
+  /// interval (which shortens their latency); a busy room has no tokens saved and batches as with
   /// a burst of 1.
   public static let adaptiveBurst = 4
 

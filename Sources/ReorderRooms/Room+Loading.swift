@@ -67,7 +67,7 @@ extension Room {
     } else {
       self.init(name: name, board: boards.empty(), limits: limits, now: 0)
     }
-    // The history's epoch is stored with op 1 (logs written before epochs existed get "").
+    // The history's epoch is stored with op 1 (a log whose op 1 carries none gets "").
     if let first = history.first {
       epoch = (try? OpRecord(payload: first.payload))?.epoch ?? ""
     }

@@ -84,7 +84,8 @@ public struct RoomHistory: Sendable, Equatable {
 
 /// Why storage could not answer: what the rooms tell the clients and the log.
 public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible {
-  /// The store cannot be reached or refused for now (closed, locked, I/O error, network): retry later.
+  /// The store cannot be reached or refuses for the moment (closed, locked, I/O error, network):
+  /// retry later.
   case unavailable(String)
   /// The disk or a quota is full: nothing of the failed write was stored.
   case full(String)
@@ -112,7 +113,7 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 /// Everything the rooms need from storage: the port a store implements (SQLite in the server, an
-/// in-memory one for tests, a shared one such as Redis later).
+/// in-memory one for tests; a store shared between nodes implements the same port).
 ///
 /// Every call answers through its completion, exactly once, on any thread, possibly before the
 /// call returns: the rooms' thread never waits for storage. The rooms never call a store

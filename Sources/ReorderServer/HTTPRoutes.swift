@@ -11,7 +11,7 @@ enum HTTPRoutes {
     case methodNotAllowed(allow: String)
   }
 
-  /// Largest body any route takes (none reads one yet).
+  /// Largest body any route takes (no route reads a body).
   static let maxBodyBytes = 0
 
   /// The server's route for `head`, or nil for the static files.

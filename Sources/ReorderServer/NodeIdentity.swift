@@ -15,8 +15,9 @@ struct NodeIdentity: Equatable, Sendable {
   /// This start of the node (increasing in a data directory; random without one).
   let boot: UInt64
 
-  /// The CRDT replica of this node: a 32-bit FNV-1a hash of the id (never 0 or 1, which boards
-  /// made before node ids existed use), so that its op ids stay short on the wire.
+  /// The CRDT replica of this node: a 32-bit FNV-1a hash of the id (never 0, and never 1, the
+  /// replica of boards made without a node id: `CRDTRoomBoard.replica`), so that its op ids stay
+  /// short on the wire.
   var replica: ReplicaID {
     var hash: UInt32 = 2_166_136_261
     for byte in id.utf8 {

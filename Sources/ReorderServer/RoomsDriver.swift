@@ -74,7 +74,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   ///
   /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
   /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
-  /// which at 1,000 connections is the main cost of a pass.
+  /// which with many connections open is the main cost of a pass.
   func requestTick(due: Double?, now: Double) {
     guard let due, let transport else { return }
     let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
@@ -102,7 +102,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         transport?.send(bytes, to: ConnectionID(rawValue: connection.rawValue), priority: Self.priority(priority))
       case .broadcast(let connections, let bytes, let priority):
         // One shared buffer for every recipient (the bytes are copied once). An array, not a lazy
-        // map: a generic sequence across the module boundary cost a witness call per recipient.
+        // map: a generic sequence across the module boundary costs a witness call per recipient.
         transport?.broadcast(
           bytes, to: connections.map { ConnectionID(rawValue: $0.rawValue) }, priority: Self.priority(priority))
       case .persist(let room, let ops):

@@ -1,12 +1,12 @@
 /// When a drained server gives its freed heap back to the system (`malloc_trim`). Pure: the
 /// `HeapTrimmer` asks it and keeps the timer.
 ///
-/// A trim walks the whole heap (tens of ms after 1,000 connections), so in steady traffic a trim at
-/// every drain would stall everyone. So only after a burst (at least `afterBytes` queued since the
-/// last trim) has fully drained is a quiet check armed; it trims if nothing was queued since and
-/// every queue is still empty, and otherwise comes back, each time twice as late (up to
-/// `maxBackoffSeconds`), so steady traffic costs a wake-up every few seconds. Without trims a
-/// burst (a thousand clients joining one room) leaves the process at its peak size.
+/// A trim walks the whole heap (slow once many connections have come and gone), so in steady
+/// traffic a trim at every drain would stall everyone. So only after a burst (at least
+/// `afterBytes` queued since the last trim) has fully drained is a quiet check armed; it trims if
+/// nothing was queued since and every queue is still empty, and otherwise comes back, each time
+/// twice as late (up to `maxBackoffSeconds`), so steady traffic costs a wake-up every few seconds.
+/// Without trims a burst (a thousand clients joining one room) leaves the process at its peak size.
 struct HeapTrimPolicy: Equatable {
   /// How long a drained server must stay quiet before it trims.
   static let quietSeconds = 0.25

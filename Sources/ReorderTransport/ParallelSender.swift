@@ -3,8 +3,8 @@ import Foundation
 /// A second thread that takes half of a large fan-out: `send()`s of already framed bytes to plain
 /// TCP sockets, while the service thread does the other half, then both meet again (fork-join).
 ///
-/// A fan-out is one `send()` per recipient, ~6 µs each on loopback, nearly all of it in the kernel;
-/// the last of 1,000 recipients waits for the 999 before it. Two threads halve that wait. The
+/// A fan-out is one `send()` per recipient, nearly all of its time in the kernel; the last of many
+/// recipients waits for every one before it. Two threads halve that wait. The
 /// helper only ever calls `send()` on descriptors the service thread hands it, and only while the
 /// service thread is waiting for it in `run`: lws is never entered from two threads. What the kernel
 /// does not take at once is reported back, and the service thread hands the rest to lws.

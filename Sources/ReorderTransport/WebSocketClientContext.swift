@@ -25,8 +25,8 @@ public final class WebSocketClientContext: @unchecked Sendable {
   ///   - allowSelfSigned: accept self-signed server certificates and skip the host name check
   ///     (tests only).
   ///   - supportsTLS: set up TLS so `wss://` URLs work. Pass false for a `ws://`-only context:
-  ///     lws 4.1.6 loses about 670 KB (its client TLS state) every time a TLS-capable client
-  ///     context is destroyed.
+  ///     lws 4.1.6 leaks its client TLS state every time a TLS-capable client context is
+  ///     destroyed.
   public init(maxMessageBytes: Int = 16 << 20, allowSelfSigned: Bool = false, supportsTLS: Bool = true) throws {
     self.maxMessageBytes = maxMessageBytes
     self.allowSelfSigned = allowSelfSigned

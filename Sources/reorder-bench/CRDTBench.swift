@@ -6,9 +6,9 @@ import ReorderCRDT
   import Darwin
 #endif
 
-/// The fixed CRDT workload of issue 3: one list of 10,000 items, then 100,000 uniformly random
-/// moves (seed 42): each move takes the item at a random index `from` to a random final index `to`
-/// (the same `(from, to)` pairs as loro's `MovableList.mov(from, to)`).
+/// The fixed CRDT workload (docs/CRDT.md, "Benchmark"): one list of 10,000 items, then 100,000
+/// uniformly random moves (seed 42): each move takes the item at a random index `from` to a random
+/// final index `to` (the same `(from, to)` pairs as loro's `MovableList.mov(from, to)`).
 struct CRDTBench {
   static let itemCount = 10_000
   static let moveCount = 100_000

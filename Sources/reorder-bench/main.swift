@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-/// `reorder-bench crdt [--json]`: the CRDT benchmark of issue 3 (a table, or one JSON object).
+/// `reorder-bench crdt [--json]`: the CRDT benchmark of docs/CRDT.md (a table, or one JSON object).
 /// `reorder-bench crdt --only local|remote|load`: runs one phase alone, without the checks, for a
 /// profiler (`valgrind --tool=callgrind`).
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,8 +1,9 @@
 import ReorderCRDT
 import Testing
 
-/// The named scenarios of the issue. Replicas A=1, B=2, C=3; base list L1 = X Y Z P Q R. Each ends
-/// with a full exchange in both orders, with every op delivered once and twice (`exchangeAll`).
+/// The numbered merge scenarios the CRDT must get right. Replicas A=1, B=2, C=3; base list
+/// L1 = X Y Z P Q R. Each ends with a full exchange in both orders, with every op delivered once
+/// and twice (`exchangeAll`).
 @Suite("Named merge scenarios")
 struct ScenarioTests {
   let base = ["X", "Y", "Z", "P", "Q", "R"]

@@ -2,8 +2,8 @@ import ReorderCRDT
 import Testing
 
 /// The snapshot format is what databases hold: a snapshot written by an earlier build must load
-/// into the same state. The bytes below were written by the build before the faster loader
-/// (version 2, commit 0c14310) and must keep loading.
+/// into the same state. The bytes below are format version 2 as commit 0c14310 writes it, and
+/// must keep loading.
 @Suite("Snapshot format")
 struct SnapshotFormatTests {
   /// Replica 1: lists L1 and L2; X, Y, Z, W in L1 (two moves, one across lists, leave tombstones),

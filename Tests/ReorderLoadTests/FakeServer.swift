@@ -9,8 +9,8 @@ import Foundation
 final class FakeServer: @unchecked Sendable {
   enum Mode { case mirror, rooms }
   /// How joins are announced to the members of a room: not at all, one `peer` frame per join
-  /// to every member (today's server), or one `peers` frame per tick with every join of that
-  /// tick and a bounded `welcome` with `peer_count` (the coalesced roster).
+  /// to every member (as the server does in a small room), or one `peers` frame per tick with
+  /// every join of that tick and a bounded `welcome` with `peer_count` (the coalesced roster).
   enum Roster { case none, peer, peers }
 
   let mode: Mode

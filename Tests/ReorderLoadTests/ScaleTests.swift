@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReorderLoad
 
-/// The tool's parts for issue 11: join-only runs, partial connects, seeding a big board, the
+/// The tool's parts for the scale runs: join-only runs, partial connects, seeding a big board, the
 /// loader, and the target tables. Counts only; nothing here depends on timing beyond "it ran".
 @Suite("Rooms of 10,000, join cost and load isolation")
 struct ScaleTests {

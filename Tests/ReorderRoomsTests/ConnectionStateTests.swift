@@ -2,7 +2,7 @@ import Testing
 
 @testable import ReorderRooms
 
-/// The connection state is checked from `type` before the other fields; hello's legacy epoch; the
+/// The connection state is checked from `type` before the other fields; hello's empty epoch; the
 /// wording of decoding errors.
 @Suite("Connection state and decoding errors")
 struct ConnectionStateTests {

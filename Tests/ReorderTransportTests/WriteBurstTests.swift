@@ -118,7 +118,7 @@ final class FrameCorkTests: XCTestCase {
   }
 }
 
-/// Writes now happen at the end of the callback that sent (`flushSends`), to sockets that may be
+/// Writes happen at the end of the pass that sent (`flushSends`), to sockets that may be
 /// dying: peers that reset their connection in the middle of a stream of broadcasts must harm
 /// nobody — no crash, and the others keep receiving everything, in order.
 final class FlushChurnTests: XCTestCase {
