@@ -14,7 +14,7 @@ public struct ConnectionHandle: Hashable, Comparable, Sendable, CustomStringConv
 public enum FramePriority: Sendable, Equatable {
   /// Ops, acks, errors: never dropped (the connection is closed instead when its queue overflows).
   case data
-  /// Drags: may be dropped when the connection's outgoing queue is over half full.
+  /// Drags: may be dropped while the connection is busy (the transport decides).
   case presence
 }
 

@@ -14,7 +14,7 @@ public struct RoomStatistics: Sendable, Equatable {
   /// Loads answered with a room, and with an error.
   public var loadsCompleted = 0
   public var loadsFailed = 0
-  /// Frames received, by `type` (`hello`, `op`, `drag`), plus `invalid` (not decodable: bad JSON,
+  /// Frames received, by `type` (`hello`, `op`, `drag`, `refresh`), plus `invalid` (not decodable: bad JSON,
   /// unknown type, …), `binary`, and `dropped` (over the frame rate limit, not decoded).
   public var messagesReceived: [String: Int] = [:]
   /// Ops applied (each got a seq).

@@ -29,8 +29,6 @@ final class AdmissionControl {
   }
 
   let limits: Limits
-  /// The port the server listens on (for the default origins); set once it is bound.
-  var port = 0
   private var open: [String: Int] = [:]
   private var handshakes: [String: TokenBucket] = [:]
 
@@ -41,7 +39,8 @@ final class AdmissionControl {
   /// Accepts with an `Admission` context, or refuses with a status and reason. A bad room name is
   /// accepted and then closed with 1008 and its reason (`invalid room name: …`), so that browsers,
   /// which cannot read an HTTP refusal, see why.
-  func decide(_ request: UpgradeRequest, now: Double) -> UpgradeDecision {
+  /// `port` is the one the server listens on (its default origins name it).
+  func decide(_ request: UpgradeRequest, now: Double, port: Int) -> UpgradeDecision {
     let address = clientAddress(
       peer: request.peerAddress, forwardedFor: request.forwardedFor, trusted: limits.trustedProxies)
     if !takeHandshake(address, now: now) {

@@ -39,6 +39,8 @@ public final class ReorderService: @unchecked Sendable {
       level: Log.Level(name: configuration.logLevel) ?? .info,
       format: Log.Format(rawValue: configuration.logFormat) ?? .text)
     try configuration.validate()
+    let verifier = try configuration.tokenVerifier
+    let admissionLimits = try configuration.admissionLimits
     store = try Store(path: configuration.dataPath)
     do {
       identity = try NodeIdentity.resolve(
@@ -51,10 +53,9 @@ public final class ReorderService: @unchecked Sendable {
       limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
       sessionPrefix: identity.sessionPrefix)
     registry.presencePacing = configuration.presencePacing
-    registry.accessVerifier = try configuration.tokenVerifier.map { TokenAccess(verifier: $0) }
+    registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(
-      registry: registry, storage: StoreRoomStorage(store: store),
-      admission: AdmissionControl(limits: try configuration.admissionLimits))
+      registry: registry, storage: StoreRoomStorage(store: store), admission: AdmissionControl(limits: admissionLimits))
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {
@@ -68,8 +69,6 @@ public final class ReorderService: @unchecked Sendable {
   public func start() throws -> Int {
     if configuration.demo { try createDemoRooms() }
     boundPort = try transport.start()
-    let port = boundPort
-    transport.post { [driver] in driver.admission.port = port }
     if !AddressRange.isLoopback(configuration.host) && !configuration.authEnabled {
       Log.log(
         .warn, "serving without access control: anyone who can reach this address may edit every board",

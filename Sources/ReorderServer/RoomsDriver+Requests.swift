@@ -6,7 +6,7 @@ import ReorderTransport
 extension RoomsDriver {
   /// Websocket upgrades: see `AdmissionControl`.
   func admit(_ request: UpgradeRequest) -> UpgradeDecision {
-    admission.decide(request, now: MonotonicClock.now())
+    admission.decide(request, now: MonotonicClock.now(), port: transport?.listenPort ?? 0)
   }
 
   /// An admitted websocket: joins its room, or is closed with the reason its path names no room.

@@ -13,6 +13,7 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 public enum SendPriority: Sendable {
   /// Never dropped; overflow closes the connection.
   case data
-  /// Dropped (silently) while the connection's queue is more than half full.
+  /// Dropped (silently) while the connection is busy (`BusyRule`: waiting for its socket with
+  /// more than a few frames queued, or its queue over half full).
   case presence
 }

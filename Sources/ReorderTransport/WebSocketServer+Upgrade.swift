@@ -17,6 +17,7 @@ extension WebSocketServer {
       return 0
     case .refuse(let status, let reason):
       Log.info("websocket upgrade refused", ["status": String(status), "reason": reason])
+      refusedTotal += 1
       return refuseUpgrade(wsi, status: status, reason: reason)
     }
   }

@@ -15,9 +15,10 @@ public final class WebSocketServer: @unchecked Sendable {
   let loop = ServiceLoop(name: "lws-server")
   let arena = CArena()
   let staticFiles: StaticFiles?
-  let startedAt = Date()
   let protocolName = "reorder"
 
+  /// The bound port; set by `start()` before the service thread runs (so any callback sees it).
+  public private(set) var listenPort = 0
   // Service thread only.
   let connections = ConnectionTable()
   /// Queues, corked and parallel writes, backpressure, heap trims.
@@ -104,6 +105,7 @@ public final class WebSocketServer: @unchecked Sendable {
       throw error
     }
     let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(loop.context, "default")))
+    listenPort = port
     // What the callbacks of one pass sent leaves together when the pass ends (`flushSends`).
     loop.afterPass = { [unowned self] in
       if writes.hasUnflushed { writes.flushSends() }

@@ -89,7 +89,9 @@ struct AccessLimitsTests {
     let control = try control(maxPerAddress: 2, handshakes: 100)
     var admitted: [Admission] = []
     for _ in 0..<2 {
-      guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0),
+      guard
+        case .accept(let context) = control.decide(
+          UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0, port: 8080),
         let admission = context as? Admission
       else {
         Issue.record("refused")
@@ -98,29 +100,30 @@ struct AccessLimitsTests {
       control.opened(admission)
       admitted.append(admission)
     }
-    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0)) == 429)
-    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "5.6.7.8"), now: 0)) == nil, "others")
+    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0, port: 8080)) == 429)
+    #expect(
+      status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "5.6.7.8"), now: 0, port: 8080)) == nil, "others"
+    )
     control.closed(admitted[0])
-    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0)) == nil)
+    #expect(status(control.decide(UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4"), now: 0, port: 8080)) == nil)
   }
 
   @Test("handshakes per address: a bucket of rate x 4, refilled over time")
   func handshakes() throws {
     let control = try control(maxPerAddress: 1_000, handshakes: 2)
     let request = UpgradeRequest(path: "/ws/r", peerAddress: "1.2.3.4")
-    let outcomes = (0..<9).map { _ in status(control.decide(request, now: 10)) }
+    let outcomes = (0..<9).map { _ in status(control.decide(request, now: 10, port: 8080)) }
     #expect(outcomes.filter { $0 == nil }.count == 8)
     #expect(outcomes.last == 429)
-    #expect(status(control.decide(request, now: 10.6)) == nil, "one more token after half a second")
+    #expect(status(control.decide(request, now: 10.6, port: 8080)) == nil, "one more token after half a second")
   }
 
   @Test("an origin that is not allowed is 403; a bad room is accepted to be closed with its reason")
   func originAndPath() throws {
     let control = try control()
-    control.port = 8080
     let evil = UpgradeRequest(path: "/ws/r", origin: "https://evil.example", host: "127.0.0.1:8080")
-    #expect(status(control.decide(evil, now: 0)) == 403)
-    guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/a b"), now: 0),
+    #expect(status(control.decide(evil, now: 0, port: 8080)) == 403)
+    guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/a b"), now: 0, port: 8080),
       case .invalid(let reason)? = (context as? Admission)?.target
     else {
       Issue.record("not marked invalid")

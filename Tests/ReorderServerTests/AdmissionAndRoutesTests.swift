@@ -14,7 +14,9 @@ struct AdmissionAndRoutesTests {
 
   @Test("a /ws/<room> upgrade is accepted with the room and the peer as its context")
   func roomUpgrade() {
-    guard case .accept(let context) = control.decide(UpgradeRequest(path: "/ws/food", peerAddress: "10.0.0.7"), now: 0)
+    guard
+      case .accept(let context) = control.decide(
+        UpgradeRequest(path: "/ws/food", peerAddress: "10.0.0.7"), now: 0, port: 8080)
     else {
       Issue.record("refused")
       return
@@ -24,7 +26,7 @@ struct AdmissionAndRoutesTests {
 
   @Test("a bad room name is accepted only to be closed with its reason", arguments: ["/ws/", "/ws/a b", "/x/food"])
   func badRoomName(path: String) {
-    guard case .accept(let context) = control.decide(UpgradeRequest(path: path), now: 0),
+    guard case .accept(let context) = control.decide(UpgradeRequest(path: path), now: 0, port: 8080),
       case .invalid(let reason)? = (context as? Admission)?.target
     else {
       Issue.record("\(path) was not marked invalid")

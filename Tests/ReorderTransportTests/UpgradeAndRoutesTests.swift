@@ -43,6 +43,15 @@ final class UpgradeSeamTests: XCTestCase {
     }
     XCTAssertTrue(fixture.handler.opened.isEmpty)
     XCTAssertEqual(fixture.server.connectionCount, 0)
+    let refused = ManagedCounter()
+    let counted = DispatchSemaphore(value: 0)
+    let server = fixture.server
+    server.post {
+      for _ in 0..<server.statistics.refused { refused.increment() }
+      counted.signal()
+    }
+    counted.wait()
+    XCTAssertEqual(refused.value, 2, "refused upgrades are counted")
     // The server goes on serving websockets.
     let socket = try WebSocket.connect(fixture.url("/ws/room-1"))
     socket.send("still here")
