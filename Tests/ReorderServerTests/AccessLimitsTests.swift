@@ -181,4 +181,17 @@ struct AccessLimitsOverSocketsTests {
     #expect(allowed.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") } != nil)
     #expect(allowed.output.contains { $0.contains("without access control") })
   }
+
+  @Test("a path that lws cannot parse (%00, %zz) harms nobody: %zz gets 403, %00 is closed, the server serves on")
+  func unparsablePaths() throws {
+    let server = try TestServer()
+    let hex = try RawSocket(port: server.port)
+    #expect(try hex.websocketHandshake(path: "/ws/a%zz").contains(" 403 "))
+    let nul = try RawSocket(port: server.port)
+    let answer = try nul.websocketHandshake(path: "/ws/nul%00")
+    #expect(answer.isEmpty, "lws 4.1.6 drops it before any callback (docs/PROTOCOL.md): \(answer)")
+    let after = try RoomClient.join(port: server.port, client: "after")
+    #expect(after.welcome["type"] == .string("welcome"))
+    after.close()
+  }
 }
