@@ -118,6 +118,10 @@ let badCases: [BadCase] = [
     [op(String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40))], .error("bad_json")),
   BadCase("drag phase unknown", [#"{"type":"drag","phase":"hover","item":"p"}"#], .error("invalid_value")),
   BadCase("drag x is a string", [#"{"type":"drag","phase":"move","item":"p","x":"left"}"#], .error("wrong_type")),
+  BadCase(
+    "drag t over 256 bytes of JSON",
+    [#"{"type":"drag","phase":"move","item":"p","t":{"pad":"\#(String(repeating: "x", count: 260))"}}"#],
+    .error("invalid_value")),
   BadCase("drag of an unknown item", [#"{"type":"drag","phase":"start","item":"ghost"}"#], .error("unknown_item")),
   BadCase("duplicate member", [#"{"type":"op","type":"drag"}"#], .error("bad_json")),
   BadCase(

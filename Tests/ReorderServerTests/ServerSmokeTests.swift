@@ -28,4 +28,27 @@ struct ServerSmokeTests {
     a.close()
     b.close()
   }
+
+  @Test("drag.t is passed through as any JSON value (objects and arrays too)")
+  func opaqueT() throws {
+    let server = try TestServer()
+    let a = try RoomClient.join(port: server.port, client: "a")
+    let b = try RoomClient.join(port: server.port, client: "b")
+    a.op("a:1", Ops.createList("l"))
+    a.op("a:2", Ops.insert("x", list: "l"))
+    _ = try b.applied(id: "a:2")
+    a.send(#"{"type":"drag","phase":"start","item":"x","list":"l","t":{"clock":[1,2,{"n":null}],"who":"a"}}"#)
+    let drags = try b.next(type: "drags")
+    guard case .array(let updates)? = drags["updates"] else {
+      Issue.record("no updates")
+      return
+    }
+    #expect(
+      updates.first?["t"]
+        == .object([
+          ("clock", .array([.number(1), .number(2), .object([("n", .null)])])), ("who", .string("a")),
+        ]))
+    a.close()
+    b.close()
+  }
 }
