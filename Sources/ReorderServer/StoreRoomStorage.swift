@@ -10,8 +10,9 @@ import ReorderStore
 /// service thread never waits for the disk.
 final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   let store: Store
-  /// Where reads run: never the service thread. Serial, as the store has one read connection.
-  private let reads = DispatchQueue(label: "reorder-store-reader")
+  /// Where reads run: never the service thread, and at a lower priority than it. Serial, as the
+  /// store has one read connection.
+  private let reads = BackgroundQueue(name: "reorder-store-reader")
 
   init(store: Store) { self.store = store }
 
