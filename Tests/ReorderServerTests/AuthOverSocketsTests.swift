@@ -221,8 +221,10 @@ struct AuthOverSocketsTests {
       }
       if n % 100 == 99 { usleep(30_000) }  // stay under --max-ops-per-second
     }
-    let last = try #require(editorOps.last)
-    _ = try editors[1].peek(timeout: 20) { $0["type"] == .string("applied") && $0["id"] == .string(last) }
+    // Two editors' ops interleave in apply order: wait for every one of them, not the last sent.
+    for id in editorOps {
+      _ = try editors[1].peek(timeout: 20) { $0["type"] == .string("applied") && $0["id"] == .string(id) }
+    }
     let applied = editors[1].buffer.filter { $0["type"] == .string("applied") }
     #expect(!applied.contains { ($0["id"]?.stringValue ?? "").hasPrefix("v:") })
     #expect(applied.count == 11 + editorOps.count, "every editor op applied, nothing else")
