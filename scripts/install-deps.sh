@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Reorder needs on Debian 12, only where it is missing.
 #   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, pkg-config
-#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium,
+#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium +
+#                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
 set -euo pipefail
@@ -32,16 +33,16 @@ if ((${#missing[@]})); then
 fi
 
 if [ "$purpose" = test ]; then
-  if ! python3 -c "import pytest, selenium" 2>/dev/null; then
+  if ! python3 -c "import pytest, selenium, prometheus_client" 2>/dev/null; then
     if python3 -m pip --version >/dev/null 2>&1; then
-      echo "install-deps: installing pytest and selenium (PyPI)" >&2
-      python3 -m pip install --quiet pytest selenium \
-        || python3 -m pip install --quiet --break-system-packages pytest selenium
+      echo "install-deps: installing pytest, selenium and prometheus_client (PyPI)" >&2
+      python3 -m pip install --quiet pytest selenium prometheus_client \
+        || python3 -m pip install --quiet --break-system-packages pytest selenium prometheus_client
     else
       # Debian's own python3 has no pip: take Debian's packages instead.
-      echo "install-deps: installing python3-pytest and python3-selenium (apt)" >&2
+      echo "install-deps: installing python3-pytest, python3-selenium and python3-prometheus-client (apt)" >&2
       DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-        python3-pytest python3-selenium >&2
+        python3-pytest python3-selenium python3-prometheus-client >&2
     fi
   fi
 fi

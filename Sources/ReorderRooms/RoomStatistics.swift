@@ -33,6 +33,8 @@ public struct RoomStatistics: Sendable, Equatable {
   public var peerFramesSent = 0
   /// Reads of old ops (`.read` actions) asked for.
   public var reads = 0
+  /// Tokens refused (in `hello` or `refresh`), by reason (`missing`, `expired`, `bad_signature`, …).
+  public var authFailures: [String: Int] = [:]
 
   /// Zeros.
   public init() {}
@@ -95,6 +97,7 @@ extension RoomRegistry {
     s.presenceFramesHeld = totals.presenceFramesHeld
     s.peerFramesSent = totals.peerFramesSent
     s.reads = totals.reads
+    s.authFailures = authFailures
     return s
   }
 }

@@ -7,6 +7,8 @@ enum HTTPRoutes {
   enum Route: Equatable {
     /// `GET /healthz` (and HEAD).
     case health
+    /// `GET /metrics` (and HEAD): Prometheus text format.
+    case metrics
     /// A route of the server's with a method it does not take: 405 with `allow`.
     case methodNotAllowed(allow: String)
   }
@@ -16,8 +18,20 @@ enum HTTPRoutes {
 
   /// The server's route for `head`, or nil for the static files.
   static func match(_ head: HTTPRequestHead) -> Route? {
-    guard head.path == "/healthz" else { return nil }
-    return head.method == "GET" || head.method == "HEAD" ? .health : .methodNotAllowed(allow: "GET, HEAD")
+    let route: Route
+    switch head.path {
+    case "/healthz": route = .health
+    case "/metrics": route = .metrics
+    default: return nil
+    }
+    return head.method == "GET" || head.method == "HEAD" ? route : .methodNotAllowed(allow: "GET, HEAD")
+  }
+
+  /// `200` with the exposition, in the content type Prometheus asks for, never cached.
+  static func metrics(_ text: String) -> HTTPResponse {
+    HTTPResponse(
+      status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", headers: [("cache-control", "no-store")],
+      body: Array(text.utf8))
   }
 
   /// What `/healthz` reports.

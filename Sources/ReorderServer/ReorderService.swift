@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ReorderBasics
 import ReorderRooms
 import ReorderStore
@@ -63,6 +64,20 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     driver.transport = transport
+    driver.statisticsSource = { [unowned driver, unowned transport, store] in
+      ServerStatistics(
+        transport: transport.statistics, rooms: driver.registry.statistics, store: store.statistics,
+        durableLatency: driver.durableLatency)
+    }
+    let directory = configuration.dataPath
+    driver.storeBytes = {
+      guard directory != ":memory:" else { return 0 }
+      return ["", "-wal", "-shm"].reduce(0) { total, suffix in
+        let path = directory + "/reorder.sqlite3" + suffix
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+        return total + size
+      }
+    }
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.

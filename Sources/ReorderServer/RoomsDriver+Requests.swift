@@ -1,6 +1,7 @@
 import Dispatch
 import ReorderBasics
 import ReorderRooms
+import ReorderStore
 import ReorderTransport
 
 extension RoomsDriver {
@@ -40,6 +41,15 @@ extension RoomsDriver {
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
         rooms: registry.roomCount)
       responder.respond(HTTPRoutes.health(figures))
+    case .metrics:
+      let statistics =
+        statisticsSource?()
+        ?? ServerStatistics(
+          transport: transport?.statistics ?? TransportStatistics(), rooms: registry.statistics,
+          store: StoreStatistics(), durableLatency: durableLatency)
+      responder.respond(
+        HTTPRoutes.metrics(
+          MetricsText.render(statistics, process: .read(), storeBytes: storeBytes?() ?? 0)))
     case .methodNotAllowed(let allow):
       responder.respond(.text(405, "method not allowed\n", headers: [("allow", allow)]))
     case nil:

@@ -18,6 +18,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   weak var transport: WebSocketServer?
   /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
   let startedAt = MonotonicClock.now()
+  /// The whole server's statistics (set by `ReorderService`; service thread), and the bytes of its
+  /// data directory's database files, for `/metrics`.
+  var statisticsSource: (() -> ServerStatistics)?
+  var storeBytes: (() -> Int)?
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
   /// What each open websocket was admitted as.

@@ -41,6 +41,8 @@ struct AdmissionAndRoutesTests {
     #expect(HTTPRoutes.match(HTTPRequestHead(method: "HEAD", path: "/healthz")) == .health)
     #expect(
       HTTPRoutes.match(HTTPRequestHead(method: "POST", path: "/healthz")) == .methodNotAllowed(allow: "GET, HEAD"))
+    #expect(HTTPRoutes.match(HTTPRequestHead(method: "GET", path: "/metrics")) == .metrics)
+    #expect(HTTPRoutes.match(HTTPRequestHead(method: "PUT", path: "/metrics")) == .methodNotAllowed(allow: "GET, HEAD"))
     #expect(HTTPRoutes.match(HTTPRequestHead(method: "GET", path: "/")) == nil)
     #expect(HTTPRoutes.match(HTTPRequestHead(method: "GET", path: "/healthz/x")) == nil)
   }

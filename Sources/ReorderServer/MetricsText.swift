@@ -1,0 +1,95 @@
+import ReorderStore
+
+/// `/metrics` in the Prometheus text exposition format (version 0.0.4): the server's statistics
+/// values and the process' own figures, one family each with `# HELP` and `# TYPE`. Pure: what it
+/// renders comes in as values.
+struct MetricsText {
+  /// What the process reads of itself from `/proc` (`ProcessFigures.read()`).
+  struct ProcessFigures: Equatable {
+    var cpuSeconds: Double
+    var residentBytes: Int
+    var openFiles: Int
+  }
+
+  private var lines: [String] = []
+
+  /// The whole exposition for `statistics`, `process` and the data directory's size.
+  static func render(_ statistics: ServerStatistics, process: ProcessFigures, storeBytes: Int) -> String {
+    var m = MetricsText()
+    let t = statistics.transport
+    let r = statistics.rooms
+    m.family("reorder_connections", "gauge", "Open websocket connections.", [([], Double(t.open))])
+    m.family("reorder_rooms_loaded", "gauge", "Rooms in memory.", [([], Double(r.roomsLoaded))])
+    m.family(
+      "reorder_connections_opened_total", "counter", "Websocket connections accepted.", [([], Double(t.opened))])
+    m.family(
+      "reorder_upgrades_refused_total", "counter", "Websocket upgrades refused with an HTTP status (403, 429).",
+      [([], Double(t.refused))])
+    m.family(
+      "reorder_messages_received_total", "counter", "Client frames received, by type.",
+      r.messagesReceived.sorted { $0.key < $1.key }.map { ([("type", $0.key)], Double($0.value)) })
+    m.family("reorder_ops_applied_total", "counter", "Ops applied (each got a seq).", [([], Double(r.opsApplied))])
+    m.family(
+      "reorder_ops_rejected_total", "counter", "Ops rejected, by error code.",
+      r.opsRejected.sorted { $0.key < $1.key }.map { ([("code", $0.key)], Double($0.value)) })
+    m.histogram(
+      "reorder_op_commit_seconds", "Ops received to durable (the wait before their applied goes out).",
+      statistics.durableLatency)
+    m.family(
+      "reorder_presence_frames_sent_total", "counter", "Drag presence frames sent (one per recipient).",
+      [([], Double(r.presenceFramesSent))])
+    m.family(
+      "reorder_presence_frames_dropped_total", "counter",
+      "Drag presence frames not sent because the recipient was busy (held back by the rooms or dropped).",
+      [([], Double(r.presenceFramesHeld + t.presenceDropped))])
+    m.family(
+      "reorder_outgoing_queue_bytes", "gauge", "Bytes queued to clients, over every connection.",
+      [([], Double(t.queuedBytes))])
+    m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
+    m.family(
+      "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
+      r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
+    m.family(
+      "process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.",
+      [([], process.cpuSeconds)])
+    m.family(
+      "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", [([], Double(process.residentBytes))])
+    m.family("process_open_fds", "gauge", "Number of open file descriptors.", [([], Double(process.openFiles))])
+    return m.lines.joined(separator: "\n") + "\n"
+  }
+
+  private mutating func family(
+    _ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]
+  ) {
+    lines.append("# HELP \(name) \(help)")
+    lines.append("# TYPE \(name) \(type)")
+    for sample in samples { lines.append(Self.sample(name, sample.labels, sample.value)) }
+  }
+
+  private mutating func histogram(_ name: String, _ help: String, _ buckets: LatencyBuckets) {
+    lines.append("# HELP \(name) \(help)")
+    lines.append("# TYPE \(name) histogram")
+    for (le, count) in buckets.cumulative {
+      lines.append(Self.sample(name + "_bucket", [("le", le.isInfinite ? "+Inf" : Self.number(le))], Double(count)))
+    }
+    lines.append(Self.sample(name + "_sum", [], buckets.sum))
+    lines.append(Self.sample(name + "_count", [], Double(buckets.count)))
+  }
+
+  static func sample(_ name: String, _ labels: [(String, String)], _ value: Double) -> String {
+    let labelText =
+      labels.isEmpty ? "" : "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
+    return "\(name)\(labelText) \(number(value))"
+  }
+
+  /// A sample value: integers without a fraction.
+  static func number(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+  }
+
+  /// A label value with `\`, `"` and newlines escaped.
+  static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "\n", with: "\\n")
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import ReorderRooms
+import ReorderStore
+import ReorderTransport
+import TestSupport
+import Testing
+
+@testable import ReorderServer
+
+@Suite("/metrics")
+struct MetricsTests {
+  @Test("the exposition has HELP and TYPE per family, labelled samples, and a cumulative histogram")
+  func rendering() {
+    var rooms = RoomStatistics()
+    rooms.opsApplied = 7
+    rooms.opsRejected = ["read_only": 2, "unknown_item": 1]
+    rooms.authFailures = ["expired": 3]
+    var latency = LatencyBuckets()
+    latency.record(seconds: 0.002)
+    latency.record(seconds: 0.5)
+    var transport = TransportStatistics()
+    transport.open = 4
+    let text = MetricsText.render(
+      ServerStatistics(transport: transport, rooms: rooms, store: StoreStatistics(), durableLatency: latency),
+      process: .init(cpuSeconds: 1.5, residentBytes: 4096, openFiles: 9), storeBytes: 123)
+    let lines = text.split(separator: "\n").map(String.init)
+    #expect(lines.contains("# TYPE reorder_connections gauge"))
+    #expect(lines.contains("reorder_connections 4"))
+    #expect(lines.contains("reorder_ops_applied_total 7"))
+    #expect(lines.contains(#"reorder_ops_rejected_total{code="read_only"} 2"#))
+    #expect(lines.contains(#"reorder_auth_failures_total{reason="expired"} 3"#))
+    #expect(lines.contains(#"reorder_op_commit_seconds_bucket{le="+Inf"} 2"#))
+    #expect(lines.contains("reorder_op_commit_seconds_count 2"))
+    #expect(lines.contains("process_cpu_seconds_total 1.5"))
+    #expect(lines.contains("reorder_store_bytes 123"))
+    let buckets = lines.filter { $0.hasPrefix("reorder_op_commit_seconds_bucket") }
+    let counts = buckets.compactMap { Int($0.split(separator: " ").last!) }
+    #expect(counts == counts.sorted(), "cumulative")
+    #expect(MetricsText.escape("a\"b\\c\nd") == #"a\"b\\c\nd"#)
+  }
+
+  /// Parses `text` with the official Python client's parser; returns "name{labels} value" lines.
+  func parsed(_ text: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c",
+      """
+      import sys
+      from prometheus_client.parser import text_string_to_metric_families
+      for family in text_string_to_metric_families(sys.stdin.read()):
+          for s in family.samples:
+              labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+              print(f"{s.name}{{{labels}}} {s.value}")
+      """,
+    ]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(Data(text.utf8))
+    try input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "prometheus_client could not parse /metrics")
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+  }
+
+  func value(_ samples: [String], _ prefix: String) -> Double? {
+    samples.first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+  }
+
+  @Test("over HTTP: prometheus_client parses it, and the counters move as traffic flows")
+  func overHTTP() throws {
+    let server = try TestServer()
+    let before = try parsed(try httpGet(port: server.port, rawPath: "/metrics").text)
+    #expect(value(before, "reorder_connections{}") == 0)
+    let a = try RoomClient.join(port: server.port, client: "a")
+    a.op("a:1", Ops.createList("l"))
+    _ = try a.applied(id: "a:1")
+    a.op("a:2", Ops.delete("ghost"))
+    _ = try a.next(type: "rejected")
+    let reply = try httpGet(port: server.port, rawPath: "/metrics")
+    #expect(reply.status == 200)
+    #expect(reply.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+    let after = try parsed(reply.text)
+    #expect(value(after, "reorder_connections{}") == 1)
+    #expect(value(after, "reorder_connections_opened_total{}") == 1)
+    #expect(value(after, "reorder_ops_applied_total{}") == 1)
+    #expect(value(after, "reorder_ops_rejected_total{code=unknown_item}") == 1)
+    #expect(value(after, "reorder_messages_received_total{type=hello}") == 1)
+    #expect(value(after, "reorder_op_commit_seconds_count{}") ?? 0 >= 1)
+    #expect(value(after, "process_resident_memory_bytes{}") ?? 0 > 0)
+    #expect(value(after, "process_open_fds{}") ?? 0 > 0)
+    a.close()
+  }
+}
