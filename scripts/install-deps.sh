@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Reorder needs on Debian 12, only where it is missing.
 #   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, pkg-config
-#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, pytest + selenium +
+#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, systemd (systemd-analyze
+#                                  #   verify checks deploy/reorder.service), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
@@ -11,7 +12,7 @@ purpose="${1:-run}"
 packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev libjwt-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(openssl chromium chromium-driver python3-jwt nodejs node-jose) ;;
+  test) packages+=(openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
   load) packages+=(libwebsockets-test-server) ;;
   *) echo "usage: $0 run|test|load" >&2; exit 2 ;;
 esac

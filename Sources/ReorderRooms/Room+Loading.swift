@@ -42,11 +42,22 @@ public struct RoomLoad: Sendable {
   }
 }
 
+extension RoomLoad {
+  /// A load of `room` made outside a registry (tools such as `reorder export`).
+  public init(room: String, boards: RoomBoardFactory, limits: RoomLimits = RoomLimits()) {
+    self.init(room: room, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)
+  }
+}
+
 /// A room built from storage, ready to be handed to `RoomRegistry.loaded(room:result:now:)`.
 public struct PreparedRoom: Sendable {
   var room: Room
   /// The seq the room was loaded at.
   public var seq: UInt64 { room.seq }
+  /// The room's history id.
+  public var epoch: String { room.epoch }
+  /// Its board as in `welcome.board`.
+  public func boardJSON() -> JSONValue { room.boardJSON() }
 }
 
 extension Room {

@@ -44,6 +44,9 @@ final class SQLiteConnection {
   /// Whether the connection has been closed.
   var isClosed: Bool { handle == nil }
 
+  /// The open handle (for SQLite calls made outside this type, such as the backup API).
+  var rawHandle: OpaquePointer? { handle }
+
   /// Throws the typed error for `rc` unless it is one of the `accepted` codes. The one place
   /// where a result code becomes a `StoreError`.
   func check(_ rc: Int32, _ operation: @autoclosure () -> String, accepted: Int32 = SQLITE_OK) throws(StoreError) {

@@ -44,11 +44,13 @@ struct ParsedOptions {
   private(set) var values: [String: String] = [:]
   /// True when `--help` or `-h` was given.
   private(set) var wantsHelp = false
+  /// Arguments that are not flags, in order (only for subcommands that take them).
+  private(set) var positionals: [String] = []
 
   /// Parses `arguments` (without the program and subcommand names) and the environment.
   ///
   /// - Throws: `UsageError` naming the offending flag or value.
-  init(arguments: [String], specs: [OptionSpec], environment: [String: String]) throws {
+  init(arguments: [String], specs: [OptionSpec], environment: [String: String], positionals allowed: Int = 0) throws {
     let byName = Dictionary(uniqueKeysWithValues: specs.map { ($0.name, $0) })
     for spec in specs {
       if let value = environment[spec.environmentName] {
@@ -64,7 +66,11 @@ struct ParsedOptions {
         continue
       }
       guard argument.hasPrefix("--") else {
-        throw UsageError(description: "unexpected argument '\(argument)' (flags start with --)")
+        guard positionals.count < allowed else {
+          throw UsageError(description: "unexpected argument '\(argument)' (flags start with --)")
+        }
+        positionals.append(argument)
+        continue
       }
       var name = String(argument.dropFirst(2))
       var inlineValue: String?
@@ -141,12 +147,15 @@ struct Subcommand: Sendable {
   let summary: String
   /// Its flags.
   let options: [OptionSpec]
+  /// Names of the arguments it takes after its flags (`ROOM`), all required.
+  var arguments: [String] = []
   /// Runs it; returns the process exit status.
   let run: @Sendable (ParsedOptions) throws -> Int32
 
   /// The `--help` text: usage, then one line per flag with its default and environment variable.
   var helpText: String {
-    var lines = ["Usage: reorder \(name) [flags]", "", summary, "", "Flags:"]
+    let usage = (["Usage: reorder \(name) [flags]"] + arguments).joined(separator: " ")
+    var lines = [usage, "", summary, "", "Flags:"]
     let width = options.map { $0.name.count }.max() ?? 0
     for option in options {
       let padded = option.name.padding(toLength: width, withPad: " ", startingAt: 0)

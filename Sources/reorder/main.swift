@@ -2,7 +2,10 @@ import Foundation
 
 /// Entry point of `reorder`: dispatches to a subcommand and maps errors to exit statuses
 /// (0 success, 1 runtime failure, 2 usage error).
-let subcommands: [Subcommand] = [ServeCommand.subcommand, LoadCommand.subcommand, TokenCommand.subcommand]
+let subcommands: [Subcommand] = [
+  ServeCommand.subcommand, LoadCommand.subcommand, TokenCommand.subcommand, BackupCommand.subcommand,
+  ExportCommand.subcommand,
+]
 
 func topLevelHelp() -> String {
   var lines = [
@@ -37,10 +40,13 @@ guard let command = subcommands.first(where: { $0.name == first }) else {
 do {
   let options = try ParsedOptions(
     arguments: Array(arguments.dropFirst()), specs: command.options,
-    environment: ProcessInfo.processInfo.environment)
+    environment: ProcessInfo.processInfo.environment, positionals: command.arguments.count)
   if options.wantsHelp {
     print(command.helpText)
     exit(0)
+  }
+  if options.positionals.count < command.arguments.count {
+    throw UsageError(description: "missing \(command.arguments[options.positionals.count])")
   }
   exit(try command.run(options))
 } catch let error as UsageError {
