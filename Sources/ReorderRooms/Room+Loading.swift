@@ -70,10 +70,14 @@ extension Room {
       seq = snapshot.seq
       durableSeq = snapshot.seq
       lastSnapshotBytes = snapshot.bytes.count
+      // Every remembered op keeps its id; only the catch-up window's get their `applied` frame
+      // (encoding the frames of all remembered ops was most of a large room's load).
+      let window = UInt64(limits.maxCatchUpOps)
+      let windowStart = snapshot.seq > window ? snapshot.seq - window + 1 : 1
       for entry in history.remembered where entry.seq <= snapshot.seq {
         let record = try OpRecord(payload: entry.payload)
         remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
-        addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq))
+        if entry.seq >= windowStart { addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq)) }
       }
     } else {
       self.init(name: name, board: boards.empty(), limits: limits, now: 0)
