@@ -56,6 +56,39 @@ public struct OpRecord: Sendable, Equatable {
     epoch = header["epoch"]?.stringValue
   }
 
+  /// The idempotency key of a stored payload, read without parsing the whole header when the
+  /// header starts as `encoded()` writes it (`{"id":"…","client":"…"`, no escapes in either);
+  /// otherwise from the parsed record. A load reads the keys of thousands of remembered ops.
+  public static func key(payload: [UInt8]) throws -> String {
+    if let key = fastKey(payload) { return key }
+    let record = try OpRecord(payload: payload)
+    return OpRecord.key(client: record.client, id: record.id)
+  }
+
+  private static func fastKey(_ payload: [UInt8]) -> String? {
+    var index = 5
+    func expect(_ text: String) -> Bool {
+      for byte in text.utf8 {
+        guard index < payload.count, payload[index] == byte else { return false }
+        index += 1
+      }
+      return true
+    }
+    func plainString() -> String? {
+      let start = index
+      while index < payload.count, payload[index] != UInt8(ascii: "\""), payload[index] != UInt8(ascii: "\\") {
+        index += 1
+      }
+      guard index < payload.count, payload[index] == UInt8(ascii: "\"") else { return nil }
+      defer { index += 1 }
+      return String(decoding: payload[start..<index], as: UTF8.self)
+    }
+    guard payload.count > 5, payload[0] == 1, expect(#"{"id":""#), let id = plainString(),
+      expect(#","client":""#), let client = plainString()
+    else { return nil }
+    return key(client: client, id: id)
+  }
+
   /// The `applied` frame for this record at `seq`.
   public func applied(seq: UInt64) -> [UInt8] { ServerMessage.applied(seq: seq, id: id, by: by, op: resolved) }
 

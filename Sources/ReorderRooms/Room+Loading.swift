@@ -75,9 +75,13 @@ extension Room {
       let window = UInt64(limits.maxCatchUpOps)
       let windowStart = snapshot.seq > window ? snapshot.seq - window + 1 : 1
       for entry in history.remembered where entry.seq <= snapshot.seq {
-        let record = try OpRecord(payload: entry.payload)
-        remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
-        if entry.seq >= windowStart { addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq)) }
+        if entry.seq >= windowStart {
+          let record = try OpRecord(payload: entry.payload)
+          remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
+          addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq))
+        } else {
+          remember(key: try OpRecord.key(payload: entry.payload), seq: entry.seq)
+        }
       }
     } else {
       self.init(name: name, board: boards.empty(), limits: limits, now: 0)

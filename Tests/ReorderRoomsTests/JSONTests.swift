@@ -51,3 +51,16 @@ struct JSONTests {
     #expect(JSONValue.string("a\u{01}b\t").jsonText == #""a\u0001b\t""#)
   }
 }
+
+@Suite("OpRecord keys read from payloads")
+struct OpRecordKeyTests {
+  @Test("the fast key equals the parsed one, with and without escapes in the ids")
+  func keys() throws {
+    for (id, client) in [("c-1:7", "c-1"), (#"we"ird\id"#, "c\"2"), ("ü✓", "ünicode"), ("", "x")] {
+      let record = OpRecord(
+        id: id, client: client, by: "s1", resolved: .object([("kind", .string("move"))]), logged: [1, 2])
+      #expect(try OpRecord.key(payload: record.encoded()) == OpRecord.key(client: client, id: id), "\(id)")
+    }
+    #expect(throws: (any Error).self) { try OpRecord.key(payload: [1, 0, 0]) }
+  }
+}
