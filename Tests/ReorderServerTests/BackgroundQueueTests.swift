@@ -11,12 +11,14 @@ struct BackgroundQueueTests {
     let lock = NSLock()
     nonisolated(unsafe) var seen: [Int] = []
     nonisolated(unsafe) var niceness: Int32 = 0
+    nonisolated(unsafe) var policy: Int32 = -1
     let done = DispatchSemaphore(value: 0)
     for i in 0..<100 {
       queue.async {
         lock.withLock { seen.append(i) }
         if i == 99 {
           niceness = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+          policy = sched_getscheduler(0)
           done.signal()
         }
       }
@@ -24,5 +26,6 @@ struct BackgroundQueueTests {
     #expect(done.wait(timeout: .now() + 10) == .success)
     #expect(lock.withLock { seen } == Array(0..<100))
     #expect(niceness == BackgroundQueue.niceness)
+    #expect(policy == BackgroundQueue.idlePolicy)
   }
 }
