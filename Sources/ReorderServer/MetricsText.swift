@@ -23,6 +23,10 @@ struct MetricsText {
     m.family(
       "reorder_connections_opened_total", "counter", "Websocket connections accepted.", [([], Double(t.opened))])
     m.family(
+      "reorder_disconnects_total", "counter",
+      "Websockets closed, by close code (the server's, else the client's, else 1006: lost).",
+      t.disconnects.sorted { $0.key < $1.key }.map { ([("code", String($0.key))], Double($0.value)) })
+    m.family(
       "reorder_upgrades_refused_total", "counter", "Websocket upgrades refused with an HTTP status (403, 429).",
       [([], Double(t.refused))])
     m.family(

@@ -30,6 +30,8 @@ final class ServerConnection {
   /// True while frames are queued that a write has already been attempted for (the socket did not
   /// take them yet, or lws is finishing an earlier write): what "busy" means to the rooms.
   var backlogged = false
+  /// The close code the peer sent, if it closed first.
+  var peerCloseCode: UInt16?
   /// True once the close handshake was handed to lws (the close frame is on its way).
   var closeStarted = false
   /// True once lws closed the connection (it may still sit in `unflushed`).

@@ -5,6 +5,9 @@ public struct TransportStatistics: Sendable, Equatable {
   public var open = 0
   /// Websockets the handler accepted, in all.
   public var opened = 0
+  /// Accepted websockets that closed, by close code: the one the server sent, else the client's,
+  /// else 1006 (the connection was lost without a close frame).
+  public var disconnects: [UInt16: Int] = [:]
   /// Upgrades the handler refused with an HTTP status.
   public var refused = 0
   /// Websocket messages received (whole, after reassembly), and their payload bytes.

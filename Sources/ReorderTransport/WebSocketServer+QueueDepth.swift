@@ -20,6 +20,7 @@ extension WebSocketServer {
     var s = TransportStatistics()
     s.open = connectionCount
     s.opened = openedTotal
+    s.disconnects = disconnects
     s.refused = refusedTotal
     s.messagesReceived = messagesReceived
     s.bytesReceived = bytesReceived

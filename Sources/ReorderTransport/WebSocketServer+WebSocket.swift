@@ -92,6 +92,8 @@ extension WebSocketServer {
     writes.discardQueue(conn)
     if conn.announced {
       adjustOpenCount(-1)
+      // The code the server sent, else the peer's, else 1006 (the connection was lost).
+      disconnects[conn.pendingClose?.code ?? conn.peerCloseCode ?? 1006, default: 0] += 1
       Log.debug("websocket closed", ["connection": conn.id.description])
       handler.connectionClosed(conn.id)
       flushSoonAfterClose()

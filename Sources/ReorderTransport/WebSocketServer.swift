@@ -43,6 +43,8 @@ public final class WebSocketServer: @unchecked Sendable {
   var shutdownTimer: LWSTimer?
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?
+  /// Closed websockets by close code (`TransportStatistics.disconnects`).
+  var disconnects: [UInt16: Int] = [:]
   /// Counters for `statistics` kept outside the write path.
   var openedTotal = 0
   var refusedTotal = 0

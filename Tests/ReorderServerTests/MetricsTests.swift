@@ -94,5 +94,14 @@ struct MetricsTests {
     #expect(value(after, "process_resident_memory_bytes{}") ?? 0 > 0)
     #expect(value(after, "process_open_fds{}") ?? 0 > 0)
     a.close()
+    let bad = try WebSocket.connect("ws://127.0.0.1:\(server.port)/ws/a%20b")
+    while true { if case .closed = try bad.receive(timeout: 5) { break } }
+    var closes: [String] = []
+    #expect(
+      waitUntil {
+        closes = (try? parsed(try httpGet(port: server.port, rawPath: "/metrics").text)) ?? []
+        return value(closes, "reorder_connections{}") == 0 && value(closes, "reorder_disconnects_total{code=1008}") == 1
+      })
+    #expect(value(closes, "reorder_disconnects_total{code=1000}") == 1, "the client's normal close")
   }
 }
