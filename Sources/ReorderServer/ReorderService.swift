@@ -42,7 +42,7 @@ public final class ReorderService: @unchecked Sendable {
     try configuration.validate()
     let verifier = try configuration.tokenVerifier
     let admissionLimits = try configuration.admissionLimits
-    store = try Store(path: configuration.dataPath)
+    store = try Store(path: configuration.dataPath, retainedOps: configuration.retainedOps)
     do {
       identity = try NodeIdentity.resolve(
         given: configuration.nodeID, dataDirectory: configuration.dataPath == ":memory:" ? nil : configuration.dataPath)

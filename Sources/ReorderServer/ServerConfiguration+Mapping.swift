@@ -22,6 +22,10 @@ extension ServerConfiguration {
     PresencePacing(minHz: Double(presenceHz), maxHz: Double(presenceMaxHz), framesPerSecond: Double(presenceBudget))
   }
 
+  /// Ops the store keeps before each room's latest snapshot: the catch-up window and the
+  /// idempotency window (re-sent op ids are recognised that far back), whichever is longer.
+  var retainedOps: Int { max(historyOps, RoomLimits().rememberedOpIDs) }
+
   /// The rooms part.
   var roomLimits: RoomLimits {
     var l = RoomLimits()
@@ -32,6 +36,7 @@ extension ServerConfiguration {
     l.maxConnectionsPerRoom = maxConnectionsPerRoom
     l.roomIdleSeconds = Double(roomIdleSeconds)
     l.snapshotEvery = max(1, snapshotEvery)
+    l.maxCatchUpOps = historyOps
     return l
   }
 }

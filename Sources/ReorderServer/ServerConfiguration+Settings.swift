@@ -38,6 +38,9 @@ extension ServerConfiguration {
     .integer("max-connections-per-room", \.maxConnectionsPerRoom, 1...1_000_000, "Connections per room."),
     .integer(
       "room-idle-seconds", \.roomIdleSeconds, 0...86_400, "Seconds a room stays loaded after its last connection left."),
+    .integer(
+      "history-ops", \.historyOps, 1...10_000_000,
+      "Catch-up window in ops; the log keeps this many (and the idempotency window) before each snapshot."),
     .integer("snapshot-every", \.snapshotEvery, 1...10_000_000, "Write a room snapshot every this many ops."),
     .string(
       "allowed-origins", \.allowedOrigins,

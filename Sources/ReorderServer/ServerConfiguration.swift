@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable {
   public var maxConnectionsPerRoom = RoomLimits().maxConnectionsPerRoom
   /// Seconds a room stays loaded after its last connection left (`--room-idle-seconds`).
   public var roomIdleSeconds = Int(RoomLimits().roomIdleSeconds)
+  /// The catch-up window, in ops (`--history-ops`): a `since` at most this far behind gets the ops
+  /// it missed, older ones the full board; the log keeps this many ops (and at least the
+  /// idempotency window) before each room's latest snapshot, older ones are deleted.
+  public var historyOps = 10_000
   /// Write a snapshot every this many ops (`--snapshot-every`).
   public var snapshotEvery = RoomLimits().snapshotEvery
   /// Origins whose pages may connect, comma separated (`--allowed-origins`); empty: this server's

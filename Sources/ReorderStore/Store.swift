@@ -26,9 +26,12 @@ public final class Store: @unchecked Sendable {
   let readLock = NSLock()
 
   /// Opens (creating if needed) the store in directory `path`, or a throwaway one for ":memory:".
+  /// With `retainedOps`, saving a room's snapshot at seq S deletes its ops up to S − `retainedOps`
+  /// (all but op 1, which carries the room's epoch), so the log holds at most `retainedOps` plus one
+  /// snapshot interval of ops per room; SQLite reuses the freed pages, so the file stops growing.
   ///
   /// - Throws: `StoreError` saying what is wrong with the directory or the database, and what to do.
-  public init(path: String) throws(StoreError) {
+  public init(path: String, retainedOps: Int? = nil) throws(StoreError) {
     self.path = path
     let location: String
     let inMemory = path == ":memory:"
@@ -49,6 +52,7 @@ public final class Store: @unchecked Sendable {
       location: location, displayPath: databasePath, create: false, uri: inMemory)
     try readConnection.execute("PRAGMA busy_timeout = \(Store.busyTimeoutMilliseconds); PRAGMA query_only = ON")
     writer = StoreWriter(connection: writeConnection)
+    writer.retainedOps = retainedOps
     reader = readConnection
     writer.start()
   }

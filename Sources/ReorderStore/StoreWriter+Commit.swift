@@ -166,6 +166,13 @@ extension StoreWriter {
       """)
     try prune.bind(room, at: 1)
     try prune.run()
+    // Op 1 stays: it carries the room's epoch.
+    if let retainedOps, seq > UInt64(retainedOps) + 1 {
+      let trim = try connection.statement("DELETE FROM ops WHERE room = ?1 AND seq > 1 AND seq <= ?2")
+      try trim.bind(room, at: 1)
+      try trim.bind(Int64(seq - UInt64(retainedOps)), at: 2)
+      try trim.run()
+    }
     return .success(())
   }
 }

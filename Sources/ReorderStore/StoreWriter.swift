@@ -35,6 +35,9 @@ final class StoreWriter: @unchecked Sendable {
   let connection: SQLiteConnection
   /// Rooms known to exist in the database, with their highest durable seq; writer thread only.
   var highWater: [String: UInt64] = [:]
+  /// Ops kept before a room's latest snapshot (nil: all): older ones are deleted when a snapshot
+  /// is saved. Set before `start()`.
+  var retainedOps: Int?
 
   init(connection: SQLiteConnection) {
     self.connection = connection
