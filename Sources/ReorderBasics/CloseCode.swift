@@ -14,6 +14,8 @@ public enum CloseCode {
   public static let internalError: UInt16 = 1011
   /// Room or server full: try again later.
   public static let tryAgainLater: UInt16 = 1013
+  /// The app revoked the connection's access (`POST /api/v1/boards/{room}/disconnect`).
+  public static let accessChanged: UInt16 = 4100
   /// A missing, bad or expired token (after `error unauthorized`).
   public static let unauthorized: UInt16 = 4401
   /// A valid token for another room (after `error forbidden`).

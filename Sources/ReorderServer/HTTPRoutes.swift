@@ -9,6 +9,8 @@ enum HTTPRoutes {
     case health
     /// `GET /metrics` (and HEAD): Prometheus text format.
     case metrics
+    /// Anything under `/api/v1` (`APIRoutes`).
+    case api
     /// A route of the server's with a method it does not take: 405 with `allow`.
     case methodNotAllowed(allow: String)
   }
@@ -18,6 +20,7 @@ enum HTTPRoutes {
 
   /// The server's route for `head`, or nil for the static files.
   static func match(_ head: HTTPRequestHead) -> Route? {
+    if head.path == "/api/v1" || head.path.hasPrefix("/api/v1/") { return .api }
     let route: Route
     switch head.path {
     case "/healthz": route = .health

@@ -42,6 +42,7 @@ public final class ReorderService: @unchecked Sendable {
     try configuration.validate()
     let verifier = try configuration.tokenVerifier
     let admissionLimits = try configuration.admissionLimits
+    let apiKeys = try configuration.apiKeys
     store = try Store(path: configuration.dataPath, retainedOps: configuration.retainedOps)
     do {
       identity = try NodeIdentity.resolve(
@@ -64,6 +65,8 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     driver.transport = transport
+    driver.apiKeys = apiKeys
+    driver.apiBoards = ServerBoards.factory(replica: identity.replica)
     driver.statisticsSource = { [unowned driver, unowned transport, store] in
       ServerStatistics(
         transport: transport.statistics, rooms: driver.registry.statistics, store: store.statistics,

@@ -30,7 +30,11 @@ extension RoomsDriver {
 
   /// The server's HTTP routes (`HTTPRoutes`); everything else goes to the static files.
   func route(_ head: HTTPRequestHead) -> HTTPRouting {
-    HTTPRoutes.match(head) == nil ? .pass : .handle(maxBodyBytes: HTTPRoutes.maxBodyBytes)
+    switch HTTPRoutes.match(head) {
+    case nil: .pass
+    case .api: .handle(maxBodyBytes: APIRoutes.maxBodyBytes)
+    default: .handle(maxBodyBytes: HTTPRoutes.maxBodyBytes)
+    }
   }
 
   /// Answers a request `route` took.
@@ -41,6 +45,8 @@ extension RoomsDriver {
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
         rooms: registry.roomCount)
       responder.respond(HTTPRoutes.health(figures))
+    case .api:
+      handleAPI(request, responder: responder)
     case .metrics:
       let statistics =
         statisticsSource?()

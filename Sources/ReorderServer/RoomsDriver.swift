@@ -22,6 +22,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// data directory's database files, for `/metrics`.
   var statisticsSource: (() -> ServerStatistics)?
   var storeBytes: (() -> Int)?
+  /// The HTTP API's keys (nil: the API answers 404) and the board model it reads stored rooms with.
+  var apiKeys: APIKeys?
+  var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
   /// What each open websocket was admitted as.

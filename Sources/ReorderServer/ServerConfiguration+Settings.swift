@@ -62,6 +62,9 @@ extension ServerConfiguration {
       "auth-public-key", \.authPublicKey, "PEM public key (ES256 or RS256) that room tokens are signed for."),
     .optionalString("auth-audience", \.authAudience, "The aud room tokens must carry."),
     .optionalString("auth-issuer", \.authIssuer, "The iss room tokens must carry."),
+    .optionalString(
+      "api-key-file", \.apiKeyFile,
+      "Keys of the HTTP API /api/v1, one per line (at least 32 characters); without it the API is off."),
     .flag(
       "allow-anonymous", \.allowAnonymous,
       "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
@@ -83,12 +86,18 @@ extension ServerConfiguration {
     }
     _ = try admissionLimits
     _ = try tokenVerifier
+    _ = try apiKeys
     if !AddressRange.isLoopback(host) && !allowAnonymous && !authEnabled {
       throw ConfigurationError(
         "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
           + "Turn tokens on with --auth-secret-file FILE (openssl rand -hex 32 > FILE; docs/AUTH.md) or "
           + "--auth-public-key FILE, or give --allow-anonymous to serve anyone anyway")
     }
+  }
+
+  /// The API's keys, when `--api-key-file` is given.
+  var apiKeys: APIKeys? {
+    get throws(ConfigurationError) { try apiKeyFile.map { file throws(ConfigurationError) in try APIKeys(file: file) } }
   }
 
   /// Whether room tokens are checked.

@@ -76,6 +76,8 @@ public struct ServerConfiguration: Sendable {
   public var authAudience: String?
   /// The `iss` tokens must carry (`--auth-issuer`).
   public var authIssuer: String?
+  /// Keys of the HTTP API, one per line (`--api-key-file`); without it `/api/v1` answers 404.
+  public var apiKeyFile: String?
   /// Serve anyone who can reach a non-loopback address without tokens (`--allow-anonymous`).
   public var allowAnonymous = false
   /// `error`, `warn`, `info`, `debug` (`--log-level`).

@@ -1,0 +1,78 @@
+import ReorderRooms
+import ReorderTransport
+
+/// The HTTP API under `/api/v1` (docs/API.md): which route a request is, and the RFC 9457 problem
+/// responses. Pure.
+enum APIRoutes {
+  /// Largest request body (413 beyond).
+  static let maxBodyBytes = 1 << 20
+
+  /// A route of the API.
+  enum Route: Equatable {
+    /// `GET /api/v1/boards`.
+    case boards
+    /// `GET /api/v1/boards/{room}`.
+    case board(String)
+    /// `POST /api/v1/boards/{room}/disconnect`.
+    case disconnect(String)
+  }
+
+  /// The route of `head`, or the problem it is (404 unknown path or room name, 405 method).
+  static func match(_ head: HTTPRequestHead) -> Result<Route, Problem> {
+    let parts = head.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3).map(String.init)
+    func room(_ text: String) -> Result<String, Problem> {
+      guard case .success(let name) = RoomPath.validate(Array(text.utf8)) else {
+        return .failure(Problem(404, "not found", "'\(text)' is not a room name (1-64 of A-Z a-z 0-9 - _ .)"))
+      }
+      return .success(name)
+    }
+    func method(_ allowed: String, _ route: Route) -> Result<Route, Problem> {
+      head.method == allowed || (allowed == "GET" && head.method == "HEAD")
+        ? .success(route)
+        : .failure(Problem(405, "method not allowed", "\(head.path) takes \(allowed)", allow: allowed))
+    }
+    switch parts.count {
+    case 1 where parts[0] == "boards":
+      return method("GET", .boards)
+    case 2 where parts[0] == "boards":
+      return room(parts[1]).flatMap { method("GET", .board($0)) }
+    case 3 where parts[0] == "boards" && parts[2] == "disconnect":
+      return room(parts[1]).flatMap { method("POST", .disconnect($0)) }
+    default:
+      return .failure(Problem(404, "not found", "no API route \(head.path)"))
+    }
+  }
+
+  /// An RFC 9457 problem: `application/problem+json` with `type`, `title`, `status`, `detail`.
+  struct Problem: Error, Equatable {
+    let status: Int
+    let title: String
+    let detail: String
+    var allow: String?
+
+    init(_ status: Int, _ title: String, _ detail: String, allow: String? = nil) {
+      self.status = status
+      self.title = title
+      self.detail = detail
+      self.allow = allow
+    }
+
+    var response: HTTPResponse {
+      let body = JSONValue.object([
+        ("type", .string("about:blank")), ("title", .string(title)), ("status", .number(Double(status))),
+        ("detail", .string(detail)),
+      ]).encoded()
+      var headers: [(name: String, value: String)] = [("cache-control", "no-store")]
+      if let allow { headers.append(("allow", allow)) }
+      if status == 401 { headers.append(("www-authenticate", "Bearer")) }
+      return HTTPResponse(status: status, contentType: "application/problem+json", headers: headers, body: body)
+    }
+  }
+
+  /// A JSON response.
+  static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+    HTTPResponse(
+      status: status, contentType: "application/json", headers: [("cache-control", "no-store")],
+      body: value.encoded())
+  }
+}

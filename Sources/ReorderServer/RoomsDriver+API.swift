@@ -1,0 +1,112 @@
+import ReorderBasics
+import ReorderRooms
+import ReorderTransport
+
+extension RoomsDriver {
+  /// `/api/v1` (docs/API.md): the key first, then the route. Service thread; answers that need
+  /// storage come later from the store's reader thread, through `responder`.
+  func handleAPI(_ request: HTTPRequest, responder: HTTPResponder) {
+    guard let apiKeys else {
+      responder.respond(
+        APIRoutes.Problem(404, "not found", "the HTTP API is off: start the server with --api-key-file").response)
+      return
+    }
+    guard apiKeys.accepts(authorization: request.head.headers["authorization"]) else {
+      responder.respond(APIRoutes.Problem(401, "unauthorized", "send Authorization: Bearer <API key>").response)
+      return
+    }
+    switch APIRoutes.match(request.head) {
+    case .failure(let problem):
+      responder.respond(problem.response)
+    case .success(.boards):
+      boards(responder)
+    case .success(.board(let name)):
+      board(name, responder)
+    case .success(.disconnect(let name)):
+      disconnect(name, body: request.body, responder)
+    }
+  }
+
+  /// `GET /api/v1/boards`: every stored board with the connections it has now.
+  private func boards(_ responder: HTTPResponder) {
+    storage.roomNames { [weak self] result in
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        switch result {
+        case .failure(let error):
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        case .success(let names):
+          let boards = names.map { name -> JSONValue in
+            var fields: [(key: String, value: JSONValue)] = [
+              ("room", .string(name)), ("online", .number(Double(registry.onlineCount(room: name)))),
+            ]
+            if let room = registry.room(name) {
+              fields.append(("seq", .number(Double(room.seq))))
+              fields.append(("epoch", .string(room.epoch)))
+            }
+            return .object(fields)
+          }
+          responder.respond(APIRoutes.json(200, .object([("boards", .array(boards)), ("next", .null)])))
+        }
+      }
+    }
+  }
+
+  /// `GET /api/v1/boards/{room}`: `{room, seq, epoch, board}`, from memory when the room is
+  /// loaded, else read from storage off the service thread (without loading it into the rooms).
+  private func board(_ name: String, _ responder: HTTPResponder) {
+    if let room = registry.room(name) {
+      responder.respond(
+        APIRoutes.json(200, Self.boardJSON(name, seq: room.seq, epoch: room.epoch, board: room.boardJSON())))
+      return
+    }
+    let storage = self.storage
+    let boards = apiBoards
+    storage.roomNames { result in
+      guard case .success(let names) = result else {
+        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board list could not be read").response)
+        return
+      }
+      guard names.contains(name) else {
+        responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+        return
+      }
+      RoomLoad(room: name, boards: boards).run(on: storage) { loaded in
+        switch loaded {
+        case .success(let prepared):
+          responder.respond(
+            APIRoutes.json(
+              200, Self.boardJSON(name, seq: prepared.seq, epoch: prepared.epoch, board: prepared.boardJSON())))
+        case .failure(let error):
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        }
+      }
+    }
+  }
+
+  static func boardJSON(_ name: String, seq: UInt64, epoch: String, board: JSONValue) -> JSONValue {
+    .object([("room", .string(name)), ("seq", .number(Double(seq))), ("epoch", .string(epoch)), ("board", board)])
+  }
+
+  /// `POST /api/v1/boards/{room}/disconnect` with `{"sub"?: …}`: closes those connections with
+  /// 4100 `access changed`; answers `{"disconnected": n}`.
+  private func disconnect(_ name: String, body: [UInt8], _ responder: HTTPResponder) {
+    var subject: String?
+    if !body.isEmpty {
+      guard let value = try? JSONValue.parse(body), case .object = value else {
+        responder.respond(APIRoutes.Problem(400, "bad request", "the body must be a JSON object").response)
+        return
+      }
+      switch value["sub"] {
+      case nil, .null?: subject = nil
+      case .string(let sub)?: subject = sub
+      default:
+        responder.respond(APIRoutes.Problem(422, "unprocessable", "sub must be a string").response)
+        return
+      }
+    }
+    let (count, actions) = registry.disconnect(room: name, subject: subject)
+    perform(actions)
+    responder.respond(APIRoutes.json(200, .object([("disconnected", .number(Double(count)))])))
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import ReorderRooms
+import ReorderTransport
+import TestSupport
+import TestTokens
+import Testing
+
+@testable import ReorderServer
+
+@Suite("HTTP API /api/v1", .serialized)
+struct APITests {
+  static let key = "k-0123456789abcdef0123456789abcdef"
+
+  /// A server with the demo boards, an API key and HS256 tokens.
+  final class APIServer {
+    let directory: TemporaryDirectory
+    let server: TestServer
+    init(api: Bool = true) throws {
+      directory = try TemporaryDirectory()
+      try directory.write("keys", "\n" + APITests.key + "\n")
+      try directory.write("secret", String(decoding: AuthOverSocketsTests.secret, as: UTF8.self))
+      let path = directory.path
+      server = try TestServer { configuration in
+        configuration.demo = true
+        if api { configuration.apiKeyFile = path + "/keys" }
+        configuration.authSecretFile = path + "/secret"
+        configuration.authAudience = AuthOverSocketsTests.audience
+        configuration.authIssuer = AuthOverSocketsTests.issuer
+      }
+    }
+    deinit { directory.remove() }
+    var port: Int { server.port }
+  }
+
+  func call(_ port: Int, _ method: String, _ path: String, key: String? = APITests.key, body: String? = nil) throws
+    -> (status: Int, json: JSONValue?, headers: [String: String])
+  {
+    var headers: [String: String] = [:]
+    if let key { headers["Authorization"] = "Bearer \(key)" }
+    let reply = try httpRequest(
+      port: port, method: method, rawPath: path, headers: headers,
+      body: body.map { Array($0.utf8) } ?? (method == "POST" ? [] : nil))
+    return (reply.status, try? JSONValue.parse(reply.body), reply.headers)
+  }
+
+  @Test("without --api-key-file the API is off (404, problem+json)")
+  func off() throws {
+    let server = try APIServer(api: false)
+    let reply = try call(server.port, "GET", "/api/v1/boards")
+    #expect(reply.status == 404)
+    #expect(reply.headers["content-type"] == "application/problem+json")
+    #expect(reply.json?["status"] == .number(404))
+  }
+
+  @Test("a missing or wrong key is 401 with WWW-Authenticate; routes and methods are checked")
+  func authAndRoutes() throws {
+    let server = try APIServer()
+    for key in [nil, "wrong", APITests.key + "x"] {
+      let reply = try call(server.port, "GET", "/api/v1/boards", key: key)
+      #expect(reply.status == 401, "\(String(describing: key))")
+      #expect(reply.headers["www-authenticate"] == "Bearer")
+      #expect(reply.json?["title"] == .string("unauthorized"))
+    }
+    #expect(try call(server.port, "GET", "/api/v1/nope").status == 404)
+    #expect(try call(server.port, "GET", "/api/v1/boards/a%20b").status == 404)
+    let put = try call(server.port, "PUT", "/api/v1/boards/food", body: "{}")
+    #expect(put.status == 405)
+    #expect(put.headers["allow"] == "GET")
+    #expect(try call(server.port, "GET", "/api/v1/boards/never-was").status == 404)
+  }
+
+  @Test("GET boards lists the stored boards; GET a board reads it from memory or from storage")
+  func readBoards() throws {
+    let server = try APIServer()
+    let list = try call(server.port, "GET", "/api/v1/boards")
+    #expect(list.status == 200)
+    guard case .array(let boards)? = list.json?["boards"] else {
+      Issue.record("no boards")
+      return
+    }
+    #expect(Set(boards.compactMap { $0["room"]?.stringValue }) == ["food", "home", "numbers", "cities"])
+    let stored = try call(server.port, "GET", "/api/v1/boards/cities")
+    #expect(stored.status == 200)
+    #expect(stored.json?["room"] == .string("cities"))
+    let editor = try RoomClient.connect(port: server.port, room: "cities")
+    try editor.hello(
+      room: "cities", client: "e", token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "cities"])))
+    editor.op("e:1", Ops.move("paris", list: "cities"))
+    _ = try editor.applied(id: "e:1")
+    let loaded = try call(server.port, "GET", "/api/v1/boards/cities")
+    #expect(loaded.status == 200)
+    #expect(loaded.json?["seq"] == .number((stored.json?["seq"]?.numberValue ?? 0) + 1))
+    #expect(loaded.json?["epoch"] == stored.json?["epoch"])
+    guard case .array(let lists)? = loaded.json?["board"]?["lists"], case .array(let items)? = lists.first?["items"]
+    else {
+      Issue.record("no cities list")
+      return
+    }
+    #expect(items.last?["id"] == .string("paris"))
+    let online = try call(server.port, "GET", "/api/v1/boards")
+    guard case .array(let now)? = online.json?["boards"] else { return }
+    #expect(now.first { $0["room"] == .string("cities") }?["online"] == .number(1))
+    editor.close()
+  }
+
+  @Test("POST disconnect closes a sub's connections with 4100 access changed, or everyone's")
+  func disconnect() throws {
+    let server = try APIServer()
+    func join(_ sub: String) throws -> RoomClient {
+      let c = try RoomClient.connect(port: server.port, room: "food")
+      try c.hello(
+        room: "food", client: sub,
+        token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "food", "sub": sub])))
+      return c
+    }
+    let (u1, u2, u3) = (try join("u1"), try join("u2"), try join("u3"))
+    let one = try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":"u1"}"#)
+    #expect(one.status == 200)
+    #expect(one.json?["disconnected"] == .number(1))
+    let closed = u1.waitForClose(timeout: 10)
+    #expect(closed?.code == 4100)
+    #expect(closed?.reason == "access changed")
+    #expect(try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":5}"#).status == 422)
+    #expect(try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: "nope").status == 400)
+    let rest = try call(server.port, "POST", "/api/v1/boards/food/disconnect")
+    #expect(rest.json?["disconnected"] == .number(2))
+    #expect(u2.waitForClose(timeout: 10)?.code == 4100)
+    #expect(u3.waitForClose(timeout: 10)?.code == 4100)
+  }
+}
