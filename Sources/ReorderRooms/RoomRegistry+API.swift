@@ -18,3 +18,21 @@ extension RoomRegistry {
   /// Connections open to `room` (joined or not).
   public func onlineCount(room name: String) -> Int { attached[name] ?? 0 }
 }
+
+extension RoomRegistry {
+  /// The visible members of `room` as the API lists them: `session`, `sub` (with tokens), `name`,
+  /// `color`, and `drag` while they drag; nil when the room is not loaded (nobody is in it).
+  public func presence(room name: String) -> [JSONValue]? {
+    guard let room = rooms[name] else { return nil }
+    return room.members.values.filter(\.visible).sorted { $0.peer.session < $1.peer.session }.map { member in
+      var fields: [(key: String, value: JSONValue)] = [("session", .string(member.peer.session))]
+      if let sub = connections[member.connection]?.access?.subject { fields.append(("sub", .string(sub))) }
+      fields.append(("name", .string(member.peer.name)))
+      fields.append(("color", .string(member.peer.color)))
+      if let drag = room.presence.current[member.peer.session]?.drag {
+        fields.append(("drag", Presence.dragJSON(drag)))
+      }
+      return .object(fields)
+    }
+  }
+}

@@ -15,6 +15,10 @@ enum APIRoutes {
     case board(String)
     /// `POST /api/v1/boards/{room}/disconnect`.
     case disconnect(String)
+    /// `GET /api/v1/boards/{room}/ops?since=S&limit=N`.
+    case ops(String)
+    /// `GET /api/v1/boards/{room}/presence`.
+    case presence(String)
   }
 
   /// The route of `head`, or the problem it is (404 unknown path or room name, 405 method).
@@ -38,6 +42,10 @@ enum APIRoutes {
       return room(parts[1]).flatMap { method("GET", .board($0)) }
     case 3 where parts[0] == "boards" && parts[2] == "disconnect":
       return room(parts[1]).flatMap { method("POST", .disconnect($0)) }
+    case 3 where parts[0] == "boards" && parts[2] == "ops":
+      return room(parts[1]).flatMap { method("GET", .ops($0)) }
+    case 3 where parts[0] == "boards" && parts[2] == "presence":
+      return room(parts[1]).flatMap { method("GET", .presence($0)) }
     default:
       return .failure(Problem(404, "not found", "no API route \(head.path)"))
     }

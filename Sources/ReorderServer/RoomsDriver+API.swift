@@ -24,6 +24,11 @@ extension RoomsDriver {
       board(name, responder)
     case .success(.disconnect(let name)):
       disconnect(name, body: request.body, responder)
+    case .success(.ops(let name)):
+      ops(name, request.head, responder)
+    case .success(.presence(let name)):
+      responder.respond(
+        APIRoutes.json(200, .object([("room", .string(name)), ("peers", .array(registry.presence(room: name) ?? []))])))
     }
   }
 
@@ -79,6 +84,56 @@ extension RoomsDriver {
               200, Self.boardJSON(name, seq: prepared.seq, epoch: prepared.epoch, board: prepared.boardJSON())))
         case .failure(let error):
           responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        }
+      }
+    }
+  }
+
+  /// `GET /api/v1/boards/{room}/ops?since=S&limit=N` (limit 1…1,000, default 100): the `applied`
+  /// messages after seq S, read from storage; 410 with the earliest seq still kept when the log no
+  /// longer reaches back to S + 1 (a client that far behind takes the board instead).
+  private func ops(_ name: String, _ head: HTTPRequestHead, _ responder: HTTPResponder) {
+    guard let sinceText = head.queryValue("since"), let since = UInt64(sinceText) else {
+      responder.respond(APIRoutes.Problem(400, "bad request", "give since=<seq> (a whole number)").response)
+      return
+    }
+    let limitText = head.queryValue("limit") ?? "100"
+    guard let limit = Int(limitText), (1...1_000).contains(limit) else {
+      responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
+      return
+    }
+    let storage = self.storage
+    storage.roomNames { names in
+      guard case .success(let names) = names, names.contains(name) else {
+        responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+        return
+      }
+      storage.entries(room: name, after: since, limit: limit) { result in
+        switch result {
+        case .failure(let error):
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        case .success(let entries):
+          if let first = entries.first, first.seq != since + 1 {
+            responder.respond(
+              APIRoutes.Problem(
+                410, "gone", "the log no longer reaches back to seq \(since + 1); the earliest kept is \(first.seq)"
+              ).response)
+            return
+          }
+          var out = Array(#"{"room":"#.utf8)
+          JSONValue.string(name).write(to: &out)
+          out.append(contentsOf: #","ops":["#.utf8)
+          var count = 0
+          for entry in entries {
+            guard let record = try? OpRecord(payload: entry.payload) else { continue }
+            if count > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: record.applied(seq: entry.seq))
+            count += 1
+          }
+          out.append(contentsOf: "]}".utf8)
+          responder.respond(
+            HTTPResponse(
+              status: 200, contentType: "application/json", headers: [("cache-control", "no-store")], body: out))
         }
       }
     }

@@ -127,4 +127,43 @@ struct APITests {
     #expect(u2.waitForClose(timeout: 10)?.code == 4100)
     #expect(u3.waitForClose(timeout: 10)?.code == 4100)
   }
+
+  @Test("GET ops since returns the applied messages after a seq; GET presence lists the peers with their sub")
+  func opsAndPresence() throws {
+    let server = try APIServer()
+    let editor = try RoomClient.connect(port: server.port, room: "numbers")
+    try editor.hello(
+      room: "numbers", client: "e",
+      token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "numbers", "sub": "ed", "name": "Ed"])))
+    let base = UInt64(editor.welcome["seq"]?.numberValue ?? 0)
+    editor.op("e:1", Ops.move("n1", list: "numbers", after: "n2"))
+    editor.op("e:2", Ops.move("n3", list: "numbers", after: "n4"))
+    _ = try editor.applied(id: "e:2")
+    let ops = try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=\(base)&limit=10")
+    #expect(ops.status == 200)
+    guard case .array(let applied)? = ops.json?["ops"] else {
+      Issue.record("no ops: \(String(describing: ops.json))")
+      return
+    }
+    #expect(applied.map { $0["id"] } == [.string("e:1"), .string("e:2")])
+    #expect(applied.map { $0["seq"] } == [.number(Double(base + 1)), .number(Double(base + 2))])
+    #expect(try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=x").status == 400)
+    #expect(try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=0&limit=5000").status == 400)
+    #expect(try call(server.port, "GET", "/api/v1/boards/never/ops?since=0").status == 404)
+    editor.send(#"{"type":"drag","phase":"start","item":"n5","list":"numbers"}"#)
+    var peers: [JSONValue] = []
+    #expect(
+      waitUntil {
+        guard let reply = try? call(server.port, "GET", "/api/v1/boards/numbers/presence"),
+          case .array(let list)? = reply.json?["peers"]
+        else { return false }
+        peers = list
+        return list.first?["drag"] != nil
+      })
+    #expect(peers.count == 1)
+    #expect(peers.first?["sub"] == .string("ed"))
+    #expect(peers.first?["name"] == .string("Ed"))
+    #expect(peers.first?["drag"]?["item"] == .string("n5"))
+    editor.close()
+  }
 }

@@ -51,7 +51,17 @@ struct TrimmingTests {
     #expect(kept.count > retained / 2, "the windows are kept")
     #expect(kept.last?.seq == lastSeq)
 
-    let server = try TestServer(data: data) { $0.historyOps = 1_000 }
+    try directory.write("keys", String(repeating: "k", count: 40))
+    let keyFile = directory.path + "/keys"
+    let server = try TestServer(data: data) {
+      $0.historyOps = 1_000
+      $0.apiKeyFile = keyFile
+    }
+    let gone = try httpGet(
+      port: server.port, rawPath: "/api/v1/boards/t/ops?since=5",
+      headers: ["Authorization": "Bearer " + String(repeating: "k", count: 40)])
+    #expect(gone.status == 410, "a since the log no longer reaches is 410: \(gone.text)")
+    #expect(gone.text.contains("earliest kept"))
     let probe = try RoomClient.join(port: server.port, client: "probe")
     let epoch = probe.welcome["epoch"] ?? .null
     probe.close()
