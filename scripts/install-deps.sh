@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, systemd (systemd-analyze
 #                                  #   verify checks deploy/reorder.service), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
+#                                  #   openapi-spec-validator (docs/openapi.json),
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
 set -euo pipefail
@@ -34,16 +35,19 @@ if ((${#missing[@]})); then
 fi
 
 if [ "$purpose" = test ]; then
-  if ! python3 -c "import pytest, selenium, prometheus_client" 2>/dev/null; then
+  if ! python3 -c "import pytest, selenium, prometheus_client, openapi_spec_validator" 2>/dev/null; then
     if python3 -m pip --version >/dev/null 2>&1; then
-      echo "install-deps: installing pytest, selenium and prometheus_client (PyPI)" >&2
-      python3 -m pip install --quiet pytest selenium prometheus_client \
-        || python3 -m pip install --quiet --break-system-packages pytest selenium prometheus_client
+      echo "install-deps: installing pytest, selenium, prometheus_client and openapi-spec-validator (PyPI)" >&2
+      python3 -m pip install --quiet pytest selenium prometheus_client openapi-spec-validator \
+        || python3 -m pip install --quiet --break-system-packages pytest selenium prometheus_client \
+          openapi-spec-validator
     else
       # Debian's own python3 has no pip: take Debian's packages instead.
       echo "install-deps: installing python3-pytest, python3-selenium and python3-prometheus-client (apt)" >&2
       DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
-        python3-pytest python3-selenium python3-prometheus-client >&2
+        python3-pytest python3-selenium python3-prometheus-client python3-pip >&2
+      # Debian 12 has no openapi-spec-validator package: PyPI through Debian's pip.
+      python3 -m pip install --quiet --break-system-packages openapi-spec-validator
     fi
   fi
 fi

@@ -166,4 +166,45 @@ struct APITests {
     #expect(peers.first?["drag"]?["item"] == .string("n5"))
     editor.close()
   }
+
+  static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("docs/openapi.json").path
+
+  @Test("docs/openapi.json is a valid OpenAPI 3.1 document (openapi-spec-validator)")
+  func specIsValid() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "python3", "-c",
+      "import json, sys; from openapi_spec_validator import validate; validate(json.load(open(sys.argv[1])))",
+      Self.specPath,
+    ]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "openapi-spec-validator refused docs/openapi.json")
+  }
+
+  @Test("every route of docs/openapi.json exists and answers its documented status, for a good and a bad request")
+  func specHoldsAgainstTheServer() throws {
+    let server = try APIServer()
+    let data = try #require(FileManager.default.contents(atPath: Self.specPath))
+    let spec = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let paths = try #require(spec["paths"] as? [String: [String: Any]])
+    var checked = 0
+    for (template, item) in paths {
+      for method in ["get", "post", "put", "delete"] {
+        guard let operation = item[method] as? [String: Any], let responses = operation["responses"] as? [String: Any]
+        else { continue }
+        var path = template.replacingOccurrences(of: "{room}", with: "cities")
+        if template.hasSuffix("/ops") { path += "?since=0" }
+        let good = try call(server.port, method.uppercased(), path)
+        #expect(responses["\(good.status)"] != nil, "\(method) \(path): \(good.status) is not documented")
+        #expect(good.status == 200, "\(method) \(path)")
+        let bad = try call(server.port, method.uppercased(), path, key: nil)
+        #expect(bad.status == 401 && responses["401"] != nil, "\(method) \(path) without a key")
+        checked += 1
+      }
+    }
+    #expect(checked == 5)
+  }
 }
