@@ -45,7 +45,7 @@ extension Presence {
     peersDirty = true
   }
 
-  /// A small room's `peer` leave, told to `recipients`: the session is no longer announced.
+  /// A small room's `peer` leave, told to `recipients`: the session leaves the announced ones.
   /// - Complexity: O(recipients).
   mutating func forget(_ session: String, told: [ConnectionHandle]) {
     announced.remove(session)

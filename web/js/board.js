@@ -158,7 +158,7 @@ export class BoardSession {
     this.connection.start();
   }
 
-  /** Leaves the board: nothing of this session listens, waits or draws afterwards. */
+  /** Leaves the board, disposing of every listener, timer and frame of this session. */
   dispose() {
     if (this.scope.disposed) return;
     if (this.drag.active) this.drag.cancel("leaving");
