@@ -209,32 +209,49 @@ extension WebSocketServer {
 
   /// Writes the status line and headers (content-length from the body, then the security headers).
   private func writeHeaders(_ wsi: OpaquePointer, _ response: HTTPResponse, final: Bool) -> Bool {
+    let flags =
+      final
+      ? Int32(LWS_WRITE_HTTP_HEADERS.rawValue) | Int32(LWS_WRITE_H2_STREAM_END.rawValue)
+      : Int32(LWS_WRITE_HTTP_HEADERS.rawValue)
+    return writeHead(
+      wsi, status: response.status, contentType: response.header("content-type") ?? "application/octet-stream",
+      contentLength: response.body.count, headers: response.headers.filter { $0.name != "content-type" },
+      flags: lws_write_protocol(rawValue: UInt32(flags)))
+  }
+
+  /// One write of a status line, the common headers (content type and length), the security
+  /// headers, `headers`, and `inlineBody` right after them (only where the body may share the
+  /// headers' write: an HTTP/1.1 answer to an upgrade).
+  func writeHead(
+    _ wsi: OpaquePointer, status: Int, contentType: String, contentLength: Int,
+    headers: [(name: String, value: String)], inlineBody: [UInt8] = [], flags: lws_write_protocol
+  ) -> Bool {
     let pre = Int(reorder_lws_pre())
-    var buffer = [UInt8](repeating: 0, count: pre + 4096 + response.headers.reduce(0) { $0 + $1.value.utf8.count })
+    let room = 4096 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    var buffer = [UInt8](repeating: 0, count: pre + room + inlineBody.count)
     return buffer.withUnsafeMutableBufferPointer { raw -> Bool in
       let start = raw.baseAddress! + pre
-      let end = raw.baseAddress! + raw.count - 1
+      let end = raw.baseAddress! + raw.count - 1 - inlineBody.count
       var cursor: UnsafeMutablePointer<UInt8>? = start
-      let contentType = response.header("content-type") ?? "application/octet-stream"
       if lws_add_http_common_headers(
-        wsi, UInt32(response.status), contentType, lws_filepos_t(response.body.count), &cursor, end) != 0
+        wsi, UInt32(status), contentType, lws_filepos_t(contentLength), &cursor, end) != 0
       {
         return false
       }
-      for (name, value) in Self.securityHeaders + response.headers where name != "content-type" {
+      for (name, value) in Self.securityHeaders + headers {
         var nameBytes = Array((name + ":").utf8) + [0]
         var valueBytes = Array(value.utf8)
         if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end) != 0 {
           return false
         }
       }
-      guard lws_finalize_http_header(wsi, &cursor, end) == 0, let cursor else { return false }
+      guard lws_finalize_http_header(wsi, &cursor, end) == 0, var cursor else { return false }
+      for byte in inlineBody {
+        cursor.pointee = byte
+        cursor += 1
+      }
       let count = start.distance(to: cursor)
-      let flags =
-        final
-        ? Int32(LWS_WRITE_HTTP_HEADERS.rawValue) | Int32(LWS_WRITE_H2_STREAM_END.rawValue)
-        : Int32(LWS_WRITE_HTTP_HEADERS.rawValue)
-      return lws_write(wsi, start, count, lws_write_protocol(rawValue: UInt32(flags))) == count
+      return lws_write(wsi, start, count, flags) == count
     }
   }
 

@@ -43,32 +43,9 @@ extension WebSocketServer {
   /// answer to an upgrade request (HTTP/1.1: the connection stays usable for another request).
   private func refuseUpgrade(_ wsi: OpaquePointer, status: Int, reason: String) -> Int32 {
     let body = Array((reason + "\n").utf8)
-    let pre = Int(reorder_lws_pre())
-    var buffer = [UInt8](repeating: 0, count: pre + 4096 + body.count)
-    let ok = buffer.withUnsafeMutableBufferPointer { raw -> Bool in
-      let start = raw.baseAddress! + pre
-      let end = raw.baseAddress! + raw.count - 1 - body.count
-      var cursor: UnsafeMutablePointer<UInt8>? = start
-      if lws_add_http_common_headers(
-        wsi, UInt32(status), "text/plain; charset=utf-8", lws_filepos_t(body.count), &cursor, end) != 0
-      {
-        return false
-      }
-      for (name, value) in Self.securityHeaders {
-        var nameBytes = Array((name + ":").utf8) + [0]
-        var valueBytes = Array(value.utf8)
-        if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end) != 0 {
-          return false
-        }
-      }
-      guard lws_finalize_http_header(wsi, &cursor, end) == 0, var cursor else { return false }
-      for byte in body {
-        cursor.pointee = byte
-        cursor += 1
-      }
-      let count = start.distance(to: cursor)
-      return lws_write(wsi, start, count, LWS_WRITE_HTTP_HEADERS) == count
-    }
+    let ok = writeHead(
+      wsi, status: status, contentType: "text/plain; charset=utf-8", contentLength: body.count, headers: [],
+      inlineBody: body, flags: LWS_WRITE_HTTP_HEADERS)
     return ok ? 1 : -1
   }
 
