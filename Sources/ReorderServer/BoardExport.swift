@@ -26,9 +26,9 @@ public enum BoardExport {
     guard (try? store.roomNames())?.contains(name) == true else {
       throw Failure(description: "no board named '\(name)' in \(dataDirectory)")
     }
-    let answer = ExportAnswer()
+    let answer = Answer<Result<PreparedRoom, RoomStoreError>>()
     RoomLoad(room: name, boards: CRDTRoomBoard.factory).run(on: StoreRoomStorage(store: store)) { answer.set($0) }
-    switch answer.wait() {
+    switch answer.wait(timeoutSeconds: 600) ?? .failure(.unavailable("no answer from the store")) {
     case .success(let prepared):
       return JSONValue.object([
         ("room", .string(name)), ("seq", .number(Double(prepared.seq))), ("epoch", .string(prepared.epoch)),
@@ -37,22 +37,6 @@ public enum BoardExport {
     case .failure(let error):
       throw Failure(description: "the board could not be read: \(error)")
     }
-  }
-}
-
-/// The answer of a load, waited for.
-private final class ExportAnswer: @unchecked Sendable {
-  private let done = DispatchSemaphore(value: 0)
-  private var result: Result<PreparedRoom, RoomStoreError>?
-
-  func set(_ result: Result<PreparedRoom, RoomStoreError>) {
-    self.result = result
-    done.signal()
-  }
-
-  func wait() -> Result<PreparedRoom, RoomStoreError> {
-    done.wait()
-    return result!
   }
 }
 

@@ -118,7 +118,7 @@ public final class ReorderService: @unchecked Sendable {
   /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
   /// Not on the service thread.
   public func statistics(timeoutSeconds: Double = 2) -> ServerStatistics? {
-    let answer = StatisticsAnswer()
+    let answer = Answer<ServerStatistics>()
     statistics { answer.set($0) }
     return answer.wait(timeoutSeconds: timeoutSeconds)
   }

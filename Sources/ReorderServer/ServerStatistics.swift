@@ -17,18 +17,20 @@ public struct ServerStatistics: Sendable, Equatable {
   public var durableLatency: LatencyBuckets
 }
 
-/// A statistics snapshot handed from the service thread to a waiting caller.
-final class StatisticsAnswer: @unchecked Sendable {
+/// A value handed from another thread to a caller that waits for it (a statistics snapshot from the
+/// service thread, a board read by the store's reader).
+final class Answer<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private let done = DispatchSemaphore(value: 0)
-  private var value: ServerStatistics?
+  private var value: Value?
 
-  func set(_ statistics: ServerStatistics) {
-    lock.withLock { value = statistics }
+  func set(_ value: Value) {
+    lock.withLock { self.value = value }
     done.signal()
   }
 
-  func wait(timeoutSeconds: Double) -> ServerStatistics? {
+  /// The value, or nil when it did not come within `timeoutSeconds`.
+  func wait(timeoutSeconds: Double) -> Value? {
     guard done.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
     return lock.withLock { value }
   }
