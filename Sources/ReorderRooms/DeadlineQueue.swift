@@ -17,6 +17,8 @@ struct DeadlineQueue: Sendable {
   }
 
   private var heap: [Entry] = []
+  /// Whether a deadline was added since `added` was last cleared.
+  var added = false
 
   /// When the next deadline is, or nil.
   var next: Double? { heap.first?.time }
@@ -26,6 +28,7 @@ struct DeadlineQueue: Sendable {
 
   /// Queues a deadline.
   mutating func add(_ entry: Entry) {
+    added = true
     heap.append(entry)
     var child = heap.count - 1
     while child > 0 {

@@ -128,6 +128,14 @@ extension RoomRegistry {
     return actions
   }
 
+  /// `nextDeadline` when a deadline was queued since the last call (a connection opened, a hello
+  /// or a refresh came), else nil: the server asks for a tick only then, not on every frame.
+  public func takeNewDeadline() -> Double? {
+    guard deadlines.added else { return nil }
+    deadlines.added = false
+    return nextDeadline
+  }
+
   /// When the next hello timeout or token deadline is due (the server asks for a tick then); void
   /// deadlines at the front (connections gone, joined, or with a newer token) are dropped first.
   public var nextDeadline: Double? {

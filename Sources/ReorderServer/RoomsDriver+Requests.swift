@@ -22,7 +22,7 @@ extension RoomsDriver {
     case .room(let room):
       let now = MonotonicClock.now()
       perform(registry.opened(ConnectionHandle(connection.rawValue), room: room, now: now))
-      requestTick(due: registry.nextDeadline, now: now)  // its hello timeout
+      requestTick(due: registry.takeNewDeadline(), now: now)  // its hello timeout
     case .invalid(let reason):
       transport?.close(connection, code: CloseCode.policyViolation, reason: reason)
     }

@@ -45,7 +45,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let now = MonotonicClock.now()
     perform(registry.received(handle, message: message, isBinary: isBinary, now: now))
     // A hello or refresh may have set a token deadline.
-    requestTick(due: registry.nextDeadline, now: now)
+    requestTick(due: registry.takeNewDeadline(), now: now)
     // Leading edge: a drag in a room that flushed no presence during the last interval goes out
     // now; otherwise a tick is asked for when the room is due (see `PresencePacing`).
     guard let transport else { return }
@@ -152,7 +152,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let now = MonotonicClock.now()
     perform(registry.loaded(room: room, result: result, now: now))
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
-    requestTick(due: registry.nextDeadline, now: now)
+    requestTick(due: registry.takeNewDeadline(), now: now)
   }
 
   private func flush(_ persists: inout [(room: String, ops: [LogEntry])]) {
