@@ -227,8 +227,8 @@ extension WebSocketServer {
     headers: [(name: String, value: String)], inlineBody: [UInt8] = [], flags: lws_write_protocol
   ) -> Bool {
     let pre = Int(reorder_lws_pre())
-    let room = 4096 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
-    var buffer = [UInt8](repeating: 0, count: pre + room + inlineBody.count)
+    let space = 4096 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    var buffer = [UInt8](repeating: 0, count: pre + space + inlineBody.count)
     return buffer.withUnsafeMutableBufferPointer { raw -> Bool in
       let start = raw.baseAddress! + pre
       let end = raw.baseAddress! + raw.count - 1 - inlineBody.count
