@@ -294,7 +294,7 @@ def test_missing_or_null_totals_and_odd_field_values_still_render(server, page_a
         board.totals[people[0]] = {count: 1, sum: null};
         board.totals[people[1]] = {count: 'two'};
         board.totals[people[2]] = null;
-        r.onMessage({type: 'welcome', session: 'x', epoch: r.model.epoch, seq: r.model.seq, board, peers: []});
+        r.client.receive({type: 'welcome', session: 'x', epoch: r.model.epoch, seq: r.model.seq, board, peers: []});
         """,
         people,
         foods,

@@ -208,7 +208,7 @@ def test_a_rejected_intent_rolls_back_visibly_with_a_message(server, page_a: Pag
     page_a.js("window.reorder.propose({kind: 'move', item: arguments[0], list: arguments[1], after: 'no-such-item'})", ids[0], col["id"])
     assert page_a.order(col["id"]) == ids[1:] + [ids[0]], "applied optimistically at once"
     page_a.js("window.reorder.connection.ready = true; const p = window.reorder.model.pending[0];"
-              "window.reorder.connection.sendOp(p.id, p.op);")
+              "window.reorder.connection.send({type: 'op', id: p.id, op: p.op});")
     page_a.wait_order(col["id"], ids)
     page_a.wait(lambda: "Could not move" in page_a.js("return document.getElementById('toasts').textContent"), 3, "the message")
     assert page_a.js("return document.body.dataset.pending") == "0"

@@ -13,7 +13,8 @@
  *   and its rights, and puts it back in sessionStorage (a reload must not pick the refused one).
  * - A 4401 / 4403 close says what happened ("This link has expired", "This link is not valid",
  *   "This link is not for this board") and leaves the board read-only; the connection does not
- *   retry (see connection.js).
+ *   retry (see reorder-client/connection.js). A 4404 close (the board was deleted) does the same
+ *   with "This board was deleted".
  */
 import { storedToken, storeToken } from "./token.js";
 import { toast } from "./announce.js";
@@ -55,7 +56,7 @@ export function refusalTitle(code, reason, message) {
  * @typedef {object} AccessOptions
  * @property {string} room
  * @property {Scope} scope the board session: the expiry countdown ends with it
- * @property {() => import("./connection.js").Connection} connection
+ * @property {() => import("./reorder-client/client.js").ReorderClient} client the board's client
  * @property {(role: Role, previous: Role) => void} onRole the page's rights changed (a role granted,
  *   or a refused link replaced by a new one): apply them at once
  * @property {() => void} onRefused the link was refused: the board becomes read-only
@@ -100,31 +101,40 @@ export class Access {
     return this.role === "editor" && !this.refused;
   }
 
-  /** A welcome: the role it grants (absent: a server without auth, everyone edits). @param {any} msg */
-  welcome(msg) {
+  /**
+   * A welcome: the role it grants (a server without auth: editor).
+   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null }} welcome the client's `welcome` event
+   */
+  welcome(welcome) {
     this.lastError = "";
     this.offered = null;
-    const left = Number(msg.expires_in_s);
+    const left = welcome.expiresIn;
     // A fresh connection before the warning window: the server warns again when it is time.
-    if (!Number.isFinite(left) || left > 60) this.setExpiry(null);
-    this.setRole(msg.role === "viewer" ? "viewer" : "editor");
+    if (left === null || left > 60) this.setExpiry(null);
+    this.setRole(welcome.role === "viewer" ? "viewer" : "editor");
   }
 
-  /** `token_expiring`: show the countdown, and offer a newer token if this tab has one. @param {any} msg */
+  /**
+   * `token_expiring`: show the countdown, and offer a newer token if this tab has one.
+   * @param {{ expiresIn: number | null }} msg the client's `expiring` event
+   */
   expiring(msg) {
-    const left = Number(msg.expires_in_s);
-    this.setExpiry(Number.isFinite(left) ? performance.now() + Math.max(0, left) * 1000 : performance.now());
+    const left = msg.expiresIn;
+    this.setExpiry(left !== null ? performance.now() + Math.max(0, left) * 1000 : performance.now());
     this.offerStored();
   }
 
-  /** `refreshed`: the offered token is now the connection's, with its role. @param {any} msg */
+  /**
+   * `refreshed`: the offered token is now the connection's, with its role.
+   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null }} msg the client's `refreshed` event
+   */
   refreshed(msg) {
     if (this.offered) this.current = this.offered;
     this.offered = null;
     this.setExpiry(null);
     if (msg.role === "viewer" || msg.role === "editor") this.setRole(msg.role);
-    const left = Number(msg.expires_in_s);
-    if (Number.isFinite(left) && left <= 60) this.setExpiry(performance.now() + Math.max(0, left) * 1000);
+    const left = msg.expiresIn;
+    if (left !== null && left <= 60) this.setExpiry(performance.now() + Math.max(0, left) * 1000);
   }
 
   /**
@@ -134,7 +144,7 @@ export class Access {
   error(msg) {
     const code = String(msg.code);
     if (code !== "unauthorized" && code !== "forbidden") return false;
-    if (this.offered && this.options.connection().ready) {
+    if (this.offered && this.options.client().ready) {
       // A refused refresh closes nothing: the current token keeps its rights until it expires.
       this.refusedOffer = this.offered;
       this.offered = null;
@@ -171,6 +181,23 @@ export class Access {
   }
 
   /**
+   * The board was deleted (close 4404): say so; no more edits, no reconnect.
+   * @param {number} code @param {string} reason
+   */
+  boardDeleted(code, reason) {
+    this.refused = true;
+    this.offered = null;
+    this.setExpiry(null);
+    const box = $("access-notice");
+    box.dataset.code = String(code);
+    $("access-title").textContent = "This board was deleted";
+    $("access-detail").textContent = `${reason ? `The server said: ${reason}. ` : ""}What is shown is the board as it was; it can no longer be changed.`;
+    box.hidden = false;
+    $("role-badge").hidden = true;
+    this.options.onRefused();
+  }
+
+  /**
    * A link for this room was opened in this tab (its token is in sessionStorage now): use it.
    * Once the server said the current token is expiring, it goes as a `refresh`; before that (or
    * after a refusal) the connection starts again with it in `hello`.
@@ -178,8 +205,8 @@ export class Access {
   linkChanged() {
     const fresh = storedToken(this.room);
     if (!fresh || fresh === this.current || fresh === this.offered) return;
-    const connection = this.options.connection();
-    if (this.expiresAt !== null && connection.ready) {
+    const client = this.options.client();
+    if (this.expiresAt !== null && client.ready) {
       this.refusedOffer = null;
       this.offerStored();
       return;
@@ -193,9 +220,9 @@ export class Access {
       $("access-notice").hidden = true;
       // Until the welcome, the rights are those of the last one (nothing is sent offline anyway).
       this.options.onRole(this.role, this.role);
-      connection.start();
+      client.connect();
     } else {
-      connection.retryNow();
+      client.reconnect();
     }
   }
 
@@ -203,7 +230,7 @@ export class Access {
   offerStored() {
     const fresh = storedToken(this.room);
     if (!fresh || fresh === this.current || fresh === this.offered || fresh === this.refusedOffer) return;
-    if (this.options.connection().sendRefresh(fresh)) this.offered = fresh;
+    if (this.options.client().refresh(fresh)) this.offered = fresh;
   }
 
   /** @private @param {Role} role */

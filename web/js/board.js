@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * One open board: wires the connection, the model, the view, the drag and keyboard controllers,
- * presence and undo together, and owns the board's toolbar and dialogs.
+ * One open board: wires the board's client (reorder-client/: connection, model, presence), the
+ * view, the drag and keyboard controllers, presence drawing and undo together, and owns the
+ * board's toolbar and dialogs.
  *
  * A session ends with `dispose`: its `Scope` removes every listener it added (to the shared board
  * elements, the toolbar, the dialogs, `window`, its sockets) and clears its timers and animation
@@ -12,8 +13,7 @@
  * Move to…, edit, add, delete, unassign, undo / redo) is off and its controls are hidden, and a
  * role changed by `refreshed` applies at once.
  */
-import { Connection } from "./connection.js";
-import { BoardModel } from "./model.js";
+import { ReorderClient } from "./reorder-client/index.js";
 import { BoardView } from "./view.js";
 import { DragController } from "./drag.js";
 import { KeyboardController } from "./keyboard.js";
@@ -22,7 +22,6 @@ import { UndoStack, anchorsFor } from "./undo.js";
 import { announce, toast } from "./announce.js";
 import { CLIENT_ID, randomHex } from "./identity.js";
 import { MoveDialog } from "./move-dialog.js";
-import { DragPacer, presenceIntervalOf } from "./drag-pacer.js";
 import { Scope } from "./scope.js";
 import { Access } from "./access.js";
 
@@ -45,7 +44,6 @@ export class BoardSession {
   constructor(room, identity) {
     this.room = room;
     this.identity = identity;
-    this.opCounter = 0;
     /** @type {Map<string, string>} op id → assignment id made by our assign ops */
     this.assignmentsByOp = new Map();
     this.editing = false;
@@ -56,7 +54,7 @@ export class BoardSession {
     this.access = new Access({
       room,
       scope,
-      connection: () => this.connection,
+      client: () => this.client,
       onRole: (role, previous) => {
         this.applyAccess();
         if (role === "viewer" && previous !== "viewer") announce("View only: you can follow the board but not change it.");
@@ -65,11 +63,23 @@ export class BoardSession {
       onRefused: () => this.applyAccess(),
     });
 
+    const me = identity();
+    this.client = new ReorderClient({
+      room,
+      client: CLIENT_ID,
+      name: me.name,
+      color: me.color,
+      getToken: () => this.access.token(),
+      // Access offers a newer link's token itself (and says when it is refused).
+      autoRefresh: false,
+      signal: scope.signal,
+    });
+    /** The client's model and connection (also for tools and tests through `?debug`). */
+    this.model = this.client.model;
+    this.connection = this.client.connection;
     this.root = $("board-lists");
-    this.model = new BoardModel();
     this.view = new BoardView(this.root, this.model);
-    this.presence = new Presence(this.view, this.model, $("ghosts"), $("peers"), scope);
-    this.pacer = new DragPacer((msg) => this.connection.sendDrag(msg), scope);
+    this.presence = new Presence(this.view, $("ghosts"), $("peers"), scope);
 
     const describe = (/** @type {string} */ item, /** @type {string} */ list) => this.describe(item, list);
     this.drag = new DragController(this.root, this.view, this.model, {
@@ -77,7 +87,7 @@ export class BoardSession {
       assign: (item, target) => this.assign(item, target),
       remove: (item) => this.remove(item),
       announce,
-      presence: (msg) => this.pacer.push(msg),
+      presence: (msg) => this.client.sendDrag(msg),
       describe,
     }, scope);
     this.keyboard = new KeyboardController(this.root, this.view, this.model, {
@@ -85,7 +95,7 @@ export class BoardSession {
       remove: (item) => this.remove(item),
       openMoveTo: (item) => this.openMoveTo(item),
       announce,
-      presence: (msg) => this.pacer.push(msg),
+      presence: (msg) => this.client.sendDrag(msg),
       describe,
       editing: () => this.editing,
     }, scope);
@@ -116,46 +126,11 @@ export class BoardSession {
       describe,
     }, scope);
 
-    this.model.subscribe((change) => {
-      if (change.type === "applied" && change.mine && change.msg.op?.kind === "assign") {
-        this.assignmentsByOp.set(change.mine.id, change.msg.op.assignment);
-      }
-      if (change.type === "rejected") {
-        const what = describeOp(this.model, change.mine?.op);
-        const why = change.msg.code === "read_only" ? "this link is view only" : change.msg.message || change.msg.code || "rejected";
-        toast(`Could not ${what}: ${why}. It was undone.`, "error");
-        announce(`Could not ${what}. It was undone.`);
-      }
-      this.view.render();
-      document.body.dataset.pending = String(this.model.pending.length);
-    });
-
-    this.connection = new Connection({
-      room,
-      client: CLIENT_ID,
-      identity,
-      getSince: () => this.model.seq,
-      getEpoch: () => this.model.epoch,
-      pendingOps: () => this.model.pending,
-      token: () => this.access.token(),
-      mayResend: () => this.access.canEdit,
-      onRefused: (code, reason) => this.access.refuse(code, reason),
-      onMessage: (msg) => this.onMessage(msg),
-      onState: (state, detail) => {
-        $("conn-status").textContent = state === "open" ? "Online" : state === "connecting" ? "Connecting…" : `Offline — ${detail}`;
-        if (state !== "open") {
-          this.presence.reset();
-          if (this.drag.active) this.drag.cancel("connection lost");
-          this.pacer.clear();
-        }
-      },
-      scope,
-    });
-    this.model.onGap = () => this.connection.retryNow();
+    this.listen();
     this.dragHelp = $("drag-help").textContent ?? "";
     this.bindToolbar();
     this.applyAccess();
-    this.connection.start();
+    this.client.connect();
   }
 
   /** Leaves the board, disposing of every listener, timer and frame of this session. */
@@ -163,7 +138,7 @@ export class BoardSession {
     if (this.scope.disposed) return;
     if (this.drag.active) this.drag.cancel("leaving");
     if (this.keyboard.active) this.keyboard.cancel();
-    this.connection.stop();
+    this.client.close();
     this.presence.reset();
     this.scope.dispose();
     this.root.replaceChildren();
@@ -210,69 +185,52 @@ export class BoardSession {
     return true;
   }
 
-  // Messages ------------------------------------------------------------------------------------
+  // The client's events ---------------------------------------------------------------------------
 
-  /** @private @param {any} msg */
-  onMessage(msg) {
-    switch (msg.type) {
-      case "welcome":
-        this.access.welcome(msg);
-        if (!this.model.welcome(msg)) {
-          // A catch-up from another history: ask again without `since` (a full board follows).
-          this.connection.retryNow();
-          break;
-        }
-        // Intents made before a viewer's welcome were never sent, and will not be.
-        if (!this.access.canEdit) {
-          for (const p of [...this.model.pending]) this.model.rejected({ type: "rejected", id: p.id, code: "read_only" });
-        }
-        this.presence.welcome(msg, this.identity());
-        this.pacer.follow(presenceIntervalOf(msg));
-        this.view.render({ animate: false });
-        break;
-      case "applied":
-        this.model.applied(msg);
-        break;
-      case "rejected":
-        if (msg.code === "rate_limited") {
-          // Not a refusal: the op is kept and re-sent a little later.
-          const p = this.model.pending.find((x) => x.id === msg.id);
-          if (p) this.scope.timeout(() => this.connection.sendOp(p.id, p.op), 1000);
-          break;
-        }
-        this.model.rejected(msg);
-        // The server holds this page for a viewer, whatever the page believed.
-        if (msg.code === "read_only") this.access.readOnly();
-        break;
-      case "token_expiring":
-        this.access.expiring(msg);
-        break;
-      case "refreshed":
-        this.access.refreshed(msg);
-        break;
-      case "drags":
-        this.presence.drags(msg);
-        break;
-      case "peer":
-        this.presence.peer(msg);
-        break;
-      case "peers": {
-        this.presence.peersChanged(msg);
-        // The room's interval changed: follow it (a frame without the member keeps the current one).
-        const interval = presenceIntervalOf(msg);
-        if (interval !== null) this.pacer.follow(interval);
-        break;
-      }
-      case "error":
-        console.warn("reorder: server error", msg.code, msg.message);
-        if (this.access.error(msg)) break;
-        if (!this.connection.ready || /room|full|limit/i.test(String(msg.code))) {
-          toast(`The server said: ${String(msg.message || msg.code)}`, "error");
-        }
-        break;
-      default:
-        break;
-    }
+  /** @private Follows the client: the board, its intents' fate, presence, the link's rights. */
+  listen() {
+    const signal = this.scope.signal;
+    /** @param {string} type @param {(detail: any) => void} fn */
+    const on = (type, fn) => this.client.addEventListener(type, (e) => fn(/** @type {CustomEvent} */ (e).detail), { signal });
+    on("status", ({ state, detail }) => {
+      document.body.dataset.connection = state;
+      $("conn-status").textContent = state === "open" ? "Online" : state === "connecting" ? "Connecting…" : `Offline — ${detail}`;
+      if (state !== "open" && this.drag.active) this.drag.cancel("connection lost");
+    });
+    on("welcome", (welcome) => {
+      this.access.welcome(welcome);
+      this.presence.welcome(welcome.session, this.identity());
+      this.view.render({ animate: false });
+    });
+    on("change", () => {
+      this.view.render();
+      document.body.dataset.pending = String(this.model.pending.length);
+    });
+    on("applied", ({ message, intent }) => {
+      if (intent && message.op?.kind === "assign") this.assignmentsByOp.set(intent.id, message.op.assignment);
+    });
+    on("rejected", ({ op, code, message }) => {
+      const what = describeOp(this.model, op);
+      const why = code === "read_only" ? "this link is view only" : message || code || "rejected";
+      toast(`Could not ${what}: ${why}. It was undone.`, "error");
+      announce(`Could not ${what}. It was undone.`);
+      // The server holds this page for a viewer, whatever the page believed.
+      if (code === "read_only") this.access.readOnly();
+    });
+    on("peers", ({ peers, others }) => this.presence.showPeers(peers, others));
+    on("drag", (drag) => this.presence.drag(drag));
+    on("expiring", (msg) => this.access.expiring(msg));
+    on("refreshed", (msg) => this.access.refreshed(msg));
+    on("refused", ({ code, reason }) => this.access.refuse(code, reason));
+    on("ended", ({ code, reason }) => {
+      this.access.boardDeleted(code, reason);
+      announce("This board was deleted.");
+    });
+    on("error", (error) => {
+      console.warn("reorder: server error", error.code, error.message);
+      if (this.access.error(error)) return;
+      if (!this.client.ready || /room|full|limit/i.test(error.code)) toast(`The server said: ${error.message || error.code}`, "error");
+    });
   }
 
   // Intents -------------------------------------------------------------------------------------
@@ -281,10 +239,7 @@ export class BoardSession {
   propose(op) {
     // A backstop: every gesture checks first, but no path may send an op the page may not.
     if (!this.access.canEdit) return "";
-    const id = `${CLIENT_ID}:${++this.opCounter}`;
-    this.model.propose(id, op);
-    this.connection.sendOp(id, op);
-    return id;
+    return this.client.propose(op).id;
   }
 
   /**
@@ -506,7 +461,7 @@ export function showForm(dialog, form, session, onSubmit) {
   dialog.showModal();
 }
 
-/** @param {import("./model.js").BoardModel} model @param {any} op @returns {string} */
+/** @param {import("./reorder-client/model.js").BoardModel} model @param {any} op @returns {string} */
 function describeOp(model, op) {
   if (!op) return "apply a change";
   const name = op.item ? model.label(op.item) : "";

@@ -45,7 +45,7 @@ export class DragController {
   /**
    * @param {HTMLElement} root the board element
    * @param {import("./view.js").BoardView} view
-   * @param {import("./model.js").BoardModel} model
+   * @param {import("./reorder-client/model.js").BoardModel} model
    * @param {DragActions} actions
    * @param {Scope} scope the board session: its listeners, timers and frames end with it
    */

@@ -24,7 +24,7 @@ export class KeyboardController {
   /**
    * @param {HTMLElement} root
    * @param {import("./view.js").BoardView} view
-   * @param {import("./model.js").BoardModel} model
+   * @param {import("./reorder-client/model.js").BoardModel} model
    * @param {KeyboardActions} actions
    * @param {Scope} scope the board session: its listeners end with it
    */

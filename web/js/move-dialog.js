@@ -15,7 +15,7 @@
 
 export class MoveDialog {
   /**
-   * @param {import("./model.js").BoardModel} model
+   * @param {import("./reorder-client/model.js").BoardModel} model
    * @param {import("./view.js").BoardView} view
    * @param {MoveActions} actions
    * @param {Scope} scope the board session: its listeners end with it (and close the dialog)

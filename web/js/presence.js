@@ -5,11 +5,9 @@
  * box, falling back to the item it is over, then to its prospective index), so it lands in the
  * right place whatever this window's size, and it is eased between updates.
  *
- * Who is online: small rooms announce each arrival and departure (`peer` join / leave); large
- * rooms send one `peers` frame per presence tick with everyone who joined and left and the exact
- * `count` of the others, and their `welcome` lists only some peers beside `peer_count`. So the
- * peers known by name are those listed, those who joined since, and those seen dragging; when
- * the server's count is larger, a "+N more" chip stands for the rest.
+ * Who is online comes from the client's presence state (reorder-client/peers.js): the peers
+ * known by name, and the server's count of the others; when the count is larger, a "+N more"
+ * chip stands for the rest. This file only draws.
  */
 import { reducedMotion } from "./motion.js";
 /** @typedef {import("./scope.js").Scope} Scope */
@@ -23,21 +21,19 @@ import { reducedMotion } from "./motion.js";
 export class Presence {
   /**
    * @param {import("./view.js").BoardView} view
-   * @param {import("./model.js").BoardModel} model
    * @param {HTMLElement} layer where ghosts are drawn (fixed, full screen, no pointer events)
    * @param {HTMLElement} peersEl the "online" list
    * @param {Scope} scope the board session: its animation frames end with it
    */
-  constructor(view, model, layer, peersEl, scope) {
+  constructor(view, layer, peersEl, scope) {
     this.view = view;
-    this.model = model;
     this.layer = layer;
     this.peersEl = peersEl;
     this.scope = scope;
     /** @type {Map<string, {name: string, color: string}>} the other peers known by name */
     this.peers = new Map();
-    /** @type {number | null} the server's exact count of the other peers, when it states one */
-    this.count = null;
+    /** How many others are online (the server's count, never fewer than those known). */
+    this.others = 0;
     /** @type {Map<string, Ghost>} */
     this.ghosts = new Map();
     /** @type {string | null} */
@@ -48,88 +44,42 @@ export class Presence {
     this.last = 0;
   }
 
-  /** Clears everything (on leaving a board, or before a welcome). */
+  /** Clears everything (on leaving a board). */
   reset() {
     for (const g of this.ghosts.values()) g.el.remove();
     this.ghosts.clear();
-    this.peers.clear();
-    this.count = null;
+    this.peers = new Map();
+    this.others = 0;
+    this.me = null;
     this.refreshHeld();
     this.renderPeers();
   }
 
   /**
-   * @param {any} welcome
+   * A welcome: this page's own chip. @param {string | null} session
    * @param {{name: string, color: string}} me
    */
-  welcome(welcome, me) {
-    this.reset();
-    this.me = String(welcome.session ?? "");
+  welcome(session, me) {
+    this.me = session ?? "";
     this.myName = me.name;
     this.myColor = me.color;
-    this.count = countOf(welcome.peer_count);
-    for (const p of Array.isArray(welcome.peers) ? welcome.peers : []) {
-      if (String(p.session) === this.me) continue;
-      this.peers.set(String(p.session), { name: p.name, color: p.color });
-      if (p.drag && p.drag.phase !== "end" && p.drag.phase !== "cancel") {
-        this.update({ ...p.drag, session: String(p.session), name: p.name, color: p.color });
-      }
-    }
-    this.renderPeers();
-  }
-
-  /** One arrival or departure (small rooms). @param {any} msg a `peer` message */
-  peer(msg) {
-    const session = String(msg.session);
-    if (session === this.me) return;
-    if (msg.event === "leave") {
-      this.peers.delete(session);
-      this.drop(session);
-      if (this.count !== null) this.count = Math.max(0, this.count - 1);
-    } else {
-      if (!this.peers.has(session) && this.count !== null) this.count += 1;
-      this.peers.set(session, { name: msg.name, color: msg.color });
-    }
     this.renderPeers();
   }
 
   /**
-   * Everyone who joined and left during one presence tick (large rooms), and the exact count of
-   * the others. A session listed in both joined and left is gone.
-   * @param {any} msg a `peers` message
+   * Who is online changed (the client's `peers` event).
+   * @param {Map<string, {name: string, color: string}>} peers @param {number} others
    */
-  peersChanged(msg) {
-    for (const p of Array.isArray(msg.joined) ? msg.joined : []) {
-      const session = String(p?.session);
-      if (session === this.me) continue;
-      this.peers.set(session, { name: p.name, color: p.color });
-    }
-    for (const s of Array.isArray(msg.left) ? msg.left : []) {
-      const session = String(s);
-      this.peers.delete(session);
-      this.drop(session);
-    }
-    const count = countOf(msg.count);
-    if (count !== null) this.count = count;
+  showPeers(peers, others) {
+    this.peers = peers;
+    this.others = others;
     this.renderPeers();
   }
 
-  /** @param {any} msg a `drags` message */
-  drags(msg) {
-    for (const u of msg.updates || []) {
-      const session = String(u.session);
-      if (session === this.me) continue;
-      if (u.phase === "end" || u.phase === "cancel") {
-        // A cancel can follow the `leave` of someone who disconnected mid-drag: no re-adding.
-        this.drop(session);
-        continue;
-      }
-      if (!this.peers.has(session)) {
-        this.peers.set(session, { name: u.name, color: u.color });
-        this.renderPeers();
-      }
-      this.update({ ...u, session });
-    }
+  /** Another person's drag changed (the client's `drag` event). @param {DragState} drag */
+  drag(drag) {
+    if (drag.phase === "end" || drag.phase === "cancel") this.drop(drag.session);
+    else this.update(drag);
   }
 
   /** @private @param {DragState} state */
@@ -256,14 +206,6 @@ export class Presence {
     }
   }
 
-  /**
-   * The others online: the server's count when it states one (never fewer than those known).
-   * @returns {number}
-   */
-  get othersOnline() {
-    return Math.max(this.count ?? 0, this.peers.size);
-  }
-
   /** @private */
   renderPeers() {
     const items = [];
@@ -273,7 +215,7 @@ export class Presence {
       chip.dataset.peer = session;
       items.push(chip);
     }
-    const others = this.othersOnline;
+    const others = Math.max(this.others, this.peers.size);
     const online = `${others + 1} online`;
     const more = others - this.peers.size;
     if (more > 0) {
@@ -287,11 +229,6 @@ export class Presence {
     this.peersEl.replaceChildren(...items);
     this.peersEl.setAttribute("aria-label", online);
   }
-}
-
-/** A count the server states: a non-negative integer, or null. @param {unknown} v */
-function countOf(v) {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : null;
 }
 
 /** @param {string} name @param {string} color */

@@ -15,7 +15,7 @@
  * @typedef {object} UndoPorts
  * @property {(op: any) => string} send proposes an intent, returns its op id
  * @property {(opId: string) => string | undefined} assignmentFor the assignment an assign op made
- * @property {import("./model.js").BoardModel} model
+ * @property {import("./reorder-client/model.js").BoardModel} model
  * @property {(text: string) => void} say
  */
 
@@ -113,7 +113,7 @@ export class UndoStack {
 /**
  * Anchors (after / before) that put `item` back at `place` in the current view: its old
  * neighbour if it is still there, else the position by index.
- * @param {import("./model.js").BoardModel} model @param {string} item @param {Place} place
+ * @param {import("./reorder-client/model.js").BoardModel} model @param {string} item @param {Place} place
  */
 export function anchorsFor(model, item, place) {
   const list = model.list(place.list);

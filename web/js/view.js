@@ -6,7 +6,7 @@
  */
 import { measure, play } from "./motion.js";
 
-/** @typedef {import("./model.js").BoardModel} BoardModel */
+/** @typedef {import("./reorder-client/model.js").BoardModel} BoardModel */
 
 /** @param {unknown} n @returns {string} an amount; anything but a finite number shows as $0. */
 export function money(n) {
@@ -146,7 +146,7 @@ export class BoardView {
     return section;
   }
 
-  /** @private @param {HTMLElement} section @param {import("./model.js").List} list */
+  /** @private @param {HTMLElement} section @param {import("./reorder-client/board-state.js").List} list */
   updateSection(section, list) {
     const ul = /** @type {HTMLElement} */ (section.querySelector(".items"));
     const name = /** @type {HTMLElement} */ (section.querySelector(".collection-name"));
@@ -162,7 +162,7 @@ export class BoardView {
     else delete section.dataset.role;
   }
 
-  /** @param {import("./model.js").List} list @returns {string} "person" when it holds people. */
+  /** @param {import("./reorder-client/board-state.js").List} list @returns {string} "person" when it holds people. */
   roleOf(list) {
     const first = list.items.find((id) => this.model.item(id));
     return first ? String(this.model.item(first)?.fields.role ?? "") : "";

@@ -1,10 +1,10 @@
 // @ts-check
 /**
- * Paces this page's `drag` frames at the server's presence interval.
+ * Paces this client's `drag` frames at the server's presence interval.
  *
  * The server relays drags at most once per interval and says which in `welcome` (and in `peers`
  * when a room's interval changes) as `presence_interval_ms`; a server that does not say keeps the
- * default of 33 ms. Frames sent faster would only be coalesced there, so the page sends at most one
+ * default of 33 ms. Frames sent faster would only be coalesced there, so the client sends at most one
  * frame per interval, whatever its phase:
  *
  * - the latest state always goes last: a `move` replaces a `move` still waiting, and an `end` or
@@ -35,7 +35,7 @@ export function presenceIntervalOf(msg) {
 export class DragPacer {
   /**
    * @param {(msg: any) => void} send sends one `drag` frame now
-   * @param {import("./scope.js").Scope} scope the board session: its timer ends with it
+   * @param {import("./timers.js").TimerOwner} scope owns the pacer's timer (the client's timers)
    */
   constructor(send, scope) {
     this.send = send;
