@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * One open board: wires the board's client (reorder-client/: connection, model, presence), the
- * view, the drag and keyboard controllers, presence drawing and undo together, and owns the
- * board's toolbar and dialogs.
+ * view, the drag and keyboard controllers, presence drawing and undo together. What the page does
+ * on each client event is in board-events.js, the toolbar in board-toolbar.js, the add forms in
+ * board-forms.js.
  *
  * A session ends with `dispose`: its `Scope` removes every listener it added (to the shared board
  * elements, the toolbar, the dialogs, `window`, its sockets) and clears its timers and animation
@@ -18,12 +19,14 @@ import { BoardView } from "./view.js";
 import { DragController } from "./drag.js";
 import { KeyboardController } from "./keyboard.js";
 import { Presence } from "./presence.js";
-import { UndoStack, anchorsFor } from "./undo.js";
+import { UndoStack } from "./undo.js";
 import { announce, toast } from "./announce.js";
-import { CLIENT_ID, randomHex } from "./identity.js";
+import { CLIENT_ID } from "./identity.js";
 import { MoveDialog } from "./move-dialog.js";
 import { Scope } from "./scope.js";
 import { Access } from "./access.js";
+import { followClient } from "./board-events.js";
+import { bindToolbar } from "./board-toolbar.js";
 
 /** The editing controls of the toolbar: hidden while the page may not change the board. */
 const EDIT_CONTROLS = ["undo-button", "redo-button", "move-button", "edit-button", "add-item-button", "add-list-button"];
@@ -126,9 +129,9 @@ export class BoardSession {
       describe,
     }, scope);
 
-    this.listen();
+    followClient(this);
     this.dragHelp = $("drag-help").textContent ?? "";
-    this.bindToolbar();
+    bindToolbar(this);
     this.applyAccess();
     this.client.connect();
   }
@@ -178,59 +181,11 @@ export class BoardSession {
     $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;
   }
 
-  /** @private @returns {boolean} true (after saying so) when the page may not change the board */
+  /** @returns {boolean} true (after saying so) when the page may not change the board */
   denied() {
     if (this.access.canEdit) return false;
     announce(this.access.refused ? "This link no longer works: the board cannot be changed." : "View only: this board cannot be changed from this link.");
     return true;
-  }
-
-  // The client's events ---------------------------------------------------------------------------
-
-  /** @private Follows the client: the board, its intents' fate, presence, the link's rights. */
-  listen() {
-    const signal = this.scope.signal;
-    /** @param {string} type @param {(detail: any) => void} fn */
-    const on = (type, fn) => this.client.addEventListener(type, (e) => fn(/** @type {CustomEvent} */ (e).detail), { signal });
-    on("status", ({ state, detail }) => {
-      document.body.dataset.connection = state;
-      $("conn-status").textContent = state === "open" ? "Online" : state === "connecting" ? "Connecting…" : `Offline — ${detail}`;
-      if (state !== "open" && this.drag.active) this.drag.cancel("connection lost");
-    });
-    on("welcome", (welcome) => {
-      this.access.welcome(welcome);
-      this.presence.welcome(welcome.session, this.identity());
-      this.view.render({ animate: false });
-    });
-    on("change", () => {
-      this.view.render();
-      document.body.dataset.pending = String(this.model.pending.length);
-    });
-    on("applied", ({ message, intent }) => {
-      if (intent && message.op?.kind === "assign") this.assignmentsByOp.set(intent.id, message.op.assignment);
-    });
-    on("rejected", ({ op, code, message }) => {
-      const what = describeOp(this.model, op);
-      const why = code === "read_only" ? "this link is view only" : message || code || "rejected";
-      toast(`Could not ${what}: ${why}. It was undone.`, "error");
-      announce(`Could not ${what}. It was undone.`);
-      // The server holds this page for a viewer, whatever the page believed.
-      if (code === "read_only") this.access.readOnly();
-    });
-    on("peers", ({ peers, others }) => this.presence.showPeers(peers, others));
-    on("drag", (drag) => this.presence.drag(drag));
-    on("expiring", (msg) => this.access.expiring(msg));
-    on("refreshed", (msg) => this.access.refreshed(msg));
-    on("refused", ({ code, reason }) => this.access.refuse(code, reason));
-    on("ended", ({ code, reason }) => {
-      this.access.boardDeleted(code, reason);
-      announce("This board was deleted.");
-    });
-    on("error", (error) => {
-      console.warn("reorder: server error", error.code, error.message);
-      if (this.access.error(error)) return;
-      if (!this.client.ready || /room|full|limit/i.test(error.code)) toast(`The server said: ${error.message || error.code}`, "error");
-    });
   }
 
   // Intents -------------------------------------------------------------------------------------
@@ -320,167 +275,9 @@ export class BoardSession {
     if (on) announce("Edit mode. Press × on an item to remove it, Done or Escape to finish.");
   }
 
-  /** @private */
-  bindToolbar() {
-    const signal = this.scope.signal;
-    /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn */
-    const on = (target, type, fn) => target.addEventListener(type, fn, { signal });
-    on($("undo-button"), "click", () => this.denied() || this.undo.undo());
-    on($("redo-button"), "click", () => this.denied() || this.undo.redo());
-    on($("edit-button"), "click", () => {
-      this.setEditing(true);
-      $("done-button").focus();
-    });
-    on($("done-button"), "click", () => this.setEditing(false));
-    on($("move-button"), "click", () => {
-      const id = this.lastFocused && this.model.item(this.lastFocused) ? this.lastFocused : this.model.view.lists[0]?.items[0];
-      if (id) this.openMoveTo(id);
-    });
-    on($("share-button"), "click", () => {
-      const url = location.href;
-      navigator.clipboard?.writeText(url).then(() => toast("Link copied."), () => toast(url));
-    });
-    on($("add-item-button"), "click", () => this.openAddItem());
-    on($("add-list-button"), "click", () => this.openAddList());
-    on(this.root, "focusin", (e) => {
-      const id = /** @type {HTMLElement} */ (e.target).closest?.("[data-item]")?.getAttribute("data-item");
-      if (id) this.lastFocused = id;
-    });
-    on(this.root, "click", (e) => {
-      const el = /** @type {HTMLElement} */ (e.target);
-      const remove = el.closest("[data-remove-item]");
-      if (remove) {
-        const id = /** @type {string} */ (remove.getAttribute("data-remove-item"));
-        const next = /** @type {HTMLElement | null} */ (remove.closest("[data-item]")?.nextElementSibling ?? null);
-        this.remove(id);
-        if (next instanceof HTMLElement && next.isConnected) next.querySelector(".item-remove")?.focus?.();
-        return;
-      }
-      const unassign = el.closest("[data-unassign]");
-      if (unassign) return this.unassign(/** @type {string} */ (unassign.getAttribute("data-unassign")));
-      const move = el.closest("[data-move-item]");
-      if (move) return this.openMoveTo(/** @type {string} */ (move.getAttribute("data-move-item")));
-    });
-    on(window, "keydown", (/** @type {KeyboardEvent} */ e) => {
-      const target = /** @type {HTMLElement} */ (e.target);
-      if (target.closest?.("input, textarea, select, dialog")) return;
-      const mod = e.ctrlKey || e.metaKey;
-      const key = e.key.toLowerCase();
-      if (mod && key === "z") {
-        e.preventDefault();
-        if (this.drag.active || this.keyboard.active || this.denied()) return;
-        if (e.shiftKey) this.undo.redo();
-        else this.undo.undo();
-      } else if (mod && key === "y") {
-        e.preventDefault();
-        if (!this.denied()) this.undo.redo();
-      } else if (e.key === "Escape" && this.editing && !this.drag.active && !this.keyboard.active) {
-        this.setEditing(false);
-      }
-    });
-  }
-
-  /** "Move to…" for `item`. @private @param {string} item */
+  /** "Move to…" for `item`. @param {string} item */
   openMoveTo(item) {
     if (!this.denied()) this.moveDialog.open(item);
   }
 
-  /** @private */
-  openAddItem() {
-    if (this.denied()) return;
-    const dialog = /** @type {HTMLDialogElement} */ ($("add-item-dialog"));
-    const form = /** @type {HTMLFormElement} */ ($("add-item-form"));
-    const select = /** @type {HTMLSelectElement} */ ($("add-item-list"));
-    if (this.model.view.lists.length === 0) {
-      toast("Add a list first.");
-      return;
-    }
-    select.replaceChildren(...this.model.view.lists.map((l) => new Option(l.title, l.id)));
-    form.reset();
-    showForm(dialog, form, this.scope.signal, (data) => {
-      const list = this.model.list(String(data.get("list")));
-      if (!list) return;
-      const title = String(data.get("title") || "").trim();
-      if (!title) return;
-      /** @type {Record<string, any>} */
-      const fields = { title };
-      const emoji = String(data.get("emoji") || "").trim();
-      if (emoji) fields.emoji = emoji;
-      const item = "i-" + randomHex(6);
-      /** @type {any} */
-      const op = { kind: "insert", list: list.id, fields, item };
-      const last = list.items[list.items.length - 1];
-      if (last) op.after = last;
-      this.propose(op);
-      this.undo.record({ type: "insert", item });
-      announce(`Added ${title}.`);
-    });
-  }
-
-  /** @private */
-  openAddList() {
-    if (this.denied()) return;
-    const dialog = /** @type {HTMLDialogElement} */ ($("add-list-dialog"));
-    const form = /** @type {HTMLFormElement} */ ($("add-list-form"));
-    form.reset();
-    showForm(dialog, form, this.scope.signal, (data) => {
-      const title = String(data.get("title") || "").trim();
-      if (!title) return;
-      /** @type {any} */
-      const op = { kind: "createList", list: "l-" + randomHex(6), title, layout: data.get("layout") === "grid" ? "grid" : "list" };
-      const last = this.model.view.lists[this.model.view.lists.length - 1];
-      if (last) op.after = last.id;
-      this.propose(op);
-      announce(`Added the list ${title}.`);
-    });
-  }
 }
-
-/**
- * Shows a form dialog; `onSubmit` gets the form data when it is submitted (not cancelled). Its
- * listeners last until the dialog closes; the end of `session` (leaving the board) closes it.
- * @param {HTMLDialogElement} dialog @param {HTMLFormElement} form @param {AbortSignal} session
- * @param {(data: FormData) => void} onSubmit
- */
-export function showForm(dialog, form, session, onSubmit) {
-  if (session.aborted) return;
-  const shown = new AbortController();
-  const signal = shown.signal;
-  const close = () => {
-    shown.abort();
-    if (dialog.open) dialog.close();
-  };
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    close();
-    onSubmit(new FormData(form));
-  }, { signal });
-  for (const b of form.querySelectorAll(".dialog-cancel")) b.addEventListener("click", close, { signal });
-  dialog.addEventListener("close", () => shown.abort(), { signal });
-  session.addEventListener("abort", close, { signal });
-  dialog.showModal();
-}
-
-/** @param {import("./reorder-client/model.js").BoardModel} model @param {any} op @returns {string} */
-function describeOp(model, op) {
-  if (!op) return "apply a change";
-  const name = op.item ? model.label(op.item) : "";
-  switch (op.kind) {
-    case "move":
-      return `move ${name}`;
-    case "delete":
-      return `remove ${name}`;
-    case "restore":
-      return `restore ${name}`;
-    case "assign":
-      return `assign ${name} to ${model.label(op.target)}`;
-    case "unassign":
-      return "unassign";
-    case "insert":
-      return "add the item";
-    default:
-      return `apply “${op.kind}”`;
-  }
-}
-
-export { anchorsFor };

@@ -1,29 +1,25 @@
 // @ts-check
 /**
- * The pointer drag controller (mouse, pen, touch) for reordering and assigning, plus the
- * sideways swipe that deletes.
+ * The pointer drag controller (mouse, pen, touch) for reordering and assigning, and the start of
+ * a sideways swipe that deletes (swipe.js).
  *
  * - Mouse and pen lift after 4 px of movement; touch lifts after a 300 ms long press during which
  *   the finger may drift up to 8 px. A quick touch swipe is left to the browser (it scrolls,
  *   `touch-action: pan-y` on items), so it never lifts.
- * - The lifted item is a snapshot (scale 1.05, shadow, opacity 0.98) following the pointer; the
- *   source element stays in the list as a dimmed placeholder that moves to the prospective slot,
- *   the others sliding out of its way (FLIP).
+ * - The lifted snapshot follows the pointer; the source element stays in the list as a dimmed
+ *   placeholder that moves to the prospective slot (drag-snapshot.js).
  * - Release commits one intent (a move, or an assign when dropped on a person); Escape or
  *   pointercancel puts everything back exactly.
- * - A fast sideways touch swipe on a list row (horizontal speed over 500 px/s that beats the
- *   vertical) deletes it; slower ones snap back, vertical ones scroll. (Touch only: with a mouse a
- *   quick sideways drag is a drag.)
  */
-import { measureSlots, toContent, slotAt, insertionIndex } from "./geometry.js";
-import { measure, play, reducedMotion } from "./motion.js";
+import { measureSlots, toContent, slotAt, insertionIndex, fractionIn } from "./geometry.js";
+import { liftSnapshot, dropSnapshot, movePlaceholder } from "./drag-snapshot.js";
+import { autoScroll } from "./auto-scroll.js";
+import { startSwipe, followSwipe, endSwipe, isDeletingSwipe, pushSample } from "./swipe.js";
 /** @typedef {import("./scope.js").Scope} Scope */
 
 const MOUSE_SLOP = 4;
 const TOUCH_DRIFT = 8;
 const LONG_PRESS_MS = 300;
-const SWIPE_SPEED = 500;
-const EDGE = 48;
 const AUTOSCROLL_ARM = 24;
 
 /**
@@ -37,9 +33,7 @@ const AUTOSCROLL_ARM = 24;
  * @property {(item: string, list: string) => string} describe "position i of n in List"
  */
 
-/**
- * @typedef {{ t: number, x: number, y: number }} Sample
- */
+/** @typedef {import("./swipe.js").Sample} Sample */
 
 export class DragController {
   /**
@@ -149,7 +143,7 @@ export class DragController {
         if (dist > TOUCH_DRIFT) {
           this.scope.clearTimeout(p.timer);
           this.pending = null;
-          if (!p.grid && Math.abs(dx) > Math.abs(dy)) this.startSwipe(p);
+          if (!p.grid && Math.abs(dx) > Math.abs(dy)) this.swipe = startSwipe(p);
         }
       } else if (dist >= MOUSE_SLOP) {
         // Mouse and pen: no swipe (a quick sideways drag into the next column must stay a drag);
@@ -161,9 +155,7 @@ export class DragController {
     }
     const s = this.swipe;
     if (s && e.pointerId === s.pointerId) {
-      pushSample(s.samples, e);
-      s.dx = e.clientX - s.x0;
-      s.el.style.transform = `translateX(${s.dx}px)`;
+      followSwipe(s, e);
       return;
     }
     const d = this.drag;
@@ -185,8 +177,7 @@ export class DragController {
     }
     if (this.swipe && e.pointerId === this.swipe.pointerId) {
       pushSample(this.swipe.samples, e);
-      const v = velocity(this.swipe.samples);
-      this.endSwipe(Math.abs(v.x) > SWIPE_SPEED && Math.abs(v.x) > Math.abs(v.y) && Math.sign(v.x) === Math.sign(this.swipe.dx));
+      this.endSwipe(isDeletingSwipe(this.swipe));
       return;
     }
     if (this.drag && e.pointerId === this.drag.pointerId) {
@@ -216,30 +207,8 @@ export class DragController {
     const el = /** @type {HTMLElement} */ (p.el);
     if (!el.isConnected || !this.model.item(p.item)) return;
     const ul = /** @type {HTMLElement} */ (el.parentElement);
-    const rect = el.getBoundingClientRect();
     const role = el.dataset.role;
-    const snapshot = /** @type {HTMLElement} */ (el.cloneNode(true));
-    snapshot.removeAttribute("data-item");
-    snapshot.removeAttribute("tabindex");
-    snapshot.removeAttribute("aria-label");
-    snapshot.classList.add("drag-snapshot");
-    snapshot.classList.remove("held", "placeholder");
-    snapshot.setAttribute("aria-hidden", "true");
-    let w = rect.width;
-    let h = rect.height;
-    let offX = x - rect.left;
-    let offY = y - rect.top;
-    if (role === "food") {
-      // The preview of a food is its picture only (seed 004).
-      snapshot.classList.add("image-only");
-      const visual = el.querySelector(".item-visual");
-      snapshot.replaceChildren(visual ? visual.cloneNode(true) : "");
-      w = h = 64;
-      offX = offY = 32;
-    }
-    snapshot.style.width = `${w}px`;
-    snapshot.style.height = `${h}px`;
-    document.body.append(snapshot);
+    const { snapshot, offX, offY } = liftSnapshot(el, x, y);
     el.classList.add("placeholder");
     document.body.classList.add("dragging");
     const origin = { list: p.list, index: Array.prototype.indexOf.call(ul.children, el) };
@@ -269,7 +238,7 @@ export class DragController {
     this.positionSnapshot();
     if (p.type === "touch") navigator.vibrate?.(10);
     this.actions.announce(`Lifted ${this.model.label(p.item)}. ${this.actions.describe(p.item, origin.list)}.`);
-    this.actions.presence({ phase: "start", item: p.item, list: origin.list, index: origin.index, ...this.relative(ul) });
+    this.actions.presence({ phase: "start", item: p.item, list: origin.list, index: origin.index, ...fractionIn(ul, x, y) });
     this.schedule();
   }
 
@@ -280,7 +249,8 @@ export class DragController {
       this.frame = 0;
       if (!this.drag) return;
       this.update();
-      if (this.autoScroll()) this.schedule();
+      const d = this.drag;
+      if (d && d.armed && autoScroll(this.view.listAt(d.x, d.y), d.y)) this.schedule();
     });
   }
 
@@ -288,15 +258,6 @@ export class DragController {
   positionSnapshot() {
     const d = this.drag;
     d.snapshot.style.transform = `translate3d(${d.x - d.offX}px, ${d.y - d.offY}px, 0) scale(1.05)`;
-  }
-
-  /** @private @returns {HTMLElement | null} the items container under the pointer. */
-  listAt(x, y) {
-    for (const ul of this.view.listEls()) {
-      const r = ul.getBoundingClientRect();
-      if (x >= r.left && x < r.right && y >= r.top && y < r.bottom) return ul;
-    }
-    return null;
   }
 
   /** @private @param {HTMLElement} ul */
@@ -314,7 +275,7 @@ export class DragController {
     const d = this.drag;
     if (!d) return;
     this.positionSnapshot();
-    const ul = this.listAt(d.x, d.y);
+    const ul = this.view.listAt(d.x, d.y);
     let assignTo = null;
     if (ul && d.role === "food") {
       const under = /** @type {HTMLElement | null} */ (document.elementFromPoint(d.x, d.y)?.closest("[data-item]") ?? null);
@@ -333,12 +294,12 @@ export class DragController {
         const slots = this.slotsOf(ul);
         index = insertionIndex(slots, x, y, grid);
       }
-      if (index >= 0) this.placeAt(ul, index);
+      if (index >= 0) movePlaceholder(d.el, ul, index, d.slots);
       d.target = { list: listId, index: Array.prototype.indexOf.call(ul.children, d.el) };
     } else if (assignTo) {
       // Hovering a person: the food itself does not move.
       const origin = this.view.listEl(d.origin.list);
-      if (origin) this.placeAt(origin, d.origin.index);
+      if (origin) movePlaceholder(d.el, origin, d.origin.index, d.slots);
       d.target = { ...d.origin };
     }
     this.sendPresence(ul);
@@ -355,42 +316,6 @@ export class DragController {
   }
 
   /**
-   * Moves the placeholder to child index `index` of `ul`, animating the items it passes.
-   * @private @param {HTMLElement} ul @param {number} index
-   */
-  placeAt(ul, index) {
-    const d = this.drag;
-    const el = d.el;
-    const from = /** @type {HTMLElement} */ (el.parentElement);
-    const children = Array.from(ul.children);
-    const current = from === ul ? children.indexOf(el) : -1;
-    if (current === index) return;
-    /** @type {HTMLElement[]} */
-    let affected;
-    if (from === ul) {
-      const lo = Math.min(current, index);
-      const hi = Math.max(current, index);
-      affected = /** @type {HTMLElement[]} */ (children.slice(lo, hi + 1));
-    } else {
-      const fromChildren = Array.from(from.children);
-      affected = /** @type {HTMLElement[]} */ ([
-        ...fromChildren.slice(fromChildren.indexOf(el)),
-        ...children.slice(index),
-      ]);
-    }
-    const first = measure(affected.filter((x) => x !== el));
-    if (from === ul) {
-      const without = children.filter((c) => c !== el);
-      ul.insertBefore(el, without[index] ?? null);
-    } else {
-      ul.insertBefore(el, children[index] ?? null);
-      d.slots.delete(from);
-    }
-    d.slots.delete(ul);
-    play(first, 150);
-  }
-
-  /**
    * Reports the drag's state; the caller paces what goes out (the latest state always last).
    * @private @param {HTMLElement | null} ul
    */
@@ -401,46 +326,8 @@ export class DragController {
     /** @type {any} */
     const msg = { phase: "move", item: d.item, list, index: d.target.index };
     if (under instanceof HTMLElement && under !== d.el && under.dataset.item) msg.over = under.dataset.item;
-    if (ul) Object.assign(msg, this.relative(ul));
+    if (ul) Object.assign(msg, fractionIn(ul, d.x, d.y));
     this.actions.presence(msg);
-  }
-
-  /** The pointer relative to a list's scrollable content box (0..1). @private @param {HTMLElement} ul */
-  relative(ul) {
-    const d = this.drag;
-    const x = d ? d.x : 0;
-    const y = d ? d.y : 0;
-    const c = toContent(ul, x, y);
-    return {
-      x: round3(clamp01(c.x / Math.max(1, ul.scrollWidth))),
-      y: round3(clamp01(c.y / Math.max(1, ul.scrollHeight))),
-    };
-  }
-
-  /** Scrolls the container under the pointer when it is near an edge. @private @returns {boolean} */
-  autoScroll() {
-    const d = this.drag;
-    if (!d || !d.armed) return false;
-    let scrolled = false;
-    const ul = this.listAt(d.x, d.y);
-    if (ul && ul.scrollHeight > ul.clientHeight) {
-      const r = ul.getBoundingClientRect();
-      const step = edgeStep(d.y, r.top, r.bottom);
-      if (step) {
-        const before = ul.scrollTop;
-        ul.scrollTop += step;
-        scrolled = ul.scrollTop !== before;
-      }
-    }
-    if (!scrolled) {
-      const step = edgeStep(d.y, 0, window.innerHeight);
-      if (step) {
-        const before = window.scrollY;
-        window.scrollBy(0, step);
-        scrolled = window.scrollY !== before;
-      }
-    }
-    return scrolled;
   }
 
   /** @private */
@@ -492,27 +379,16 @@ export class DragController {
     this.drag = null;
     d.highlighted?.classList.remove("drop-target");
     document.body.classList.remove("dragging");
-    const target = d.el;
-    const snapshot = d.snapshot;
     if (restore) this.view.render();
-    target.classList.remove("placeholder");
-    if (reducedMotion() || !target.isConnected) {
-      snapshot.remove();
-      return;
-    }
-    let end;
-    if (into && into.isConnected) {
-      const r = into.getBoundingClientRect();
-      const w = snapshot.offsetWidth;
-      const h = snapshot.offsetHeight;
-      end = `translate3d(${r.left + r.width / 2 - w / 2}px, ${r.top + r.height / 2 - h / 2}px, 0) scale(0.4)`;
-    } else {
-      const to = target.getBoundingClientRect();
-      end = `translate3d(${to.left}px, ${to.top}px, 0) scale(1)`;
-    }
-    const anim = snapshot.animate([{ opacity: 0.98 }, { transform: end, opacity: 0 }], { duration: 140, easing: "ease-out" });
-    anim.onfinish = () => snapshot.remove();
-    anim.oncancel = () => snapshot.remove();
+    d.el.classList.remove("placeholder");
+    dropSnapshot(d.snapshot, d.el, into);
+  }
+
+  /** Ends the swipe in progress: deleting the item, or snapping back. @private @param {boolean} remove */
+  endSwipe(remove) {
+    const s = this.swipe;
+    this.swipe = null;
+    if (s) endSwipe(s, remove, () => this.actions.remove(s.item));
   }
 
   /** Re-applies the placeholder after the board re-rendered under a live drag. */
@@ -532,66 +408,4 @@ export class DragController {
     }
   }
 
-  // Swipe to delete ---------------------------------------------------------------------------
-
-  /** @private @param {any} p */
-  startSwipe(p) {
-    const el = /** @type {HTMLElement} */ (p.el);
-    this.swipe = { pointerId: p.pointerId, el, item: p.item, x0: p.x0, dx: p.x - p.x0, samples: p.samples };
-    el.classList.add("swiping");
-    el.style.transform = `translateX(${this.swipe.dx}px)`;
-  }
-
-  /** @private @param {boolean} remove */
-  endSwipe(remove) {
-    const s = this.swipe;
-    this.swipe = null;
-    if (!s) return;
-    const el = s.el;
-    const from = `translateX(${s.dx}px)`;
-    el.style.transform = "";
-    if (remove) {
-      const to = `translateX(${Math.sign(s.dx || 1) * el.offsetWidth}px)`;
-      this.actions.remove(s.item);
-      if (el.isConnected && !reducedMotion()) {
-        el.animate([{ transform: from }, { transform: to, opacity: 0 }], { duration: 160, easing: "ease-in" });
-      }
-      el.classList.remove("swiping");
-      return;
-    }
-    el.classList.remove("swiping");
-    if (!reducedMotion()) el.animate([{ transform: from }, { transform: "none" }], { duration: 200, easing: "ease-out" });
-  }
-}
-
-/** @param {Sample[]} samples @param {PointerEvent} e */
-function pushSample(samples, e) {
-  samples.push({ t: e.timeStamp, x: e.clientX, y: e.clientY });
-  while (samples.length > 2 && samples[samples.length - 1].t - samples[0].t > 100) samples.shift();
-}
-
-/** Velocity in px/s over the recent samples. @param {Sample[]} samples */
-function velocity(samples) {
-  if (samples.length < 2) return { x: 0, y: 0 };
-  const a = samples[0];
-  const b = samples[samples.length - 1];
-  const dt = Math.max(1, b.t - a.t) / 1000;
-  return { x: (b.x - a.x) / dt, y: (b.y - a.y) / dt };
-}
-
-/** @param {number} y @param {number} top @param {number} bottom @returns {number} px to scroll */
-function edgeStep(y, top, bottom) {
-  if (y < top + EDGE && y >= top) return -Math.ceil(((top + EDGE - y) / EDGE) * 18);
-  if (y > bottom - EDGE && y <= bottom) return Math.ceil(((y - (bottom - EDGE)) / EDGE) * 18);
-  return 0;
-}
-
-/** @param {number} v */
-function clamp01(v) {
-  return Math.max(0, Math.min(1, v));
-}
-
-/** @param {number} v */
-function round3(v) {
-  return Math.round(v * 1000) / 1000;
 }

@@ -36,6 +36,19 @@ export function toContent(ul, clientX, clientY) {
 }
 
 /**
+ * The pointer as a fraction of the list's scrollable content box (0…1 each way, 3 decimals):
+ * what a drag's presence carries, so that others place it on the same content whatever their
+ * window size.
+ * @param {HTMLElement} ul @param {number} clientX @param {number} clientY @returns {{ x: number, y: number }}
+ */
+export function fractionIn(ul, clientX, clientY) {
+  const c = toContent(ul, clientX, clientY);
+  /** @param {number} v */
+  const fraction = (v) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
+  return { x: fraction(c.x / Math.max(1, ul.scrollWidth)), y: fraction(c.y / Math.max(1, ul.scrollHeight)) };
+}
+
+/**
  * The slot under (or nearest to) a point: used when the placeholder is already in this list,
  * so "the placeholder goes to slot i" is stable (after the move the pointer is over it).
  * @param {Slot[]} slots @param {number} x @param {number} y @param {boolean} grid

@@ -62,6 +62,15 @@ export class BoardView {
     return this.model.view.lists.map((l) => this.listEl(l.id)).filter((x) => x !== null);
   }
 
+  /** @param {number} x @param {number} y @returns {HTMLElement | null} the items container at a client point */
+  listAt(x, y) {
+    for (const ul of this.listEls()) {
+      const r = ul.getBoundingClientRect();
+      if (x >= r.left && x < r.right && y >= r.top && y < r.bottom) return ul;
+    }
+    return null;
+  }
+
   /**
    * Brings the DOM in line with the model's view.
    * @param {{ animate?: boolean }} [options]

@@ -1,0 +1,99 @@
+// @ts-check
+/**
+ * What a pointer drag shows: the lifted snapshot (a copy of the item that follows the pointer,
+ * scaled 1.05 with a shadow by CSS; a food's is its picture only, seed 004), its flight back when
+ * the drag ends, and the placeholder (the source element, dimmed) moving to the prospective slot
+ * while the items it passes slide out of its way (FLIP, 150 ms).
+ */
+import { measure, play, reducedMotion } from "./motion.js";
+
+/**
+ * Makes the snapshot of `el` lifted at client point (x, y) and adds it to the page.
+ * @param {HTMLElement} el @param {number} x @param {number} y
+ * @returns {{ snapshot: HTMLElement, offX: number, offY: number }} the snapshot, and where the
+ *   pointer holds it (from its top left corner)
+ */
+export function liftSnapshot(el, x, y) {
+  const rect = el.getBoundingClientRect();
+  const snapshot = /** @type {HTMLElement} */ (el.cloneNode(true));
+  snapshot.removeAttribute("data-item");
+  snapshot.removeAttribute("tabindex");
+  snapshot.removeAttribute("aria-label");
+  snapshot.classList.add("drag-snapshot");
+  snapshot.classList.remove("held", "placeholder");
+  snapshot.setAttribute("aria-hidden", "true");
+  let w = rect.width;
+  let h = rect.height;
+  let offX = x - rect.left;
+  let offY = y - rect.top;
+  if (el.dataset.role === "food") {
+    // The preview of a food is its picture only (seed 004).
+    snapshot.classList.add("image-only");
+    const visual = el.querySelector(".item-visual");
+    snapshot.replaceChildren(visual ? visual.cloneNode(true) : "");
+    w = h = 64;
+    offX = offY = 32;
+  }
+  snapshot.style.width = `${w}px`;
+  snapshot.style.height = `${h}px`;
+  document.body.append(snapshot);
+  return { snapshot, offX, offY };
+}
+
+/**
+ * Flies the snapshot to where the item landed (or shrinks it into an assign target), then
+ * removes it; at once under reduced motion or when the item is gone.
+ * @param {HTMLElement} snapshot @param {HTMLElement} target the item's element
+ * @param {HTMLElement | null} into an assign target the preview shrinks into
+ */
+export function dropSnapshot(snapshot, target, into) {
+  if (reducedMotion() || !target.isConnected) {
+    snapshot.remove();
+    return;
+  }
+  let end;
+  if (into && into.isConnected) {
+    const r = into.getBoundingClientRect();
+    const w = snapshot.offsetWidth;
+    const h = snapshot.offsetHeight;
+    end = `translate3d(${r.left + r.width / 2 - w / 2}px, ${r.top + r.height / 2 - h / 2}px, 0) scale(0.4)`;
+  } else {
+    const to = target.getBoundingClientRect();
+    end = `translate3d(${to.left}px, ${to.top}px, 0) scale(1)`;
+  }
+  const anim = snapshot.animate([{ opacity: 0.98 }, { transform: end, opacity: 0 }], { duration: 140, easing: "ease-out" });
+  anim.onfinish = () => snapshot.remove();
+  anim.oncancel = () => snapshot.remove();
+}
+
+/**
+ * Moves the placeholder `el` to child index `index` of `ul`, animating the items it passes. The
+ * slot boxes measured for the lists it leaves and enters are forgotten (`slots`).
+ * @param {HTMLElement} el @param {HTMLElement} ul @param {number} index @param {Map<HTMLElement, any>} slots
+ */
+export function movePlaceholder(el, ul, index, slots) {
+  const from = /** @type {HTMLElement} */ (el.parentElement);
+  const children = Array.from(ul.children);
+  const current = from === ul ? children.indexOf(el) : -1;
+  if (current === index) return;
+  /** @type {HTMLElement[]} */
+  let affected;
+  if (from === ul) {
+    const lo = Math.min(current, index);
+    const hi = Math.max(current, index);
+    affected = /** @type {HTMLElement[]} */ (children.slice(lo, hi + 1));
+  } else {
+    const fromChildren = Array.from(from.children);
+    affected = /** @type {HTMLElement[]} */ ([...fromChildren.slice(fromChildren.indexOf(el)), ...children.slice(index)]);
+  }
+  const first = measure(affected.filter((x) => x !== el));
+  if (from === ul) {
+    const without = children.filter((c) => c !== el);
+    ul.insertBefore(el, without[index] ?? null);
+  } else {
+    ul.insertBefore(el, children[index] ?? null);
+    slots.delete(from);
+  }
+  slots.delete(ul);
+  play(first, 150);
+}
