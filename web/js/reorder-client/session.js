@@ -232,17 +232,17 @@ export class RoomSession extends EventTarget {
     this.setRole(msg.role === "viewer" ? "viewer" : "editor");
     this.pacer.follow(presenceIntervalOf(msg));
     const drags = this.presence.welcome(msg);
+    if (this.role === "viewer") {
+      // A viewer's ops would all be refused: the intents made before this welcome are dropped.
+      this.report(this.model.dropPending(), "read_only");
+    } else {
+      for (const p of this.model.pending) this.connection.send({ type: "op", id: p.id, op: p.op });
+    }
     this.emit("welcome", {
       session: this.session, role: this.role, epoch: this.model.epoch, seq: this.model.seq,
       catchUp: !msg.board, replaced: replaces, expiresIn: numberOrNull(msg.expires_in_s), message: msg,
     });
     this.presenceChanged(drags, true);
-    if (this.role === "viewer") {
-      // A viewer's ops would all be refused: the intents made before this welcome are dropped.
-      this.report(this.model.dropPending(), "read_only");
-      return;
-    }
-    for (const p of this.model.pending) this.connection.send({ type: "op", id: p.id, op: p.op });
   }
 
   /** @private @param {any} msg */
