@@ -9,10 +9,7 @@
  * client.move("tokyo", "cities", { after: "paris" });
  * ```
  *
- * docs/CLIENT.md documents every option, method and event.
+ * docs/CLIENT.md documents every option, method and event. The folder's other files are the
+ * client's parts (connection, model, intents, presence, pacing, timers); apps need only this one.
  */
 export { ReorderClient } from "./client.js";
-export { BoardModel } from "./model.js";
-export { PeerSet } from "./peers.js";
-export { locate, isNumber } from "./board-state.js";
-export { DEFAULT_PRESENCE_INTERVAL_MS } from "./pacer.js";
