@@ -287,13 +287,10 @@ export class DragController {
       const grid = ul.classList.contains("layout-grid");
       const { x, y } = toContent(ul, d.x, d.y);
       const listId = /** @type {string} */ (ul.dataset.list);
-      let index;
-      if (d.el.parentElement === ul) {
-        index = slotAt(this.slotsOf(ul), x, y, grid);
-      } else {
-        const slots = this.slotsOf(ul);
-        index = insertionIndex(slots, x, y, grid);
-      }
+      // Within its own list the placeholder takes the slot under the pointer; entering another
+      // list, it goes to the nearest gap.
+      const slots = this.slotsOf(ul);
+      const index = d.el.parentElement === ul ? slotAt(slots, x, y, grid) : insertionIndex(slots, x, y, grid);
       if (index >= 0) movePlaceholder(d.el, ul, index, d.slots);
       d.target = { list: listId, index: Array.prototype.indexOf.call(ul.children, d.el) };
     } else if (assignTo) {
