@@ -181,3 +181,23 @@ def test_close_4404_on_the_board_page_says_the_board_was_deleted(server, page_a:
     assert page_a.js("return document.body.classList.contains('read-only')")
     assert page_a.js("return document.body.dataset.connection") == "closed"
     assert page_a.js("return __wire.sockets.length") == 1
+
+
+def test_rate_limited_intents_are_resent_until_applied(make_server, page_a: Page, page_b: Page, wire):
+    # 2 ops per second, bursts of 4: six moves at once are two over the limit.
+    server = make_server("--max-ops-per-second", "2")
+    wire(page_a)
+    ids = open_example(page_a, server)
+    open_example(page_b, server)
+    for _ in range(6):
+        shown_now = shown(page_a)
+        press(page_a, ids[0], "down")
+        assert shown(page_a).index(ids[0]) == shown_now.index(ids[0]) + 1, "each click shows at once"
+    expected = ids[1:7] + [ids[0]] + ids[7:]
+    assert shown(page_a) == expected
+    wait_shown(page_b, expected)
+    page_a.wait(lambda: pending(page_a) == 0, 15, "every intent applied")
+    sent = page_a.js("return __wire.sentOfType('op').map(s => s.msg.id)")
+    assert len(set(sent)) == 6 and len(sent) > 6, f"the refused ones went again with the same ids: {sent}"
+    assert page_a.js("return document.getElementById('message').textContent") == "", "rate_limited is not a refusal"
+    assert shown(page_a) == expected
