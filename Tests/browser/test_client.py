@@ -149,12 +149,18 @@ def test_a_second_welcome_resets_the_board_and_rejects_what_was_pending(server, 
                         "items": [{"id": "x1", "fields": {"title": "One"}}, {"id": "x2", "fields": {"title": "Two"}}]}]}
     page_a.js("window.__rejected = []; window.client.on('rejected', (r) => window.__rejected.push(r));")
     page_a.js("__wire.deliver(arguments[0])", {"type": "welcome", "session": "s-new", "epoch": "e-replaced", "seq": 1,
-                                                  "board": board, "peers": [], "role": "editor"})
+                                                  "board": board, "peers": [], "role": "viewer",
+                                                  "presence_interval_ms": 100})
     wait_shown(page_a, ["x1", "x2"])
     rejected = page_a.js("return window.__rejected")
     assert [(r["code"], r["op"]["item"]) for r in rejected] == [("board_replaced", ids[0])], json.dumps(rejected)
     assert pending(page_a) == 0 and page_a.js("return window.client.epoch") == "e-replaced"
     assert "board_replaced" in page_a.js("return document.getElementById('message').textContent")
+    # A replacement that states less keeps what the first welcome said (session, role, interval).
+    page_a.js("__wire.deliver(arguments[0])", {"type": "welcome", "epoch": "e-again", "seq": 1, "board": board})
+    page_a.wait(lambda: page_a.js("return window.client.epoch") == "e-again", 5, "the third welcome")
+    kept = page_a.js("return [window.client.session, window.client.role, window.client.pacer.interval]")
+    assert kept == ["s-new", "viewer", 100], kept
 
 
 def test_close_4404_ends_the_example_session_without_reconnecting(server, page_a: Page, wire):

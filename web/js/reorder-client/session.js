@@ -216,11 +216,16 @@ export class RoomSession extends EventTarget {
     }
   }
 
-  /** @private @param {any} msg */
+  /**
+   * A welcome. A second one on an open connection replaces the board; what it does not state
+   * (`session`, `role`, `peers`, `presence_interval_ms`) stays as the first welcome said.
+   * @private @param {any} msg
+   */
   welcome(msg) {
     const replaces = this.welcomed;
     this.welcomed = true;
-    this.session = typeof msg.session === "string" ? msg.session : null;
+    if (typeof msg.session === "string") this.session = msg.session;
+    else if (!replaces) this.session = null;
     const { ok, dropped } = this.model.welcome(msg, replaces);
     this.report(dropped, "board_replaced");
     if (!ok) {
@@ -229,9 +234,11 @@ export class RoomSession extends EventTarget {
       this.connection.retryNow();
       return;
     }
-    this.setRole(msg.role === "viewer" ? "viewer" : "editor");
-    this.pacer.follow(presenceIntervalOf(msg));
-    const drags = this.presence.welcome(msg);
+    if (msg.role === "viewer" || msg.role === "editor") this.setRole(msg.role);
+    else if (!replaces) this.setRole("editor");
+    const interval = presenceIntervalOf(msg);
+    if (interval !== null || !replaces) this.pacer.follow(interval);
+    const drags = replaces && !Array.isArray(msg.peers) ? [] : this.presence.welcome(msg);
     if (this.role === "viewer") {
       // A viewer's ops would all be refused: the intents made before this welcome are dropped.
       this.report(this.model.dropPending(), "read_only");
