@@ -1,0 +1,156 @@
+import Foundation
+import ReorderRedis
+import TestSupport
+import Testing
+
+@Suite("Redis failures: crash and restart, Redis down, reconnects, AUTH and SELECT")
+struct RedisFailureTests {
+  @Test("SIGKILL of redis-server and a restart on the same directory keep every acknowledged op")
+  func crashKeepsAcknowledgedOps() throws {
+    let redis = try RedisFixture()
+    var acknowledged: [UInt64] = []
+    for i in 1...300 {
+      let outcome = try redis.connection.append(
+        room: "r", epoch: "e1", key: bytes("k\(i)"), node: "n", payload: bytes("op\(i)"))
+      guard case .applied(let seq) = outcome else { Issue.record("op \(i): \(outcome)"); return }
+      acknowledged.append(seq)
+    }
+    try redis.connection.putSnapshot(room: "r", seq: 300, bytes: [0, 1])
+    redis.server.kill()
+    try redis.server.start()
+    let after = try redis.connect()
+    let entries = try after.entries(room: "r", after: 0, limit: 1_000)
+    #expect(entries.map(\.seq) == acknowledged)
+    #expect(entries.last?.op == bytes("op300"))
+    #expect(try after.snapshot(room: "r") == ClusterSnapshot(seq: 300, bytes: [0, 1]))
+    // The function library persisted with the data: appends work before any FUNCTION LOAD.
+    #expect(try after.appendSample(room: "r", 300...301) == [.known(seq: 300), .applied(seq: 301)])
+  }
+
+  @Test("With nothing listening, connecting fails with an error naming the endpoint")
+  func connectRefused() {
+    let port = freePort()
+    #expect {
+      try RedisConnection(url: RedisURL(host: "127.0.0.1", port: port), timeouts: RedisTimeouts(connectSeconds: 1))
+    } throws: { error in
+      guard case .cannotConnect(let endpoint, let reason) = error as? RedisError else { return false }
+      return endpoint == "redis://127.0.0.1:\(port)/0" && reason.contains("refused")
+        && "\(error)".contains("is redis-server running")
+    }
+  }
+
+  @Test("A command on a connection whose Redis died fails as connectionLost, and so does every later one")
+  func connectionLost() throws {
+    let redis = try RedisFixture()
+    let metricsBefore = redis.metrics.snapshot.connectionsLost
+    redis.server.kill()
+    #expect {
+      try redis.connection.command("PING")
+    } throws: { error in
+      guard case .connectionLost(let command, _) = error as? RedisError else { return false }
+      return command == "PING" && (error as! RedisError).isConnectionFailure
+    }
+    #expect(redis.connection.isBroken)
+    #expect {
+      try redis.connection.meta(room: "r")
+    } throws: { error in
+      guard case .connectionLost(let command, let reason) = error as? RedisError else { return false }
+      return command == "HMGET" && reason.contains("already failed")
+    }
+    #expect(redis.metrics.snapshot.connectionsLost == metricsBefore + 1)
+  }
+
+  @Test("A link reports Redis down, backs off, and reconnects once it is back; the reconnect is counted")
+  func linkReconnectsWithBackoff() throws {
+    let redis = try RedisFixture()
+    let clock = SharedValue(100.0)
+    let prepared = SharedValue(0)
+    let link = RedisLink(
+      url: redis.url(), metrics: redis.metrics, backoff: RedisBackoff(initialSeconds: 1, maximumSeconds: 4),
+      now: { clock.value },
+      prepare: { (connection) throws(RedisError) in
+        prepared.update { $0 += 1 }
+        try connection.loadFunctions()
+      })
+    #expect(try link.run { (c) throws(RedisError) in try c.appendSample(room: "r", 1...1) } == [.applied(seq: 1)])
+    #expect(redis.metrics.snapshot.reconnects == 0)
+    redis.server.kill()
+    // The lost connection is noticed by the command that needed it…
+    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.command("PING") } }
+    #expect(!link.isConnected)
+    // … the next call tries at once and fails to connect; then the backoff waits 1 s, 2 s, …
+    #expect {
+      try link.run { (c) throws(RedisError) in try c.command("PING") }
+    } throws: { error in
+      if case .cannotConnect = error as? RedisError { return true }
+      return false
+    }
+    #expect(throws: RedisError.unavailable(retryInSeconds: 1, lastError: link.lastFailure!.description)) {
+      try link.run { (c) throws(RedisError) in try c.command("PING") }
+    }
+    clock.update { $0 += 1 }
+    // The attempt is due: tried, and Redis is still down.
+    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.command("PING") } }
+    clock.update { $0 += 1 }
+    #expect {
+      try link.run { (c) throws(RedisError) in try c.command("PING") }
+    } throws: { error in
+      guard case .unavailable(let seconds, _) = error as? RedisError else { return false }
+      return seconds == 1  // 2 s after the second failure, 1 s of it passed
+    }
+    try redis.server.start()
+    clock.update { $0 += 1 }
+    #expect(
+      try link.run { (c) throws(RedisError) in try c.appendSample(room: "r", 1...2) } == [
+        .known(seq: 1), .applied(seq: 2),
+      ])
+    #expect(link.isConnected && link.lastFailure == nil)
+    #expect(prepared.value == 2)
+    #expect(redis.metrics.snapshot.reconnects == 1)
+  }
+
+  @Test("Backoff doubles up to its maximum and starts again after a success")
+  func backoffSequence() {
+    var backoff = RedisBackoff(initialSeconds: 0.05, maximumSeconds: 0.3)
+    #expect((0..<5).map { _ in backoff.failed() } == [0.05, 0.1, 0.2, 0.3, 0.3])
+    backoff.succeeded()
+    #expect(backoff.failed() == 0.05)
+  }
+
+  @Test("AUTH with the password file's password and SELECT of the URL's database")
+  func authAndSelect() throws {
+    let redis = try RedisFixture(password: "pa ss:word")
+    #expect {
+      try RedisConnection(url: redis.url(password: "wrong"))
+    } throws: { error in
+      guard case .cannotConnect(_, let reason) = error as? RedisError else { return false }
+      return reason.contains("WRONGPASS") && !"\(error)".contains("wrong")
+    }
+    #expect {
+      try RedisConnection(url: redis.url()).command("PING")
+    } throws: { error in
+      guard case .server(let command, let message) = error as? RedisError else { return false }
+      return command == "PING" && message.hasPrefix("NOAUTH")
+    }
+    var url = redis.url(password: "pa ss:word")
+    url.database = 3
+    let db3 = try RedisConnection(url: url)
+    try db3.command("SET", "where", "db3")
+    #expect(try redis.connection.command("GET", "where") == .null)
+    #expect(try db3.command("GET", "where") == .bulk(bytes("db3")))
+  }
+
+  @Test("Every round trip is one observation of the latency histogram; blocking reads are none")
+  func latencyHistogram() throws {
+    let redis = try RedisFixture()
+    let before = redis.metrics.snapshot.commandSeconds
+    try redis.connection.command("PING")
+    _ = try redis.connection.pipeline([["PING"], ["PING"], ["ECHO", "x"]])
+    _ = try redis.connection.tail(["r": 0], blockMilliseconds: 10)
+    let after = redis.metrics.snapshot.commandSeconds
+    #expect(after.count == before.count + 2)
+    #expect(after.sum > before.sum)
+    #expect(after.cumulative.last?.count == after.count)
+    #expect(RedisLatencyHistogram.bounds.first == 0.000_1)
+  }
+}
