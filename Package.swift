@@ -60,7 +60,7 @@ let package = Package(
       name: "reorder",
       dependencies: ["ReorderServer", "ReorderLoad", "ReorderAuth"]
     ),
-    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore"]),
+    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore", "ReorderRedis"]),
     .target(
       name: "TestSupport",
       dependencies: ["ReorderTransport"],
