@@ -76,9 +76,10 @@ struct RedisBenchResult {
   var commandsPerOp: Double  // every command Redis ran during the sequential phase (the function's own calls too)
   var xreadsPerOp: Double
   var redisCPUMicrosecondsPerOp: Double
+  var memoryBytesPerOp: Double  // MEMORY USAGE of the room's log and ids hash, per op kept
 
   static let header =
-    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  fcall/op  cmds/op  xread/op  redis cpu/op"
+    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  fcall/op  cmds/op  xread/op  redis cpu/op  bytes/op"
 
   var row: String {
     func ms(_ s: Double) -> String { String(format: "%.3f ms", s * 1000).padding(10) }
@@ -86,7 +87,9 @@ struct RedisBenchResult {
       + String(Int(sequentialOpsPerSecond)).padding(11) + ms(deliveryP50).padding(13) + ms(deliveryP99)
       + String(Int(pipelinedOpsPerSecond)).padding(17) + String(format: "%.2f", fcallsPerOp).padding(10)
       + String(format: "%.2f", commandsPerOp).padding(9)
-      + String(format: "%.2f", xreadsPerOp).padding(10) + String(format: "%.1f µs", redisCPUMicrosecondsPerOp)
+      + String(format: "%.2f", xreadsPerOp).padding(10)
+      + String(format: "%.1f µs", redisCPUMicrosecondsPerOp).padding(14)
+      + String(Int(memoryBytesPerOp))
   }
 
   var json: String {
@@ -94,7 +97,8 @@ struct RedisBenchResult {
       + "\"append_max_ms\":\(f(appendMax * 1000)),\"sequential_ops_per_s\":\(Int(sequentialOpsPerSecond)),"
       + "\"delivery_p50_ms\":\(f(deliveryP50 * 1000)),\"delivery_p99_ms\":\(f(deliveryP99 * 1000)),"
       + "\"pipelined_ops_per_s\":\(Int(pipelinedOpsPerSecond)),\"fcalls_per_op\":\(f(fcallsPerOp)),\"commands_per_op\":\(f(commandsPerOp)),"
-      + "\"xreads_per_op\":\(f(xreadsPerOp)),\"redis_cpu_us_per_op\":\(f(redisCPUMicrosecondsPerOp))}"
+      + "\"xreads_per_op\":\(f(xreadsPerOp)),\"redis_cpu_us_per_op\":\(f(redisCPUMicrosecondsPerOp)),"
+      + "\"memory_bytes_per_op\":\(Int(memoryBytesPerOp))}"
   }
 
   private func f(_ value: Double) -> String { String(format: "%.4f", value) }
@@ -141,6 +145,11 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
   let sequentialSeconds = monotonicSeconds() - sequentialStart
   _ = tailDone.wait(timeout: .now() + 10)
   let after = try RedisCounters(connection)
+  let keys = ClusterKeys(room: room)
+  var memory = 0
+  for key in [keys.log, keys.ids] {
+    memory += Int(try connection.command("MEMORY", "USAGE", key, "SAMPLES", "0").integer ?? 0)
+  }
 
   let pipelinedRoom = room + "-p"
   defer { _ = try? connection.deleteRoom(pipelinedRoom) }
@@ -168,7 +177,8 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
     fcallsPerOp: Double(after.fcalls - before.fcalls) / n,
     commandsPerOp: Double(after.commands - before.commands - 1) / n,
     xreadsPerOp: Double(after.xreads - before.xreads) / n,
-    redisCPUMicrosecondsPerOp: (after.cpuSeconds - before.cpuSeconds) * 1e6 / n)
+    redisCPUMicrosecondsPerOp: (after.cpuSeconds - before.cpuSeconds) * 1e6 / n,
+    memoryBytesPerOp: Double(memory) / n)
 }
 
 private func percentile(_ sorted: [Double], _ q: Double) -> Double {
