@@ -22,7 +22,14 @@ public struct RedisTimeouts: Sendable, Equatable {
 /// lengths). After a failure of the connection itself (`RedisError.connectionLost`) every later
 /// call fails too: make a new connection (`RedisLink` does that with backoff). An error reply of
 /// Redis leaves the connection usable.
+///
+/// hiredis 0.14 writes with plain `write(2)`: a write to a socket Redis has reset raises SIGPIPE,
+/// whose default action ends the process. The first connection therefore sets SIGPIPE to ignored
+/// for the process (the write then fails with EPIPE, a `connectionLost`); nothing in Reorder
+/// wants that signal (libwebsockets sends with MSG_NOSIGNAL).
 public final class RedisConnection: @unchecked Sendable {
+  private static let ignoreBrokenPipe: Void = { signal(SIGPIPE, SIG_IGN) }()
+
   private var context: UnsafeMutablePointer<redisContext>?
   private var failure: String?
   /// Where this connection goes.
@@ -38,6 +45,7 @@ public final class RedisConnection: @unchecked Sendable {
     self.url = url
     self.timeouts = timeouts
     self.metrics = metrics
+    Self.ignoreBrokenPipe
     guard let context = redisConnectWithTimeout(url.host, Int32(url.port), Self.timeval(timeouts.connectSeconds))
     else { throw .cannotConnect(endpoint: url.description, reason: "out of memory") }
     if context.pointee.err != 0 {

@@ -67,11 +67,6 @@ extension String: RedisArgument {
   public var redisBytes: [UInt8] { Array(utf8) }
 }
 
-extension Substring: RedisArgument {
-  /// The UTF-8 bytes.
-  public var redisBytes: [UInt8] { Array(utf8) }
-}
-
 extension Array: RedisArgument where Element == UInt8 {
   /// The bytes themselves.
   public var redisBytes: [UInt8] { self }

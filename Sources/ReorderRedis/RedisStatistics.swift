@@ -41,21 +41,14 @@ public struct RedisLatencyHistogram: Sendable, Equatable {
       return (index < Self.bounds.count ? Self.bounds[index] : .infinity, running)
     }
   }
-
-  /// The upper bound of the bucket holding the `q`-quantile (0…1), or nil without observations.
-  public func quantileBound(_ q: Double) -> Double? {
-    guard count > 0 else { return nil }
-    let rank = max(1, Int((q * Double(count)).rounded(.up)))
-    return cumulative.first { $0.count >= rank }?.le
-  }
 }
 
 /// What this node's Redis connections have done so far: a snapshot value for `/metrics`.
 public struct RedisStatistics: Sendable, Equatable {
   /// `reorder_redis_command_seconds`: round trips and their latency.
   public var commandSeconds = RedisLatencyHistogram()
-  /// `reorder_redis_reconnects_total`: connections made again after one was lost or could not be
-  /// made (the first connection of a `RedisLink` is not a reconnect).
+  /// `reorder_redis_reconnects_total`: connections a `RedisLink` made after it had had one (its
+  /// first connection is not a reconnect, however many attempts it took).
   public var reconnects = 0
   /// Connections that failed during a command (`connectionLost`).
   public var connectionsLost = 0

@@ -60,6 +60,19 @@ struct RedisFailureTests {
     #expect(redis.metrics.snapshot.connectionsLost == metricsBefore + 1)
   }
 
+  @Test("Writing a large pipeline to a Redis that died fails as connectionLost; SIGPIPE does not end the process")
+  func writeToDeadRedis() throws {
+    let redis = try RedisFixture()
+    redis.server.kill()
+    let large = [UInt8](repeating: 7, count: 4 << 20)
+    #expect {
+      _ = try redis.connection.pipeline((0..<4).map { ["SET", "k\($0)", large] })
+    } throws: { error in
+      if case .connectionLost = error as? RedisError { return true }
+      return false
+    }
+  }
+
   @Test("A link reports Redis down, backs off, and reconnects once it is back; the reconnect is counted")
   func linkReconnectsWithBackoff() throws {
     let redis = try RedisFixture()

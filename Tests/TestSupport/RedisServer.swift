@@ -6,7 +6,7 @@ import Foundation
 /// that fails still stops it; the directory is removed by `stop()`.
 public final class RedisServer: @unchecked Sendable {
   /// Its port on 127.0.0.1.
-  public let port: Int
+  public private(set) var port: Int
   /// Its data directory (the append-only files live under it).
   public let directory: TemporaryDirectory
   /// The password it requires, or nil.
@@ -23,7 +23,15 @@ public final class RedisServer: @unchecked Sendable {
     port = freePort()
     directory = try TemporaryDirectory(prefix: "reorder-redis")
     self.password = password
-    try start()
+    // Another process may take the free port before redis-server binds it: try a few ports.
+    for attempt in 1...3 {
+      do {
+        try start()
+        return
+      } catch  where attempt < 3 {
+        port = freePort()
+      }
+    }
   }
 
   /// The server's process id while it runs.
