@@ -59,13 +59,17 @@ public final class PresenceSubscriber: @unchecked Sendable {
     self.rooms.subtract(old)
   }
 
-  /// Waits up to `waitSeconds` for messages, then returns every message of other nodes already
-  /// received (empty when none came in time). Confirmations and own messages are skipped.
-  public func receive(waitSeconds: Double) throws(RedisError) -> [PresenceMessage] {
+  /// Waits up to `waitSeconds` for messages, then returns the messages of other nodes already
+  /// received, at most `limit` replies' worth (so that a flood cannot hold the caller; the rest
+  /// wait for the next call), empty when none came in time. Confirmations and own messages are
+  /// skipped.
+  public func receive(waitSeconds: Double, limit: Int = 4096) throws(RedisError) -> [PresenceMessage] {
     var messages: [PresenceMessage] = []
     var wait = waitSeconds
-    while let reply = try connection.receive(waitSeconds: wait) {
+    var replies = 0
+    while replies < limit, let reply = try connection.receive(waitSeconds: wait) {
       wait = 0  // after the first reply, take only what is already there
+      replies += 1
       if let message = message(reply) { messages.append(message) }
     }
     return messages

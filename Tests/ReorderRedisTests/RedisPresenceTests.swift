@@ -64,6 +64,42 @@ struct RedisPresenceTests {
     #expect(try node.receive(waitSeconds: 0.05).isEmpty)
   }
 
+  @Test("A receive takes at most its limit; the rest come with the next receive")
+  func receiveLimit() throws {
+    let redis = try RedisFixture()
+    let node = try PresenceSubscriber(url: redis.url(), nodeID: "B")
+    defer { node.close() }
+    try node.follow(["r"])
+    #expect(waitUntil(timeout: 5) { (try? redis.connection.publishPresence(room: "r", node: "A", payload: [0])) == 1 })
+    _ = try redis.connection.pipeline((1...9).map { ["PUBLISH", ClusterKeys(room: "r").presence, "A\n\($0)"] })
+    var payloads: [String] = []
+    // The confirmation and the probe(s) first, then the nine in order.
+    waitUntil(timeout: 5) {
+      let batch = (try? node.receive(waitSeconds: 0.05, limit: 4)) ?? []
+      #expect(batch.count <= 4)
+      payloads += batch.map { String(decoding: $0.payload, as: UTF8.self) }
+      return payloads.suffix(9) == (1...9).map(String.init)[...]
+    }
+    #expect(payloads.suffix(9) == (1...9).map(String.init)[...])
+  }
+
+  @Test("A subscriber whose Redis died fails as connectionLost")
+  func subscriberLost() throws {
+    let redis = try RedisFixture()
+    let node = try PresenceSubscriber(url: redis.url(), nodeID: "B")
+    defer { node.close() }
+    try node.follow(["r"])
+    redis.server.kill()
+    #expect {
+      _ = try node.receive(waitSeconds: 5)
+      _ = try node.receive(waitSeconds: 5)
+    } throws: { error in
+      if case .connectionLost = error as? RedisError { return true }
+      return false
+    }
+    #expect(node.isBroken)
+  }
+
   @Test("Presence channel names map back to their room")
   func channelNames() {
     #expect(ClusterKeys(room: "a.b-c_1").presence == "reorder:{a.b-c_1}:presence")
