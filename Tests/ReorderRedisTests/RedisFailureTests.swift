@@ -60,6 +60,21 @@ struct RedisFailureTests {
     #expect(redis.metrics.snapshot.connectionsLost == metricsBefore + 1)
   }
 
+  @Test("A reply slower than the command timeout fails as connectionLost, saying so")
+  func replyTimeout() throws {
+    let redis = try RedisFixture()
+    let impatient = try RedisConnection(url: redis.url(), timeouts: RedisTimeouts(commandSeconds: 0.2))
+    // BLPOP on an empty list holds the reply for 30 s, far beyond the 0.2 s timeout.
+    #expect {
+      try impatient.command("BLPOP", "nothing", 30)
+    } throws: { error in
+      guard case .connectionLost(let command, let reason) = error as? RedisError else { return false }
+      return command == "BLPOP" && reason.contains("no reply within")
+    }
+    #expect(impatient.isBroken)
+    #expect(try redis.connection.command("PING") == .status("PONG"))
+  }
+
   @Test("Writing a large pipeline to a Redis that died fails as connectionLost; SIGPIPE does not end the process")
   func writeToDeadRedis() throws {
     let redis = try RedisFixture()

@@ -70,6 +70,30 @@ struct RedisLogTests {
     #expect(try redis.connection.entries(room: "r", after: 0).count == 1)
   }
 
+  @Test("Nodes appending to one room at once get gap-free seqs, each op exactly once")
+  func concurrentNodesGetGapFreeSeqs() throws {
+    let redis = try RedisFixture()
+    let nodes = try (0..<4).map { _ in try redis.connect() }
+    let seqs = SharedValue<[String: UInt64]>([:])
+    DispatchQueue.concurrentPerform(iterations: nodes.count) { node in
+      for batch in 0..<25 {
+        let ops = (0..<10).map { i in
+          ClusterAppend(
+            room: "r", epoch: "e1", key: bytes("n\(node)-\(batch)-\(i)"), node: "n\(node)", payload: [UInt8(node)])
+        }
+        guard let outcomes = try? nodes[node].append(ops) else { return }
+        for (op, outcome) in zip(ops, outcomes) {
+          if case .applied(let seq) = outcome { seqs.update { $0[String(decoding: op.key, as: UTF8.self)] = seq } }
+        }
+      }
+    }
+    #expect(seqs.value.count == 1_000)
+    #expect(Set(seqs.value.values) == Set(1...1_000))
+    let entries = try redis.connection.entries(room: "r", after: 0, limit: 2_000)
+    #expect(entries.map(\.seq) == Array(1...1_000))
+    #expect(entries.allSatisfy { seqs.value[String(decoding: $0.key, as: UTF8.self)] == $0.seq })
+  }
+
   @Test("A pipelined batch of appends is one round trip and keeps its order")
   func pipelinedAppends() throws {
     let redis = try RedisFixture()
