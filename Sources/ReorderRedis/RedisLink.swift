@@ -38,6 +38,10 @@ public struct RedisBackoff: Sendable, Equatable {
 /// A lost connection is retried at once on the next call (Redis may simply have restarted);
 /// failed attempts then wait 50 ms, 100 ms, … up to 5 s. `prepare` runs on every new connection
 /// before it is used (load the function library, subscribe again).
+///
+/// Closures given to `run` and `prepare` state their error type (Swift does not infer typed
+/// throws for closures):
+/// `try link.run { (redis) throws(RedisError) in try redis.append(ops) }`.
 public final class RedisLink: @unchecked Sendable {
   /// Where it connects.
   public let url: RedisURL
