@@ -1,11 +1,13 @@
 import Foundation
 import ReorderRedis
 
-/// `reorder-bench redis [--ops N] [--batch B] [--payload BYTES] [--redis URL]`
+/// `reorder-bench redis [--ops N] [--batch B] [--connections C] [--payload BYTES] [--redis URL]`
 ///
 /// Measures cluster mode's Redis cost per op (docs/CLUSTER.md, "Measured cost"): `reorder_append`
 /// one op per round trip (latency p50 / p99 / max, ops/s) while a second connection tails the room
-/// with `XREAD BLOCK` as every node does (append → delivery latency), then pipelined batches of B.
+/// with `XREAD BLOCK` as every node does (append → delivery latency), then pipelined batches of B,
+/// then C connections at once, each one op per round trip (how Redis shares one fsync between
+/// clients).
 /// Redis' own counters (`INFO commandstats`, `INFO cpu`) give commands and Redis CPU per op.
 /// Without `--redis` it starts its own `redis-server` on a free 127.0.0.1 port in a temporary
 /// directory, once per `appendfsync` mode (always, everysec, and no AOF), and stops it by PID.
@@ -19,6 +21,7 @@ func runRedisBenchmark(arguments: [String]) -> Never {
     switch (flag, value.flatMap { Int($0) }) {
     case ("--ops", let n?) where n > 0: options.ops = n
     case ("--batch", let n?) where n > 0: options.batch = n
+    case ("--connections", let n?) where n > 0: options.connections = n
     case ("--payload", let n?) where n >= 0: options.payloadBytes = n
     case ("--redis", _) where value != nil:
       do {
@@ -30,7 +33,8 @@ func runRedisBenchmark(arguments: [String]) -> Never {
     default:
       FileHandle.standardError.write(
         Data(
-          "usage: reorder-bench redis [--ops N] [--batch B] [--payload BYTES] [--redis redis://HOST:PORT[/DB]]\n".utf8))
+          "usage: reorder-bench redis [--ops N] [--batch B] [--connections C] [--payload BYTES] [--redis redis://HOST:PORT[/DB]]\n"
+            .utf8))
       exit(2)
     }
     index += 2
@@ -62,6 +66,7 @@ func runRedisBenchmark(arguments: [String]) -> Never {
 struct RedisBenchOptions {
   var ops = 5_000
   var batch = 50
+  var connections = 8
   var payloadBytes = 64
   var url: RedisURL?
 }
@@ -72,6 +77,8 @@ struct RedisBenchResult {
   var sequentialOpsPerSecond: Double
   var deliveryP50, deliveryP99: Double  // append sent → entry read by the tailing connection
   var pipelinedOpsPerSecond: Double
+  var concurrentOpsPerSecond: Double  // C connections, one op per round trip each
+  var concurrentP99: Double
   var fcallsPerOp: Double  // commands this node sends per op (FCALL reorder_append)
   var commandsPerOp: Double  // every command Redis ran during the sequential phase (the function's own calls too)
   var xreadsPerOp: Double
@@ -79,13 +86,14 @@ struct RedisBenchResult {
   var memoryBytesPerOp: Double  // MEMORY USAGE of the room's log and ids hash, per op kept
 
   static let header =
-    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  fcall/op  cmds/op  xread/op  redis cpu/op  bytes/op"
+    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  concurrent ops/s  p99       fcall/op  cmds/op  xread/op  redis cpu/op  bytes/op"
 
   var row: String {
     func ms(_ s: Double) -> String { String(format: "%.3f ms", s * 1000).padding(10) }
     return mode.padding(11) + ms(appendP50) + ms(appendP99) + ms(appendMax)
       + String(Int(sequentialOpsPerSecond)).padding(11) + ms(deliveryP50).padding(13) + ms(deliveryP99)
-      + String(Int(pipelinedOpsPerSecond)).padding(17) + String(format: "%.2f", fcallsPerOp).padding(10)
+      + String(Int(pipelinedOpsPerSecond)).padding(17) + String(Int(concurrentOpsPerSecond)).padding(18)
+      + ms(concurrentP99) + String(format: "%.2f", fcallsPerOp).padding(10)
       + String(format: "%.2f", commandsPerOp).padding(9)
       + String(format: "%.2f", xreadsPerOp).padding(10)
       + String(format: "%.1f µs", redisCPUMicrosecondsPerOp).padding(14)
@@ -96,7 +104,9 @@ struct RedisBenchResult {
     "{\"mode\":\"\(mode)\",\"append_p50_ms\":\(f(appendP50 * 1000)),\"append_p99_ms\":\(f(appendP99 * 1000)),"
       + "\"append_max_ms\":\(f(appendMax * 1000)),\"sequential_ops_per_s\":\(Int(sequentialOpsPerSecond)),"
       + "\"delivery_p50_ms\":\(f(deliveryP50 * 1000)),\"delivery_p99_ms\":\(f(deliveryP99 * 1000)),"
-      + "\"pipelined_ops_per_s\":\(Int(pipelinedOpsPerSecond)),\"fcalls_per_op\":\(f(fcallsPerOp)),\"commands_per_op\":\(f(commandsPerOp)),"
+      + "\"pipelined_ops_per_s\":\(Int(pipelinedOpsPerSecond)),\"concurrent_ops_per_s\":\(Int(concurrentOpsPerSecond)),"
+      + "\"concurrent_p99_ms\":\(f(concurrentP99 * 1000)),"
+      + "\"fcalls_per_op\":\(f(fcallsPerOp)),\"commands_per_op\":\(f(commandsPerOp)),"
       + "\"xreads_per_op\":\(f(xreadsPerOp)),\"redis_cpu_us_per_op\":\(f(redisCPUMicrosecondsPerOp)),"
       + "\"memory_bytes_per_op\":\(Int(memoryBytesPerOp))}"
   }
@@ -165,6 +175,31 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
   }
   let pipelinedSeconds = monotonicSeconds() - pipelinedStart
 
+  let concurrentRoom = room + "-c"
+  defer { _ = try? connection.deleteRoom(concurrentRoom) }
+  let clients = try (0..<options.connections).map { _ in try RedisConnection(url: url) }
+  let perClient = max(1, options.ops / options.connections)
+  let concurrent = DeliveryLog(ops: 0)
+  let concurrentStart = monotonicSeconds()
+  // One thread per connection (concurrentPerform would run only as many as there are cores).
+  let finished = DispatchGroup()
+  for (client, redis) in clients.enumerated() {
+    finished.enter()
+    Thread {
+      defer { finished.leave() }
+      for i in 0..<perClient {
+        let started = monotonicSeconds()
+        let key = Array("c\(client)-\(i)".utf8)
+        guard (try? redis.append(room: concurrentRoom, epoch: "bench", key: key, node: "n", payload: payload)) != nil
+        else { return }
+        concurrent.record(monotonicSeconds() - started)
+      }
+    }.start()
+  }
+  finished.wait()
+  let concurrentSeconds = monotonicSeconds() - concurrentStart
+  let concurrentLatencies = concurrent.sorted()
+
   latencies.sort()
   let delivered = delivery.sorted()
   let n = Double(options.ops)
@@ -173,6 +208,8 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
     appendMax: latencies.last ?? 0, sequentialOpsPerSecond: n / sequentialSeconds,
     deliveryP50: percentile(delivered, 0.5), deliveryP99: percentile(delivered, 0.99),
     pipelinedOpsPerSecond: n / pipelinedSeconds,
+    concurrentOpsPerSecond: Double(concurrentLatencies.count) / concurrentSeconds,
+    concurrentP99: percentile(concurrentLatencies, 0.99),
     // The counters' own INFO call is one of the commands counted.
     fcallsPerOp: Double(after.fcalls - before.fcalls) / n,
     commandsPerOp: Double(after.commands - before.commands - 1) / n,
@@ -186,7 +223,8 @@ private func percentile(_ sorted: [Double], _ q: Double) -> Double {
   return sorted[min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
 }
 
-/// When each seq was sent (the appending thread) and how long until the tail read it.
+/// When each seq was sent (the appending thread) and how long until the tail read it; or, with
+/// `record`, latencies measured by several threads.
 private final class DeliveryLog: @unchecked Sendable {
   private let lock = NSLock()
   private var sentAt: [Double]
@@ -200,6 +238,12 @@ private final class DeliveryLog: @unchecked Sendable {
   func sent(seq: Int, at time: Double) {
     lock.lock()
     sentAt[seq] = time
+    lock.unlock()
+  }
+
+  func record(_ latency: Double) {
+    lock.lock()
+    values.append(latency)
     lock.unlock()
   }
 
