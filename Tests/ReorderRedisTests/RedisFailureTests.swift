@@ -27,6 +27,49 @@ struct RedisFailureTests {
     #expect(try after.appendSample(room: "r", 300...301) == [.known(seq: 300), .applied(seq: 301)])
   }
 
+  @Test("SIGKILL of redis-server during appends: every acknowledged op survives the restart; re-sent ops land once")
+  func crashDuringAppends() throws {
+    let redis = try RedisFixture()
+    let link = RedisLink(url: redis.url(), backoff: RedisBackoff(initialSeconds: 0.01, maximumSeconds: 0.05))
+    let acknowledged = SharedValue<[String: UInt64]>([:])
+    let failures = SharedValue(0)
+    let stop = SharedValue(false)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+      var next = 1
+      let deadline = Date(timeIntervalSinceNow: 30)
+      while !stop.value, Date() < deadline {
+        let key = "k\(next)"
+        // The same key is sent again until it is acknowledged, as a client re-sends an op.
+        let outcome = try? link.run { (c) throws(RedisError) in
+          try c.append(room: "r", epoch: "e1", key: bytes(key), node: "n", payload: bytes(key))
+        }
+        switch outcome {
+        case .applied(let seq)?, .known(let seq)?:
+          acknowledged.update { $0[key] = seq }
+          next += 1
+        default:
+          failures.update { $0 += 1 }
+        }
+      }
+      done.signal()
+    }.start()
+    #expect(waitUntil(timeout: 10) { acknowledged.value.count >= 100 })
+    redis.server.kill()
+    let beforeCrash = acknowledged.value
+    #expect(waitUntil(timeout: 10) { failures.value > 0 })
+    try redis.server.start()
+    #expect(waitUntil(timeout: 10) { acknowledged.value.count >= beforeCrash.count + 50 })
+    stop.set(true)
+    #expect(done.wait(timeout: .now() + 10) == .success)
+    let entries = try redis.connect().entries(room: "r", after: 0, limit: 100_000)
+    let logged = Dictionary(entries.map { (String(decoding: $0.key, as: UTF8.self), $0.seq) }) { first, _ in first }
+    #expect(entries.map(\.seq) == Array(1...UInt64(entries.count)))  // gap-free
+    #expect(logged.count == entries.count)  // each key once: re-sent ops were not appended twice
+    #expect(beforeCrash.allSatisfy { logged[$0.key] == $0.value })
+    #expect(acknowledged.value.allSatisfy { logged[$0.key] == $0.value })
+  }
+
   @Test("With nothing listening, connecting fails with an error naming the endpoint")
   func connectRefused() {
     let port = freePort()
