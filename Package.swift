@@ -13,6 +13,8 @@ import PackageDescription
 /// - `ReorderServer` wires Transport ↔ Rooms ↔ Store (`StoreRoomStorage` adapts the store to the port).
 /// - `ReorderLoad` is the load tool (lws client from Transport).
 /// - `ReorderAuth` verifies and mints room tokens; the ONLY module that imports `CJWT` (libjwt).
+/// - `ReorderRedis` is cluster mode's Redis side (bytes and strings, no rooms' types); the ONLY
+///   module that imports `CHiredis` (hiredis 0.14).
 let package = Package(
   name: "Reorder",
   platforms: [.macOS(.v15)],
@@ -37,6 +39,11 @@ let package = Package(
       pkgConfig: "libjwt",
       providers: [.apt(["libjwt-dev", "libssl-dev", "pkg-config"])]
     ),
+    .systemLibrary(
+      name: "CHiredis",
+      pkgConfig: "hiredis",
+      providers: [.apt(["libhiredis-dev", "pkg-config"])]
+    ),
     .target(name: "ReorderCRDT"),
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
@@ -48,11 +55,12 @@ let package = Package(
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),
+    .target(name: "ReorderRedis", dependencies: ["CHiredis", "ReorderBasics"]),
     .executableTarget(
       name: "reorder",
       dependencies: ["ReorderServer", "ReorderLoad", "ReorderAuth"]
     ),
-    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore"]),
+    .executableTarget(name: "reorder-bench", dependencies: ["ReorderCRDT", "ReorderStore", "ReorderRedis"]),
     .target(
       name: "TestSupport",
       dependencies: ["ReorderTransport"],
@@ -63,6 +71,7 @@ let package = Package(
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
+    .testTarget(name: "ReorderRedisTests", dependencies: ["ReorderRedis", "TestSupport"]),
     .target(name: "TestTokens", path: "Tests/TestTokens"),
     .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport", "TestTokens"]),
     .testTarget(

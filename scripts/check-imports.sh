@@ -2,6 +2,7 @@
 # Keeps the layering honest (see Package.swift):
 #  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
 #  - only Sources/ReorderAuth may import CJWT (the one module that talks to libjwt and libcrypto);
+#  - only Sources/ReorderRedis may import CHiredis (the one module that talks to hiredis);
 #  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
 #  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
@@ -26,6 +27,8 @@ report "only Sources/ReorderTransport may import CLibWebSockets" \
   "$(grep -rnE "${import_re}CLibWebSockets\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderTransport/' || true)"
 report "only Sources/ReorderAuth may import CJWT" \
   "$(grep -rnE "${import_re}CJWT\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderAuth/' || true)"
+report "only Sources/ReorderRedis may import CHiredis" \
+  "$(grep -rnE "${import_re}CHiredis\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderRedis/' || true)"
 report "Sources/ReorderCRDT must import nothing" \
   "$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='*.swift' || true)"
 report "Sources/ReorderTransport must not hold room routing (the server's job)" \

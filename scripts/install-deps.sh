@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Installs what Reorder needs on Debian 12, only where it is missing.
-#   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, pkg-config
-#   scripts/install-deps.sh test   # + openssl CLI, chromium + chromedriver, systemd (systemd-analyze
+#   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, hiredis,
+#                                  #   pkg-config
+#   scripts/install-deps.sh test   # + redis-server (cluster tests start their own), openssl CLI,
+#                                  #   chromium + chromedriver, systemd (systemd-analyze
 #                                  #   verify checks deploy/reorder.service), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   openapi-spec-validator (docs/openapi.json),
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
-#   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline)
+#   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline), redis-server (the
+#                                  #   cluster scenarios)
 set -euo pipefail
 
 purpose="${1:-run}"
-packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev libjwt-dev)
+packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
-  load) packages+=(libwebsockets-test-server) ;;
+  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
+  load) packages+=(libwebsockets-test-server redis-server) ;;
   *) echo "usage: $0 run|test|load" >&2; exit 2 ;;
 esac
 

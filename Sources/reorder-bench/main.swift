@@ -7,7 +7,9 @@
 /// `reorder-bench crdt [--json]`: the CRDT benchmark of docs/CRDT.md (a table, or one JSON object).
 /// `reorder-bench crdt --only local|remote|load`: runs one phase alone, without the checks, for a
 /// profiler (`valgrind --tool=callgrind`).
+/// `reorder-bench redis …`: cluster mode's Redis costs (RedisBench.swift, docs/CLUSTER.md).
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "redis" { runRedisBenchmark(arguments: Array(arguments.dropFirst())) }
 let json = arguments.contains("--json")
 let onlyIndex = arguments.firstIndex(of: "--only")
 let only = onlyIndex.flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
@@ -15,7 +17,7 @@ let names = arguments.enumerated().filter { !$0.element.hasPrefix("--") && $0.of
   .map(\.element)
 
 guard names == ["crdt"], onlyIndex == nil || ["local", "remote", "load"].contains(only ?? "") else {
-  print("usage: reorder-bench crdt [--json] [--only local|remote|load]")
+  print("usage: reorder-bench crdt [--json] [--only local|remote|load] | reorder-bench redis [options]")
   exit(2)
 }
 

@@ -1,0 +1,40 @@
+/// The Redis names of one room (docs/CLUSTER.md, "Keys and the function"). Every key carries the
+/// hash tag `{room}`, so that a room's keys share one slot of a future Redis Cluster and one
+/// function call may touch them all. Room names are the URL's room segment (A-Z a-z 0-9 - _ .),
+/// which holds no brace.
+public struct ClusterKeys: Sendable, Equatable {
+  /// The room.
+  public let room: String
+
+  /// The keys of `room`.
+  public init(room: String) { self.room = room }
+
+  private var prefix: String { "reorder:{\(room)}:" }
+  /// Stream of ops: entry id `<seq>-1`, fields `node`, `key`, `op`.
+  public var log: String { prefix + "log" }
+  /// Hash `epoch`, `seq` (last assigned), `snapshot_seq`, `trimmed_seq` (highest trimmed from the log).
+  public var meta: String { prefix + "meta" }
+  /// Hash op key → seq, for idempotency across nodes; trimmed with the log.
+  public var ids: String { prefix + "ids" }
+  /// Hash `seq`, `bytes`: the latest snapshot.
+  public var snapshot: String { prefix + "snapshot" }
+  /// String: the node id holding the snapshot/trim lease (`SET NX PX`).
+  public var lease: String { prefix + "lease" }
+  /// Hash session → peer JSON.
+  public var roster: String { prefix + "roster" }
+  /// Sorted set session → expiry (ms since the epoch).
+  public var rosterExpiry: String { prefix + "roster:expiry" }
+  /// Pub/sub channel of presence messages `<node id>\n<payload>`.
+  public var presence: String { prefix + "presence" }
+
+  /// Every key of the room (not the channel): what deleting the room removes.
+  public var all: [String] { [log, meta, ids, snapshot, lease, roster, rosterExpiry] }
+
+  /// The room of a presence channel name, or nil for another channel.
+  public static func room(ofPresenceChannel channel: String) -> String? {
+    let head = "reorder:{"
+    let tail = "}:presence"
+    guard channel.hasPrefix(head), channel.hasSuffix(tail), channel.count > head.count + tail.count else { return nil }
+    return String(channel.dropFirst(head.count).dropLast(tail.count))
+  }
+}

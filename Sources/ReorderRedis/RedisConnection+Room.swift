@@ -1,0 +1,110 @@
+/// A room's snapshot, lease and roster (docs/CLUSTER.md).
+extension RedisConnection {
+  /// Stores `bytes` as the room's snapshot at `seq` unless one at `seq` or later is stored
+  /// (`reorder_snapshot`, which also sets meta `snapshot_seq`). Whether it was stored.
+  @discardableResult
+  public func putSnapshot(room: String, seq: UInt64, bytes: [UInt8]) throws(RedisError) -> Bool {
+    let keys = ClusterKeys(room: room)
+    return try command("FCALL", ClusterFunctions.putSnapshot, 2, keys.snapshot, keys.meta, seq, bytes).integer == 1
+  }
+
+  /// The room's latest snapshot, or nil when it has none.
+  public func snapshot(room: String) throws(RedisError) -> ClusterSnapshot? {
+    let reply = try command("HMGET", ClusterKeys(room: room).snapshot, "seq", "bytes")
+    guard let fields = reply.elements, fields.count == 2 else {
+      throw .unexpectedReply(command: "HMGET", reply: reply.description)
+    }
+    guard let seq = fields[0].integer, let bytes = fields[1].bytes else { return nil }
+    return ClusterSnapshot(seq: UInt64(seq), bytes: bytes)
+  }
+
+  /// Takes the room's snapshot/trim lease for `milliseconds` (`SET NX PX`), or renews it when
+  /// `node` already holds it. Whether `node` holds it now.
+  public func acquireLease(room: String, node: String, milliseconds: Int) throws(RedisError) -> Bool {
+    let reply = try command(
+      "FCALL", ClusterFunctions.acquireLease, 1, ClusterKeys(room: room).lease, node, milliseconds)
+    return reply.text == node
+  }
+
+  /// Renews the lease for `milliseconds` if `node` holds it. Whether it did.
+  public func renewLease(room: String, node: String, milliseconds: Int) throws(RedisError) -> Bool {
+    try command("FCALL", ClusterFunctions.renewLease, 1, ClusterKeys(room: room).lease, node, milliseconds).integer == 1
+  }
+
+  /// Releases the lease if `node` holds it. Whether it did.
+  @discardableResult
+  public func releaseLease(room: String, node: String) throws(RedisError) -> Bool {
+    try command("FCALL", ClusterFunctions.releaseLease, 1, ClusterKeys(room: room).lease, node).integer == 1
+  }
+
+  /// The node holding the room's lease, or nil.
+  public func leaseHolder(room: String) throws(RedisError) -> String? {
+    try command("GET", ClusterKeys(room: room).lease).text
+  }
+
+  /// Adds or replaces sessions in the room's roster, all expiring at `expiresAt` (ms since the
+  /// epoch).
+  public func putRoster(room: String, _ entries: [ClusterRosterEntry], expiresAt: Int64) throws(RedisError) {
+    guard !entries.isEmpty else { return }
+    let keys = ClusterKeys(room: room)
+    var arguments: [any RedisArgument] = [
+      "FCALL", ClusterFunctions.putRoster, 2, keys.roster, keys.rosterExpiry, expiresAt,
+    ]
+    for entry in entries { arguments += [entry.session, entry.peer] }
+    try command(arguments)
+  }
+
+  /// Moves the expiry of `sessions` to `expiresAt`; the sessions no longer in the roster (expired
+  /// by another node), which the caller should put again.
+  public func refreshRoster(room: String, sessions: [String], expiresAt: Int64) throws(RedisError) -> [String] {
+    guard !sessions.isEmpty else { return [] }
+    let keys = ClusterKeys(room: room)
+    let reply = try command(
+      ["FCALL", ClusterFunctions.refreshRoster, 2, keys.roster, keys.rosterExpiry, expiresAt] + sessions)
+    return try Self.texts(reply, command: "FCALL " + ClusterFunctions.refreshRoster)
+  }
+
+  /// Removes `sessions` from the roster; how many were there.
+  @discardableResult
+  public func removeRoster(room: String, sessions: [String]) throws(RedisError) -> Int {
+    guard !sessions.isEmpty else { return 0 }
+    let keys = ClusterKeys(room: room)
+    let reply = try command(["FCALL", ClusterFunctions.removeRoster, 2, keys.roster, keys.rosterExpiry] + sessions)
+    return Int(reply.integer ?? 0)
+  }
+
+  /// Removes the sessions whose expiry is at or before `now` (ms since the epoch) and returns
+  /// them: the sessions of a node that stopped refreshing (crashed), whose drags end.
+  public func expireRoster(room: String, now: Int64) throws(RedisError) -> [String] {
+    let keys = ClusterKeys(room: room)
+    let reply = try command("FCALL", ClusterFunctions.expireRoster, 2, keys.roster, keys.rosterExpiry, now)
+    return try Self.texts(reply, command: "FCALL " + ClusterFunctions.expireRoster)
+  }
+
+  /// The sessions of the roster that have not expired at `now`, in expiry order, with their peers.
+  public func roster(room: String, now: Int64) throws(RedisError) -> [ClusterRosterEntry] {
+    let keys = ClusterKeys(room: room)
+    let reply = try command("FCALL", ClusterFunctions.listRoster, 2, keys.roster, keys.rosterExpiry, now)
+    let flat = try Self.texts(reply, command: "FCALL " + ClusterFunctions.listRoster)
+    return stride(from: 0, to: flat.count - 1, by: 2).map { ClusterRosterEntry(session: flat[$0], peer: flat[$0 + 1]) }
+  }
+
+  /// Publishes `payload` on the room's presence channel as `<node>\n<payload>`; how many
+  /// subscribers (of all nodes, this one's included) got it. A node id holds no line break.
+  @discardableResult
+  public func publishPresence(room: String, node: String, payload: [UInt8]) throws(RedisError) -> Int {
+    precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a message")
+    return Int(
+      try command("PUBLISH", ClusterKeys(room: room).presence, Array(node.utf8) + [0x0A] + payload).integer ?? 0)
+  }
+
+  static func texts(_ reply: RedisReply, command: String) throws(RedisError) -> [String] {
+    guard let items = reply.elements else { throw .unexpectedReply(command: command, reply: reply.description) }
+    var texts: [String] = []
+    for item in items {
+      guard let text = item.text else { throw .unexpectedReply(command: command, reply: item.description) }
+      texts.append(text)
+    }
+    return texts
+  }
+}
