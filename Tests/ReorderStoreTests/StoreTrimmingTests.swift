@@ -36,7 +36,7 @@ struct StoreTrimmingTests {
     #expect(try store.loadSnapshot(room: "r")?.seq == seq)
   }
 
-  @Test("A new database uses incremental auto-vacuum and a bounded WAL")
+  @Test("A new database uses incremental auto-vacuum")
   func newDatabasesVacuumIncrementally() throws {
     let directory = TemporaryDirectory()
     defer { directory.remove() }
