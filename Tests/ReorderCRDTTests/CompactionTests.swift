@@ -72,6 +72,9 @@ func movedBoard(items: Int, moves: Int, seed: UInt64) throws -> Board {
 
 @Suite("Compaction")
 struct CompactionTests {
+  /// Random worlds per run: 200 by default; `REORDER_COMPACTION_SEEDS=20000` for a long run.
+  static var worldCount: Int { Int(ProcessInfo.processInfo.environment["REORDER_COMPACTION_SEEDS"] ?? "") ?? 200 }
+
   @Test("Compacting after moves keeps every visible result and only the places of items and lists")
   func compactionKeepsVisibleState() throws {
     var b = try movedBoard(items: 50, moves: 2_000, seed: 7)
@@ -146,7 +149,7 @@ struct CompactionTests {
     arguments: 0..<4)
   func replicasCompactingTheSameStateStayIdentical(chunk: Int) throws {
     var seed = UInt64(chunk)
-    while seed < 200 {
+    while seed < UInt64(CompactionTests.worldCount) {
       var world = FuzzWorld(seed: seed)
       world.run(steps: 40)
       world.exchangeEverything()
