@@ -18,25 +18,53 @@ extension Board {
 
   /// The binary snapshot of the whole state.
   /// - Complexity: O(n) for n positions, items, assignments and remembered ops.
-  public func encodedSnapshot() -> [UInt8] {
+  public func encodedSnapshot() -> [UInt8] { encodeSnapshot(keeping: nil) }
+
+  /// The snapshot of the state, with only the positions `kept` marks (by node) when it is given:
+  /// each kept position then hangs as the right child of the kept one before it in the full order
+  /// (a chain, so the full order of what is kept is unchanged), the applied op ids are left out, and
+  /// lists, items and assignments are written sorted by id (see `Board+Compaction.swift`).
+  /// - Complexity: O(n) for n positions, items, assignments and remembered ops.
+  func encodeSnapshot(keeping kept: [Bool]?) -> [UInt8] {
     var w = ByteWriter(capacity: positions.nodes.count * 5 + itemTable.count * 24 + 256)
     w.bytes.append(contentsOf: Board.snapshotMagic)
     w.byte(Board.snapshotVersion)
     w.varint(lamport)
-    let table = SnapshotTables(board: self)
+    let table = SnapshotTables(board: self, kept: kept)
     w.varint(table.replicas.count)
     for r in table.replicas { w.varint(r.rawValue) }
     w.varint(table.fieldNames.count)
     for name in table.fieldNames { w.string(name) }
 
+    // Lists, items and assignments in table order; a compaction writes them sorted by id instead,
+    // so that its bytes depend on the state only, not on the order ops arrived in.
+    let canonical = kept != nil
+    let listOrder = canonical ? listTable.indices.sorted { listIDs[$0] < listIDs[$1] } : Array(listTable.indices)
+    let itemOrder = canonical ? itemIDs.indices.sorted { itemIDs[$0] < itemIDs[$1] } : Array(itemIDs.indices)
+    let assignmentOrder =
+      canonical
+      ? assignmentTable.indices.sorted { assignmentTable[$0].id < assignmentTable[$1].id }
+      : Array(assignmentTable.indices)
+    var listRank = [Int](repeating: 0, count: listTable.count)
+    for (k, l) in listOrder.enumerated() { listRank[l] = k }
+    var itemRank = [Int](repeating: 0, count: itemTable.count)
+    for (k, i) in itemOrder.enumerated() { itemRank[i] = k }
+
     w.varint(positions.sequenceCount)
     var orderIndex = [Int32](repeating: 0, count: positions.nodes.count)
-    for s in 0..<Int32(positions.sequenceCount) {
-      let order = positions.fullOrder(s)
+    for s in [0] + listOrder.map({ listTable[$0].sequence }) {
+      var order = positions.fullOrder(s)
+      if let kept { order.removeAll { !kept[Int($0)] } }
       for (k, n) in order.enumerated() { orderIndex[Int(n)] = Int32(k) }
       w.varint(order.count - 1)
       for k in 1..<order.count {
         let node = positions.nodes[Int(order[k])]
+        if kept != nil {
+          // Right child of the previous kept position (form 0).
+          w.varint(UInt64(table.replica(node.id.replica)) << 3 | UInt64(Side.right.rawValue) << 2)
+          w.varint(node.id.counter)
+          continue
+        }
         let delta = Int(orderIndex[Int(node.parent)]) - k
         let form: UInt64 = delta == -1 ? 0 : delta == 1 ? 1 : 2
         w.varint(UInt64(table.replica(node.id.replica)) << 3 | UInt64(node.side.rawValue) << 2 | form)
@@ -46,9 +74,10 @@ extension Board {
     }
 
     w.varint(listTable.count)
-    for list in listTable {
+    for (k, l) in listOrder.enumerated() {
+      let list = listTable[l]
       let own = table.writeID(list.id.rawValue, &w)
-      w.varint(Int(list.sequence))
+      w.varint(k + 1)
       w.string(list.title)
       w.byte(list.layout == .list ? 0 : 1)
       table.writeStamp(list.infoStamp, own: own, &w)
@@ -58,9 +87,10 @@ extension Board {
     }
 
     w.varint(itemTable.count)
-    for (i, item) in itemTable.enumerated() {
+    for i in itemOrder {
+      let item = itemTable[i]
       let own = table.writeID(itemIDs[i].rawValue, &w)
-      w.varint(Int(item.list))
+      w.varint(listRank[Int(item.list)])
       w.varint(Int(orderIndex[Int(item.place)]))
       w.byte(item.alive ? 1 : 0)
       table.writeStamp(item.aliveStamp, own: own, &w)
@@ -73,16 +103,17 @@ extension Board {
     }
 
     w.varint(assignmentTable.count)
-    for a in assignmentTable {
+    for k in assignmentOrder {
+      let a = assignmentTable[k]
       let own = table.writeID(a.id.rawValue, &w)
-      w.varint(Int(a.item))
-      w.varint(Int(a.target))
+      w.varint(itemRank[Int(a.item)])
+      w.varint(itemRank[Int(a.target)])
       table.writeStamp(a.stamp, own: own, &w)
       w.byte(a.removed ? 1 : 0)
     }
 
     var byReplica: [Int: [UInt64]] = [:]
-    for id in seenOps { byReplica[table.replica(id.replica), default: []].append(id.counter) }
+    for id in seenOps where kept == nil { byReplica[table.replica(id.replica), default: []].append(id.counter) }
     w.varint(byReplica.count)
     for r in byReplica.keys.sorted() {
       let counters = byReplica[r]!.sorted()
@@ -113,10 +144,13 @@ struct SnapshotTables {
   var fieldNames: [String]
   var fieldIndex: [String: Int] = [:]
 
-  init(board: Board) {
+  /// The tables of `board`'s snapshot, counting only the positions `kept` marks when given (and
+  /// then no applied op ids).
+  init(board: Board, kept: [Bool]?) {
     var set: Set<ReplicaID> = [board.replica]
     var lastReplica: ReplicaID? = nil
-    for node in board.positions.nodes where node.parent >= 0 && node.id.replica != lastReplica {
+    for (k, node) in board.positions.nodes.enumerated()
+    where node.parent >= 0 && node.id.replica != lastReplica && kept?[k] ?? true {
       lastReplica = node.id.replica
       set.insert(node.id.replica)
     }
@@ -133,7 +167,7 @@ struct SnapshotTables {
       }
     }
     for a in board.assignmentTable { set.insert(a.stamp.replica) }
-    for id in board.seenOps { set.insert(id.replica) }
+    if kept == nil { for id in board.seenOps { set.insert(id.replica) } }
     replicas = set.sorted()
     for (k, r) in replicas.enumerated() { replicaIndex[r] = k }
     fieldNames = names.sorted()

@@ -37,6 +37,8 @@ public struct CRDTRoomBoard: RoomBoard {
   public var listCount: Int { board.lists.count }
   public func hasLiveItem(_ id: String) -> Bool { board.isLiveItem(ItemID(id)) }
   public func snapshot() -> [UInt8] { board.encodedSnapshot() }
+  /// Compacts the CRDT (its move tombstones and applied op ids go) and returns its snapshot.
+  public mutating func compactedSnapshot() -> [UInt8] { board.compactedSnapshot() }
 
   public mutating func replay(_ logged: [UInt8]) throws {
     let op = try Op(encoded: logged)

@@ -97,17 +97,26 @@ extension Room {
 
 extension Room {
   /// Ops between two snapshots: `snapshotEvery`, or for a large board one op per
-  /// `RoomLimits.snapshotBytesPerOp` bytes of its last snapshot, whichever is more. Encoding a
-  /// snapshot costs time in proportion to its size (a board's history of moves included), so this
-  /// bounds the snapshot work per op, while a reload still replays at most that many ops.
-  var snapshotInterval: Int { max(limits.snapshotEvery, lastSnapshotBytes / RoomLimits.snapshotBytesPerOp) }
+  /// `RoomLimits.snapshotBytesPerOp` bytes of its last snapshot, whichever is more, but never more
+  /// ops for the bytes than the windows the store keeps before a snapshot (the catch-up and the
+  /// idempotency window, `RoomLoad.remembering`). Encoding a snapshot costs
+  /// time in proportion to its size, so this bounds the snapshot work per op, while a reload
+  /// replays at most that many ops. Snapshots are compacted, so their size, and with it the
+  /// interval, is set by the board's content; the cap keeps the log the store retains (the windows
+  /// before the latest snapshot plus one interval) within twice the windows for the largest boards.
+  var snapshotInterval: Int {
+    max(limits.snapshotEvery, min(lastSnapshotBytes / RoomLimits.snapshotBytesPerOp, RoomLoad.remembering(limits)))
+  }
 
   /// Whether enough ops were applied since the last snapshot to write one.
   var snapshotDue: Bool { opsSinceSnapshot >= snapshotInterval }
 
-  /// A snapshot of the board now, as an action; counts start again.
+  /// A snapshot of the board now, as an action; counts start again. The board is compacted first
+  /// (`RoomBoard.compactedSnapshot()`): the room's replica makes every op that follows from an
+  /// intent, so nothing applied later refers to what compaction drops, and a reload (this snapshot
+  /// plus the ops after it) rebuilds exactly the compacted board.
   mutating func takeSnapshot() -> RoomAction {
-    let bytes = board.snapshot()
+    let bytes = board.compactedSnapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
     return .snapshot(room: name, seq: seq, bytes: bytes)

@@ -31,12 +31,22 @@ public protocol RoomBoard: Sendable {
   func boardJSON() -> JSONValue
   /// Bytes for a snapshot; `init(snapshot:)` restores it.
   func snapshot() -> [UInt8]
+  /// Drops what only the board's history needs (keeping everything it shows and everything later
+  /// intents may refer to) and returns `snapshot()` of the result. The room calls it when it takes
+  /// a snapshot, so a snapshot's size is set by the board's content; it is correct because the room
+  /// makes every later op itself (see docs/CRDT.md, "Compaction").
+  mutating func compactedSnapshot() -> [UInt8]
   /// Whether an item with this id exists (alive).
   func hasLiveItem(_ id: String) -> Bool
   /// Items ever created in the room (live and deleted).
   var itemCount: Int { get }
   /// Lists in the room.
   var listCount: Int { get }
+}
+
+extension RoomBoard {
+  /// A board with no history to drop: its plain snapshot.
+  public mutating func compactedSnapshot() -> [UInt8] { snapshot() }
 }
 
 /// Builds the boards of rooms: an empty one, or one restored from a snapshot.

@@ -14,8 +14,9 @@ public struct RoomLimits: Sendable, Equatable {
   public var roomIdleSeconds = 30.0
   /// Write a snapshot every this many ops (more for a large board, see `snapshotBytesPerOp`).
   public var snapshotEvery = 1_000
-  /// A board whose last snapshot had n bytes is snapshotted every n / this ops at the least, so the
-  /// snapshot work per op stays bounded however long the board's history grows.
+  /// A board whose last snapshot had n bytes is snapshotted every n / this ops at the least (at
+  /// most the windows kept before a snapshot, see `Room.snapshotInterval`), so the snapshot work
+  /// per op stays bounded. Snapshots are compacted, so n is set by the board's content.
   public static let snapshotBytesPerOp = 100
   /// Largest `since` gap served as a list of ops; larger gaps get the full board.
   public var maxCatchUpOps = 1_000

@@ -28,7 +28,8 @@ public final class Store: @unchecked Sendable {
   /// Opens (creating if needed) the store in directory `path`, or a throwaway one for ":memory:".
   /// With `retainedOps`, saving a room's snapshot at seq S deletes its ops up to S − `retainedOps`
   /// (all but op 1, which carries the room's epoch), so the log holds at most `retainedOps` plus one
-  /// snapshot interval of ops per room; SQLite reuses the freed pages, so the file stops growing.
+  /// snapshot interval of ops per room; SQLite reuses the freed pages and hands back those beyond a
+  /// slack (`StoreWriter+Vacuum.swift`), so the file stops growing.
   ///
   /// - Throws: `StoreError` saying what is wrong with the directory or the database, and what to do.
   public init(path: String, retainedOps: Int? = nil) throws(StoreError) {
@@ -76,9 +77,14 @@ public final class Store: @unchecked Sendable {
     guard access(path, W_OK | X_OK) == 0 else { throw .directoryNotWritable(path: path) }
   }
 
-  /// WAL, fsync on every commit, and a busy timeout for the write connection.
+  /// WAL, fsync on every commit, and a busy timeout for the write connection; a new database
+  /// also gets incremental auto-vacuum, and the WAL file is cut back after each checkpoint, so that
+  /// space freed by trimming can be handed back (see `StoreWriter+Vacuum.swift`).
   static func configureWriter(_ connection: SQLiteConnection, requireWAL: Bool) throws(StoreError) {
     try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
+    // Takes effect only before the first table exists (a database made by an earlier build keeps
+    // reusing its free pages, but its file does not shrink).
+    try connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
     let mode = try connection.scalarText("PRAGMA journal_mode = WAL")?.lowercased() ?? ""
     if requireWAL && mode != "wal" {
       throw .cannotOpen(
@@ -86,6 +92,7 @@ public final class Store: @unchecked Sendable {
         reason: "the file system refused WAL journal mode (got \(mode.isEmpty ? "nothing" : mode))")
     }
     try connection.execute("PRAGMA synchronous = FULL")
+    try connection.execute("PRAGMA journal_size_limit = \(StoreWriter.walSizeLimitBytes)")
   }
 
   /// Commits everything queued, stops the writer thread and closes both connections. Idempotent.

@@ -172,6 +172,7 @@ extension StoreWriter {
       try trim.bind(room, at: 1)
       try trim.bind(Int64(seq - UInt64(retainedOps)), at: 2)
       try trim.run()
+      if connection.changes > 0 { try reclaimFreePages() }
     }
     return .success(())
   }

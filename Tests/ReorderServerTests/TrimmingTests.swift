@@ -50,6 +50,9 @@ struct TrimmingTests {
     #expect(kept.count <= 1 + retained + every + 1, "\(kept.count) ops kept of \(lastSeq)")
     #expect(kept.count > retained / 2, "the windows are kept")
     #expect(kept.last?.seq == lastSeq)
+    // The snapshot is compacted: its size is the 20 items', not 50,000 moves' worth of tombstones.
+    let snapshot = try #require(try store.loadSnapshot(room: "t"))
+    #expect(snapshot.bytes.count < 1_000, "a snapshot of 20 items after 50,000 moves: \(snapshot.bytes.count) B")
 
     try directory.write("keys", String(repeating: "k", count: 40))
     let keyFile = directory.path + "/keys"
