@@ -69,10 +69,10 @@ extension Room {
       }
       return (actions, false)
     case .failure(.epoch(let current)):
-      // Nothing applied yet (the room was created meanwhile by another node), or a load that
-      // found no op 1 to read the epoch from: take the log's epoch and append again. Otherwise
-      // this room holds another history than the log's: reload it.
-      guard seq == 0 || epoch.isEmpty else { return ([], true) }
+      // Made with an epoch the room has since learned, or nothing applied yet (the room was
+      // created meanwhile by another node), or a load found no op 1 to read the epoch from: take
+      // the log's epoch and append again. Otherwise this room holds another history: reload it.
+      guard current == epoch || seq == 0 || epoch.isEmpty else { return ([], true) }
       epoch = current
       var record = op.record
       record.epoch = current

@@ -82,6 +82,22 @@ extension RoomRegistry {
     return rooms[name]!.performShared(request, from: connection, ticket: ticket)
   }
 
+  /// A `.read` of a re-sent op's `applied` failed because the shared log is unreachable: the op is
+  /// `rejected` `unavailable` (the client re-sends it later), and the connection stays, as for a
+  /// failed append.
+  func sharedReadUnavailable(_ read: RoomRead) -> [RoomAction] {
+    guard let room = rooms[read.room], let client = room.members[read.connection]?.client else { return [] }
+    let prefix = OpRecord.key(client: client, id: "")
+    guard let key = room.opIDs.first(where: { $0.value == read.after + 1 && $0.key.hasPrefix(prefix) })?.key else {
+      return []
+    }
+    let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
+    counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
+    return [
+      .send(read.connection, ServerMessage.rejected(id: String(key.dropFirst(prefix.count)), error: error), .data)
+    ]
+  }
+
   /// Cluster work of a room at a tick or flush: its presence changes published, a gap read again.
   func sharedFlush(room name: String) -> [RoomAction] {
     guard cluster != nil, rooms[name] != nil else { return [] }

@@ -160,6 +160,7 @@ public final class RoomRegistry {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
+    if cluster != nil, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in

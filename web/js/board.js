@@ -234,8 +234,9 @@ export class BoardSession {
         this.model.applied(msg);
         break;
       case "rejected":
-        if (msg.code === "rate_limited") {
-          // Not a refusal: the op is kept and re-sent a little later.
+        if (msg.code === "rate_limited" || msg.code === "unavailable") {
+          // Not a refusal (too fast, or the cluster's shared log unreachable): the op is kept and
+          // re-sent a little later.
           const p = this.model.pending.find((x) => x.id === msg.id);
           if (p) this.scope.timeout(() => this.connection.sendOp(p.id, p.op), 1000);
           break;
