@@ -29,15 +29,29 @@ extension Room {
     shared!.outbox.drag(member.peer, drag)
   }
 
-  /// This node's presence changes since the last publish, as a `.publish`, if any.
-  mutating func publishPresence() -> [RoomAction] {
+  /// This node's presence changes since the last publish, as a `.publish`: at once when sessions
+  /// joined or left, else (drags only) at most once per presence interval of the room, like its
+  /// own flushes, so a room's drags cost other nodes one message per interval.
+  mutating func publishPresence(now: Double) -> [RoomAction] {
     guard let outbox = shared?.outbox, !outbox.isEmpty else { return [] }
+    let rate = presence.flushes?.rate ?? 30
+    if shared!.publishes == nil {
+      shared!.publishes = TokenBucket(rate: rate, burst: 1, now: now)
+    } else {
+      shared!.publishes!.rate = rate
+    }
+    let paced = shared!.publishes!.take(now: now, tolerance: presence.jitter)
+    guard paced || !outbox.joined.isEmpty || !outbox.left.isEmpty else { return [] }
     shared!.outbox = PresenceMessage()
     return [.cluster(.publish(room: name, payload: outbox.encoded()))]
   }
 
-  /// Whether presence changes wait to be published.
-  var hasUnpublished: Bool { shared.map { !$0.outbox.isEmpty } ?? false }
+  /// When this room's presence changes are next due to be published, or nil when none wait.
+  func publishDue(now: Double) -> Double? {
+    guard let shared, !shared.outbox.isEmpty else { return nil }
+    guard shared.outbox.joined.isEmpty && shared.outbox.left.isEmpty, let bucket = shared.publishes else { return now }
+    return max(now, bucket.nextTokenAt)
+  }
 
   /// Another node's published changes: its joins, then its drags (a drag of a session not heard
   /// of counts as its join), then its leaves. They go out with this room's next flush.

@@ -99,8 +99,8 @@ extension RoomRegistry {
   }
 
   /// Cluster work of a room at a tick or flush: its presence changes published, a gap read again.
-  func sharedFlush(room name: String) -> [RoomAction] {
+  func sharedFlush(room name: String, now: Double) -> [RoomAction] {
     guard cluster != nil, rooms[name] != nil else { return [] }
-    return rooms[name]!.publishPresence() + rooms[name]!.readGap()
+    return rooms[name]!.publishPresence(now: now) + rooms[name]!.readGap()
   }
 }

@@ -204,7 +204,7 @@ public final class RoomRegistry {
     for name in rooms.keys {
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
-      actions.append(contentsOf: sharedFlush(room: name))
+      actions.append(contentsOf: sharedFlush(room: name, now: now))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))

@@ -37,6 +37,8 @@ struct SharedRoom: Sendable {
   var remote: [String: RemotePeer] = [:]
   /// This node's presence changes since the last publish.
   var outbox = PresenceMessage()
+  /// Paces the publishes of drags at the room's presence rate (joins and leaves go at once).
+  var publishes: TokenBucket?
 
   init(node: String) {
     self.node = node

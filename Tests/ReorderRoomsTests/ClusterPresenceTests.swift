@@ -105,6 +105,29 @@ struct ClusterPresenceTests {
     _ = a
   }
 
+  @Test("Drags between two flushes are published once, latest first; a join is published at the next tick")
+  func publishesFollowThePacing() throws {
+    let cluster = ClusterHarness(nodes: 2)
+    let a = cluster.join(0, 1)
+    let b = cluster.join(1, 2)
+    seedCluster(cluster, from: a)
+    // The first drag flushes at once (leading edge); the next two wait for the room's pace.
+    for x in [0.1, 0.2, 0.3] {
+      cluster.send(0, a, #"{"type":"drag","phase":"move","item":"c","list":"L","x":\#(x)}"#)
+    }
+    #expect(cluster.nodes[1].presence.count == 1)
+    #expect(cluster.nodes[0].registry.nextTick(room: "r", now: cluster.now)! > cluster.now)
+    cluster.tick()
+    #expect(cluster.nodes[1].presence.count == 2)
+    let second = try PresenceMessage(payload: cluster.nodes[1].presence[1].payload)
+    #expect(second.drags.map(\.drag.x) == [0.3])
+    // A join waits for no drag: the room asks for a tick now.
+    cluster.join(0, 3)
+    #expect(cluster.nodes[0].registry.nextTick(room: "r", now: cluster.now) == cluster.now)
+    cluster.settle()
+    #expect(peerEvents(cluster.nodes[1], b).last == "join A-s2")
+  }
+
   @Test("Presence messages and roster entries read back what was written")
   func presenceMessageRoundTrip() throws {
     var message = PresenceMessage()
