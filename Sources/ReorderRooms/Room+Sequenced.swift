@@ -14,9 +14,13 @@ extension Room {
     guard let member = members[connection], let node = shared?.node else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
-    // A re-send while the first append is out: that one's `applied` reaches every member.
-    if shared!.inFlight.values.contains(where: { $0.key == key }) {
+    // A re-send while the first append is out (the client reconnected): it waits for that
+    // append's answer too (its `applied` reaches every member; a failure is told to both).
+    if let ticket = shared!.inFlight.first(where: { $0.value.key == key })?.key {
       counters.opsRepeated += 1
+      if !shared!.inFlight[ticket]!.connections.contains(connection) {
+        shared!.inFlight[ticket]!.connections.append(connection)
+      }
       return []
     }
     do {
@@ -30,7 +34,7 @@ extension Room {
       // Only an op made at seq 0 can become op 1, which carries the room's epoch.
       if seq == 0 { record.epoch = epoch }
       shared!.inFlight[ticket] = SharedRoom.InFlight(
-        connection: connection, request: request.id, key: key, record: record)
+        connections: [connection], request: request.id, key: key, record: record)
       return [
         .cluster(
           .append(
@@ -59,13 +63,13 @@ extension Room {
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
       remember(key: op.key, seq: at)
-      return (repeatAck(seq: at, to: op.connection), false)
+      return (op.connections.flatMap { repeatAck(seq: at, to: $0) }, false)
     case .failure(.unavailable(let why)):
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
       var actions: [RoomAction] = [.log(.warn, "append failed", [("room", name), ("error", why)])]
-      if members[op.connection] != nil {
-        actions.append(.send(op.connection, ServerMessage.rejected(id: op.request, error: error), .data))
+      for connection in op.connections where members[connection] != nil {
+        actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))
       }
       return (actions, false)
     case .failure(.epoch(let current)):
@@ -74,16 +78,15 @@ extension Room {
       // the log's epoch and append again. Otherwise this room holds another history: reload it.
       guard current == epoch || seq == 0 || epoch.isEmpty else { return ([], true) }
       epoch = current
-      var record = op.record
-      record.epoch = current
-      shared!.inFlight[ticket] = SharedRoom.InFlight(
-        connection: op.connection, request: op.request, key: op.key, record: record)
+      var retry = op
+      retry.record.epoch = current
+      shared!.inFlight[ticket] = retry
       return (
         [
           .cluster(
             .append(
               SharedAppend(
-                room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: record.encoded(),
+                room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: retry.record.encoded(),
                 ticket: ticket)))
         ], false
       )

@@ -6,7 +6,8 @@
 struct SharedRoom: Sendable {
   /// An op appended and not yet answered.
   struct InFlight: Sendable {
-    var connection: ConnectionHandle
+    /// Who sent it: its first connection, and later ones of the same client that re-sent it.
+    var connections: [ConnectionHandle]
     var request: String
     var key: String
     var record: OpRecord

@@ -177,6 +177,26 @@ struct ClusterSeqTests {
     #expect(try cluster.board(0) == cluster.freshBoard())
   }
 
+  @Test("A re-send from a new connection while the first append is out gets that append's answer")
+  func resendWhileInFlight() throws {
+    let cluster = ClusterHarness(nodes: 1)
+    let a = cluster.join(0, 1, client: "ann")
+    seedCluster(cluster, from: a)
+    cluster.op(0, a, "w1", #"{"kind":"move","item":"a","list":"L","after":"c"}"#)
+    cluster.leave(0, a)
+    let again = cluster.join(0, 2, client: "ann")
+    cluster.op(0, again, "w1", #"{"kind":"move","item":"a","list":"L","after":"c"}"#)
+    #expect(cluster.nodes[0].appends.count == 1)
+    cluster.log.available = false
+    cluster.settle()
+    #expect(cluster.nodes[0].frames(again, "rejected").map { $0["code"] } == [.string("unavailable")])
+    cluster.log.available = true
+    cluster.op(0, again, "w1", #"{"kind":"move","item":"a","list":"L","after":"c"}"#)
+    cluster.settle()
+    #expect(cluster.nodes[0].applied(again).filter { $0["id"] == .string("w1") }.count == 1)
+    #expect(order(cluster.board(0)) == ["b", "c", "a", "d", "e", "f"])
+  }
+
   @Test("A room made empty on two nodes takes the epoch of the first op in the log")
   func firstOpSetsTheEpoch() throws {
     let cluster = ClusterHarness(nodes: 2)
