@@ -81,15 +81,10 @@ extension Room {
       var retry = op
       retry.record.epoch = current
       shared!.inFlight[ticket] = retry
-      return (
-        [
-          .cluster(
-            .append(
-              SharedAppend(
-                room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: retry.record.encoded(),
-                ticket: ticket)))
-        ], false
-      )
+      let append = SharedAppend(
+        room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: retry.record.encoded(),
+        ticket: ticket)
+      return ([.cluster(.append(append))], false)
     }
   }
 
