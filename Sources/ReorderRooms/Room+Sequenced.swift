@@ -57,8 +57,8 @@ extension Room {
     case .success(.applied(let at)):
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
       guard at > seq else { return ([], false) }
-      if at == seq + 1 { return (try applyEntries([(at, shared!.node, op.record.encoded())]), false) }
-      shared!.ahead[at] = (shared!.node, op.record.encoded())
+      if at == seq + 1 { return (try applyEntries([(at, op.record.encoded())]), false) }
+      shared!.ahead[at] = op.record.encoded()
       return ([], false)
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
@@ -94,12 +94,12 @@ extension Room {
   /// - Throws: when an entry cannot be read or applied (the log is corrupt).
   mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
     guard shared != nil else { return [] }
-    var next: [(UInt64, String, [UInt8])] = []
+    var next: [(UInt64, [UInt8])] = []
     for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
       if entry.seq == seq + 1 + UInt64(next.count) {
-        next.append((entry.seq, entry.node, entry.payload))
+        next.append((entry.seq, entry.payload))
       } else {
-        shared!.ahead[entry.seq] = (entry.node, entry.payload)
+        shared!.ahead[entry.seq] = entry.payload
       }
     }
     var actions = try applyEntries(next)
@@ -114,18 +114,20 @@ extension Room {
 
   /// A read of the gap before the first entry in `ahead`, if there is one and none is out.
   mutating func readGap() -> [RoomAction] {
-    guard let shared, let first = shared.ahead.keys.min(), shared.readingThrough <= seq else { return [] }
+    guard let shared, let first = shared.ahead.keys.min(), first > seq + 1, shared.readingThrough <= seq else {
+      return []
+    }
     self.shared!.readingThrough = first - 1
     return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
   }
 
   /// Applies consecutive entries (the first one is seq + 1), then those waiting in `ahead` that
   /// follow: each resolved on this board and sent to the welcomed members as `applied`.
-  mutating func applyEntries(_ entries: [(seq: UInt64, node: String, payload: [UInt8])]) throws -> [RoomAction] {
+  mutating func applyEntries(_ entries: [(seq: UInt64, payload: [UInt8])]) throws -> [RoomAction] {
     var actions: [RoomAction] = []
     for entry in entries { actions.append(contentsOf: try applyEntry(seq: entry.seq, payload: entry.payload)) }
-    while let waiting = shared?.ahead.removeValue(forKey: seq + 1) {
-      actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting.payload))
+    while let waiting = shared?.ahead[seq + 1] {
+      actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting))
     }
     if let shared, shared.readingThrough <= seq { self.shared!.readingThrough = 0 }
     return actions
@@ -145,6 +147,8 @@ extension Room {
   /// `applied` frame (returned) for catch-ups.
   mutating func resolveEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [UInt8] {
     precondition(entrySeq == seq + 1, "log entries apply in seq order")
+    // The same entry may wait in `ahead` (it came twice, once after a gap).
+    shared?.ahead[entrySeq] = nil
     let record = try OpRecord(payload: payload)
     let resolved = try applyLogged(record.logged)
     // Op 1 carries the history's epoch: a room made empty on this node takes it.

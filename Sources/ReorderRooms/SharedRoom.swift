@@ -29,7 +29,7 @@ struct SharedRoom: Sendable {
   var inFlight: [UInt64: InFlight] = [:]
   /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,
   /// and entries after a gap.
-  var ahead: [UInt64: (node: String, payload: [UInt8])] = [:]
+  var ahead: [UInt64: [UInt8]] = [:]
   /// The last seq of the read-range out to fill a gap (0: none out).
   var readingThrough: UInt64 = 0
   /// Ids generated so far (`_i<tag>.<n>`, …).

@@ -204,6 +204,9 @@ struct ClusterFuzzTests {
       #expect(model.sameBoard(as: freshModel), "client \(client.client), seed \(seed)")
       #expect(model.seq == cluster.log.rooms["r"]!.entries.last!.seq)
     }
+    // Nothing waits in any room: a tick asks for no read.
+    cluster.tick()
+    #expect(cluster.nodes.allSatisfy { $0.reads.isEmpty }, "seed \(seed)")
     // Every op id is in the log at most once.
     let keys = cluster.log.rooms["r"]!.entries.compactMap { try? OpRecord(payload: $0.payload) }.map {
       OpRecord.key(client: $0.client, id: $0.id)

@@ -128,9 +128,12 @@ struct ClusterSeqTests {
     #expect(cluster.nodes[1].registry.room("r")!.seq == 8)
     cluster.answerReads(1)
     #expect(cluster.nodes[1].registry.room("r")!.seq == 10)
-    cluster.nodes[1].following["r"] = 10
+    cluster.nodes[1].following["r"] = 7
     cluster.settle()
     #expect(cluster.nodes[1].applied(b).map { $0["seq"]!.numberValue! } == (1...10).map(Double.init))
+    // Nothing is left waiting: no more reads at later ticks.
+    cluster.tick()
+    #expect(cluster.nodes[1].reads.isEmpty)
     #expect(cluster.board(0) == cluster.board(1))
   }
 
