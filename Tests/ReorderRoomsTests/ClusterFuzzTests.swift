@@ -133,7 +133,17 @@ final class ClusterFuzz {
     case 40..<50: cluster.executeAppends(i, count: 1 + random.below(3))
     case 50..<60: cluster.deliverReplies(i, count: 1 + random.below(3))
     case 60..<72: cluster.deliverStream(i, limit: 1 + random.below(5))
-    case 72..<75: cluster.answerReads(i)
+    case 72..<73: cluster.answerReads(i)
+    case 73..<74: cluster.readRoster(i)
+    case 74..<75:
+      // One entry out of the stream's order (a later one, or one already delivered): a gap, or
+      // a duplicate.
+      if cluster.nodes[i].following["r"] != nil, let last = cluster.log.rooms["r"]?.entries.last?.seq {
+        let seq = UInt64(random.below(Int(last))) + 1
+        if let entry = cluster.log.entries(room: "r", after: seq - 1, limit: 1).first, entry.seq == seq {
+          cluster.perform(i, cluster.nodes[i].registry.logged(room: "r", entries: [entry], now: cluster.now))
+        }
+      }
     case 75..<80:
       let k = random.below(clients.count)
       let phase = pick(["start", "move", "end"])!
