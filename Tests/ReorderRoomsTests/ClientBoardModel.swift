@@ -14,6 +14,8 @@ struct ClientBoardModel: Equatable {
   var lists: [List] = []
   var fields: [String: JSONValue] = [:]
   var assignments: [String: [String]] = [:]
+  /// Totals by target, as last sent (`welcome.board.totals`, then each op's `totals`).
+  var totals: [String: JSONValue] = [:]
   var seq: UInt64 = 0
 
   /// A model of `welcome.board` at `seq`.
@@ -35,6 +37,7 @@ struct ClientBoardModel: Equatable {
     for a in board["assignments"]?.arrayItems ?? [] {
       assignments[a["id"]!.stringValue!] = [a["item"]!.stringValue!, a["target"]!.stringValue!]
     }
+    for (target, value) in board["totals"]?.objectMembers ?? [] { totals[target] = value }
   }
 
   /// The model a connection ends with: its last welcome (a board, or a catch-up on the model it
@@ -68,6 +71,14 @@ struct ClientBoardModel: Equatable {
 
   mutating func apply(_ op: JSONValue) {
     let item = op["item"]?.stringValue ?? ""
+    // `totals` is one target's (assign, unassign) or a map of targets (delete, restore, deleteList).
+    if let kind = op["kind"]?.stringValue, let sent = op["totals"] {
+      if kind == "assign" || kind == "unassign" {
+        if let target = op["target"]?.stringValue { totals[target] = sent }
+      } else {
+        for (target, value) in sent.objectMembers ?? [] { totals[target] = value }
+      }
+    }
     switch op["kind"]?.stringValue {
     case "insert", "restore":
       fields[item] = op["fields"] ?? fields[item]
@@ -135,9 +146,12 @@ struct ClientBoardModel: Equatable {
     lists.insert(list, at: max(0, min(at, lists.count)))
   }
 
-  /// Equal boards, whatever seq each is at.
+  /// Equal boards, whatever seq each is at (totals of targets with assignments).
   func sameBoard(as other: ClientBoardModel) -> Bool {
-    lists == other.lists && assignments == other.assignments
+    func counted(_ totals: [String: JSONValue]) -> [String: JSONValue] {
+      totals.filter { ($0.value["count"]?.numberValue ?? 0) > 0 }
+    }
+    return lists == other.lists && assignments == other.assignments && counted(totals) == counted(other.totals)
       && fields.filter { id, _ in lists.contains { $0.items.contains(id) } }
         == other.fields.filter { id, _ in other.lists.contains { $0.items.contains(id) } }
   }
