@@ -128,6 +128,29 @@ struct ClusterPresenceTests {
     #expect(peerEvents(cluster.nodes[1], b).last == "join A-s2")
   }
 
+  @Test("Peers of other nodes count towards a large room: their joins and leaves are coalesced notices")
+  func remotePeersMakeARoomLarge() {
+    var limits = RoomLimits()
+    limits.largeRoomMembers = 2
+    let cluster = ClusterHarness(nodes: 2, limits: limits)
+    let b = cluster.join(1, 1)
+    cluster.settle()
+    let a = [cluster.join(0, 2), cluster.join(0, 3), cluster.join(0, 4)]
+    cluster.settle()
+    // B's one member hears of A's three through `peers` frames once the room counts as large.
+    let peers = cluster.nodes[1].frames(b, "peers")
+    let joined = peers.flatMap { $0["joined"]?.arrayItems ?? [] }.compactMap { $0["session"]?.stringValue }
+    let announced = peerEvents(cluster.nodes[1], b).map { String($0.dropFirst("join ".count)) }
+    #expect(Set(joined + announced) == ["A-s1", "A-s2", "A-s3"])
+    #expect(!peers.isEmpty)
+    #expect(peers.last?["count"] == .number(3))
+    cluster.leave(0, a[0])
+    cluster.settle()
+    let left = cluster.nodes[1].frames(b, "peers").flatMap { $0["left"]?.arrayItems ?? [] }
+    #expect(left == [.string("A-s1")])
+    #expect(cluster.nodes[1].frames(b, "peers").last?["count"] == .number(2))
+  }
+
   @Test("Presence messages and roster entries read back what was written")
   func presenceMessageRoundTrip() throws {
     var message = PresenceMessage()
