@@ -105,7 +105,7 @@ struct ClusterPresenceTests {
     _ = a
   }
 
-  @Test("Drags between two flushes are published once, latest first; a join is published at the next tick")
+  @Test("Drags are published at most once per presence interval, the latest of each; a join at the next tick")
   func publishesFollowThePacing() throws {
     let cluster = ClusterHarness(nodes: 2)
     let a = cluster.join(0, 1)
