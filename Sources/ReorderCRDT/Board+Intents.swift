@@ -75,57 +75,28 @@ extension Board {
   public mutating func insert(
     list: ListID, after: ItemID?, before: ItemID?, fields: [String: FieldValue], item: ItemID? = nil
   ) throws(BoardError) -> Op {
-    let l = try liveList(list)
-    guard fields.count <= BoardLimits.maxFields else { throw .invalidField("at most \(BoardLimits.maxFields) fields") }
-    for (name, value) in fields { try Board.validateField(name, value) }
-    if let item {
-      try Board.validateID(item.rawValue)
-      guard itemNumber(item) == nil else { throw .duplicateItem(item) }
-    }
-    let anchor = positions.anchor(after: try anchorNode(in: l, after: after, before: before))
-    var id = nextOpID()
-    var itemID = item ?? ItemID(GeneratedID.text(id))
-    while item == nil && itemNumber(itemID) != nil {
-      id = nextOpID()
-      itemID = ItemID(GeneratedID.text(id))
-    }
-    return applyLocal(Op(id: id, action: .insert(item: itemID, list: list, anchor: anchor, fields: fields)))
+    applyLocal(try makeInsert(list: list, after: after, before: before, fields: fields, item: item))
   }
 
   /// Moves an item (alive or deleted) into `list` (see the anchor rule). A deleted item stays
   /// deleted; a later restore shows it at this place.
   /// - Complexity: O(log n).
   public mutating func move(_ item: ItemID, to list: ListID, after: ItemID?, before: ItemID?) throws(BoardError) -> Op {
-    let i = try knownItem(item)
-    let l = try liveList(list)
-    let (p, side) = positions.attachment(after: try anchorNode(in: l, after: after, before: before))
-    let anchor = Anchor(parent: positions.isSentinel(p) ? nil : positions.nodes[Int(p)].id, side: side)
-    let op = Op(id: nextOpID(), action: .move(item: item, list: list, anchor: anchor))
-    integrateMove(i, list: l, parent: p, side: side, stamp: op.id)
-    if !pending.isEmpty { releasePending(after: op) }
-    return op
+    applyLocal(try makeMove(item, to: list, after: after, before: before))
   }
 
   /// Deletes an item (its place is kept for a later restore).
   /// - Complexity: O(log n).
-  public mutating func delete(_ item: ItemID) throws(BoardError) -> Op {
-    _ = try knownItem(item)
-    return applyLocal(Op(id: nextOpID(), action: .delete(item: item)))
-  }
+  public mutating func delete(_ item: ItemID) throws(BoardError) -> Op { applyLocal(try makeDelete(item)) }
 
   /// Restores a deleted item at its latest place.
   /// - Complexity: O(log n).
-  public mutating func restore(_ item: ItemID) throws(BoardError) -> Op {
-    _ = try knownItem(item)
-    return applyLocal(Op(id: nextOpID(), action: .restore(item: item)))
-  }
+  public mutating func restore(_ item: ItemID) throws(BoardError) -> Op { applyLocal(try makeRestore(item)) }
 
   /// Sets one field of an item.
   /// - Complexity: O(f) for f fields of the item.
   public mutating func set(_ item: ItemID, field: String, value: FieldValue) throws(BoardError) -> Op {
-    _ = try knownItem(item)
-    try Board.validateField(field, value)
-    return applyLocal(Op(id: nextOpID(), action: .set(item: item, field: field, value: value)))
+    applyLocal(try makeSet(item, field: field, value: value))
   }
 
   /// Assigns `item` onto `target` (e.g. a food onto a person). Each call is a new assignment, so
@@ -134,29 +105,14 @@ extension Board {
   public mutating func assign(_ item: ItemID, to target: ItemID, assignment: AssignmentID? = nil) throws(BoardError)
     -> Op
   {
-    _ = try knownItem(item)
-    _ = try knownItem(target)
-    if let assignment {
-      try Board.validateID(assignment.rawValue)
-      guard assignmentIndex[assignment] == nil else { throw .duplicateAssignment(assignment) }
-    }
-    var id = nextOpID()
-    var assignmentID = assignment ?? AssignmentID(GeneratedID.text(id))
-    while assignment == nil && assignmentIndex[assignmentID] != nil {
-      id = nextOpID()
-      assignmentID = AssignmentID(GeneratedID.text(id))
-    }
-    return applyLocal(Op(id: id, action: .assign(assignment: assignmentID, item: item, target: target)))
+    applyLocal(try makeAssign(item, to: target, assignment: assignment))
   }
 
   /// Removes one assignment. Add-wins: a concurrent assign of the same pair is another assignment
   /// and survives.
   /// - Complexity: O(1).
   public mutating func unassign(_ assignment: AssignmentID) throws(BoardError) -> Op {
-    guard let a = assignmentIndex[assignment], !assignmentTable[Int(a)].removed else {
-      throw .unknownAssignment(assignment)
-    }
-    return applyLocal(Op(id: nextOpID(), action: .unassign(assignment: assignment)))
+    applyLocal(try makeUnassign(assignment))
   }
 
   /// Creates a list directly after the list `after` (nil: first). `list` nil generates an id.
@@ -164,37 +120,18 @@ extension Board {
   public mutating func createList(_ list: ListID?, title: String, layout: Layout, after: ListID?) throws(BoardError)
     -> Op
   {
-    if let list {
-      try Board.validateID(list.rawValue)
-      guard listIndex[list] == nil else { throw .duplicateList(list) }
-    }
-    guard title.utf8.count <= BoardLimits.maxStringBytes else {
-      throw .invalidField("titles are at most \(BoardLimits.maxStringBytes) bytes")
-    }
-    let anchor = positions.anchor(after: try listAnchorNode(after: after))
-    var id = nextOpID()
-    var listID = list ?? ListID(GeneratedID.text(id))
-    while list == nil && listNumber(listID) != nil {
-      id = nextOpID()
-      listID = ListID(GeneratedID.text(id))
-    }
-    return applyLocal(Op(id: id, action: .createList(list: listID, title: title, layout: layout, anchor: anchor)))
+    applyLocal(try makeCreateList(list, title: title, layout: layout, after: after))
   }
 
   /// Moves a list directly after the list `after` (nil: first).
   /// - Complexity: O(log L).
   public mutating func moveList(_ list: ListID, after: ListID?) throws(BoardError) -> Op {
-    _ = try liveList(list)
-    let anchor = positions.anchor(after: try listAnchorNode(after: after))
-    return applyLocal(Op(id: nextOpID(), action: .moveList(list: list, anchor: anchor)))
+    applyLocal(try makeMoveList(list, after: after))
   }
 
   /// Deletes a list (its items stay, hidden with it).
   /// - Complexity: O(log L).
-  public mutating func deleteList(_ list: ListID) throws(BoardError) -> Op {
-    _ = try liveList(list)
-    return applyLocal(Op(id: nextOpID(), action: .deleteList(list: list)))
-  }
+  public mutating func deleteList(_ list: ListID) throws(BoardError) -> Op { applyLocal(try makeDeleteList(list)) }
 
   func listAnchorNode(after: ListID?) throws(BoardError) -> Int32 {
     guard let after else { return positions.sentinels[0] }

@@ -55,6 +55,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case listLimit = "list_limit"
   /// The connection is a viewer: nothing it sends changes the board.
   case readOnly = "read_only"
+  /// Cluster mode: the shared log could not be reached, so the op was not applied. Retryable: the
+  /// client re-sends it later with the same id.
+  case unavailable = "unavailable"
 }
 
 /// A protocol violation, turned into an `error` or `rejected` frame.

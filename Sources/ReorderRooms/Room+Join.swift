@@ -28,21 +28,9 @@ extension Room {
     member.role = role
     member.expiresIn = expiresIn
     var actions: [RoomAction] = []
-    presence.isLarge = members.count + 1 > limits.largeRoomMembers
-    if !visible {
-      // Nobody hears of an invisible member.
-    } else if presence.isLarge || presence.hasNotices {
-      presence.notice(peer, joined: true)
-    } else {
-      let others = welcomed()
-      if !others.isEmpty {
-        actions.append(
-          .broadcast(
-            others, ServerMessage.peer(event: "join", session: session, name: peer.name, color: peer.color), .data))
-        counters.peerFramesSent += others.count
-      }
-      presence.announce(session, to: others)
-    }
+    presence.isLarge = members.count + 1 + remotePeerCount > limits.largeRoomMembers
+    // Nobody hears of an invisible member.
+    if visible { actions.append(contentsOf: announceJoin(peer)) }
     if visible { roster.append(connection) }
     if pending.isEmpty {
       members[connection] = member
@@ -64,22 +52,46 @@ extension Room {
     presence.cancel(member.peer)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
-    if !member.visible {
-      // Nobody heard of it joining.
-    } else if presence.isLarge || presence.hasNotices {
-      presence.notice(member.peer, joined: false)
-    } else {
-      let others = welcomed()
-      if !others.isEmpty {
-        let frame = ServerMessage.peer(
-          event: "leave", session: member.peer.session, name: member.peer.name, color: member.peer.color)
-        actions.append(.broadcast(others, frame, .data))
-        counters.peerFramesSent += others.count
-      }
-      presence.forget(member.peer.session, told: others)
-    }
-    presence.isLarge = members.count > limits.largeRoomMembers
+    // Nobody heard of an invisible member joining.
+    if member.visible { actions.append(contentsOf: announceLeave(member.peer)) }
+    presence.isLarge = members.count + remotePeerCount > limits.largeRoomMembers
     actions.append(.log(.info, "left", [("room", name), ("session", member.peer.session)]))
+    return actions
+  }
+
+  /// Tells the others of a peer that joined: a `peer` frame at once in a small room, a notice for
+  /// the next presence flush in a large one (or while notices wait).
+  mutating func announceJoin(_ peer: PeerInfo) -> [RoomAction] {
+    if presence.isLarge || presence.hasNotices {
+      presence.notice(peer, joined: true)
+      return []
+    }
+    let others = welcomed()
+    var actions: [RoomAction] = []
+    if !others.isEmpty {
+      actions.append(
+        .broadcast(
+          others, ServerMessage.peer(event: "join", session: peer.session, name: peer.name, color: peer.color), .data))
+      counters.peerFramesSent += others.count
+    }
+    presence.announce(peer.session, to: others)
+    return actions
+  }
+
+  /// Tells the others of a peer that left (as `announceJoin`).
+  mutating func announceLeave(_ peer: PeerInfo) -> [RoomAction] {
+    if presence.isLarge || presence.hasNotices {
+      presence.notice(peer, joined: false)
+      return []
+    }
+    let others = welcomed()
+    var actions: [RoomAction] = []
+    if !others.isEmpty {
+      let frame = ServerMessage.peer(event: "leave", session: peer.session, name: peer.name, color: peer.color)
+      actions.append(.broadcast(others, frame, .data))
+      counters.peerFramesSent += others.count
+    }
+    presence.forget(peer.session, told: others)
     return actions
   }
 
@@ -116,6 +128,13 @@ extension Room {
       }
       return true
     }
+    // Then the peers on other nodes (cluster mode), in session order.
+    for session in (shared?.remote.keys).map({ $0.sorted() }) ?? [] where out.count < limit {
+      if !dragging.contains(session), let peer = shared?.remote[session]?.peer {
+        out.append(Room.peerJSON(peer, drag: nil))
+        sessions.append(session)
+      }
+    }
     return (out, sessions)
   }
 
@@ -133,7 +152,8 @@ extension Room {
     let target = member.joinSeq
     let (peers, listed) = peersJSON(except: connection)
     let welcomePresence = ServerMessage.WelcomePresence(
-      peerCount: roster.count - (member.visible ? 1 : 0), intervalMilliseconds: presence.intervalMilliseconds,
+      peerCount: roster.count - (member.visible ? 1 : 0) + remotePeerCount,
+      intervalMilliseconds: presence.intervalMilliseconds,
       role: member.role.rawValue, expiresIn: member.expiresIn.map { Int($0.rounded(.down)) })
     var frame: [UInt8]?
     // From memory: the catch-up window holds at least the latest `maxCatchUpOps` durable seqs,

@@ -11,6 +11,9 @@ public struct RoomLoad: Sendable {
   public let remembering: Int
   let boards: RoomBoardFactory
   let limits: RoomLimits
+  /// Cluster mode: this node's id, and the room is rebuilt from the shared log
+  /// (`Room.init(name:sharedHistory:…)`); nil on one node.
+  var node: String? = nil
 
   /// The ops before the snapshot a load reads back: enough for the remembered op ids and for the
   /// catch-up window, so that a `since` catch-up is always served from memory.
@@ -21,7 +24,9 @@ public struct RoomLoad: Sendable {
   ///   has a gap.
   public func prepare(_ history: RoomHistory) throws(RoomStoreError) -> PreparedRoom {
     do {
-      var prepared = try Room(name: room, history: history, boards: boards, limits: limits)
+      var prepared =
+        try node.map { try Room(name: room, sharedHistory: history, boards: boards, limits: limits, node: $0) }
+        ?? Room(name: room, history: history, boards: boards, limits: limits)
       _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
       return PreparedRoom(room: prepared)
     } catch let error as RoomStoreError {

@@ -18,7 +18,7 @@ extension Room {
     -> [RoomAction]
   {
     // Counts in `peers` frames are of the visible members (invisible observers are not peers).
-    let flush = presence.flush(now: now, members: roster.count, busy: busy)
+    let flush = presence.flush(now: now, members: roster.count + remotePeerCount, busy: busy)
     counters.presenceFramesSent += flush.dragFrames
     counters.peerFramesSent += flush.peerFrames
     counters.presenceFramesHeld += flush.held

@@ -61,6 +61,8 @@ public struct Room: Sendable {
   var lastSnapshotBytes = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
+  /// Cluster mode: seqs come from the shared log (see `Room+Sequenced.swift`); nil on one node.
+  var shared: SharedRoom?
 
   /// An empty room with the given board.
   public init(

@@ -39,6 +39,9 @@ public enum RoomAction: Sendable {
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.
   case log(Log.Level, String, [(String, String)])
+  /// Cluster mode only: work for the shared log, the presence channel or the roster (see
+  /// `ClusterAction`).
+  case cluster(ClusterAction)
 }
 
 /// A read of stored ops for one connection: the `applied` frames of a re-sent op id older than

@@ -26,6 +26,7 @@ extension RoomRegistry {
     var actions: [RoomAction] = []
     if rooms[name]!.presence.hasPending && rooms[name]!.presence.mayFlush(now: now) {
       actions = rooms[name]!.flushPresence(now: now, busy: busy)
+      actions.append(contentsOf: sharedFlush(room: name, now: now))
     }
     return (actions, rooms[name]!.presenceDue(now: now, retry: busyRetry))
   }
@@ -46,7 +47,8 @@ extension RoomRegistry {
     guard let room = rooms[name] else { return nil }
     let presence = room.presenceDue(now: now, retry: busyRetry)
     let unload = attached[name] == nil ? room.unloadDue(now: now) : nil
-    return [presence, unload].compactMap { $0 }.min()
+    let publish = room.publishDue(now: now)
+    return [presence, unload, publish].compactMap { $0 }.min()
   }
 
   /// The room `connection` is in, if it is open.

@@ -86,10 +86,11 @@ extension RoomRegistry {
       nextSession += 1
       // The welcome states the room's interval as it is with this member in.
       rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
-      let actions = rooms[state.room]!.join(
+      var actions = rooms[state.room]!.join(
         connection, hello: admitted.hello, session: session, visible: admitted.access?.presence ?? true,
         role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn)
       if rooms[state.room]!.members[connection] != nil {
+        actions.append(contentsOf: rooms[state.room]!.sharedJoined(connection))
         state.session = session
       } else {
         state.closing = true
@@ -122,6 +123,7 @@ extension RoomRegistry {
         actions.append(contentsOf: violation(connection, &state, now: now))
         return actions
       }
+      if cluster != nil { return performShared(request, from: connection, room: state.room) }
       return rooms[state.room]?.perform(request, from: connection) ?? []
     case .drag(let drag):
       guard state.session != nil else {
@@ -129,7 +131,9 @@ extension RoomRegistry {
       }
       // An invisible observer's drags are not relayed.
       if state.access?.presence == false { return [] }
-      return rooms[state.room]?.drag(drag, from: connection) ?? []
+      let actions = rooms[state.room]?.drag(drag, from: connection) ?? []
+      rooms[state.room]?.sharedDragged(drag, from: connection)
+      return actions
     case .refresh(let token):
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)

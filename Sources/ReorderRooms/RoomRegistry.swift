@@ -58,6 +58,8 @@ public final class RoomRegistry {
   var deadlines = DeadlineQueue()
   /// Tokens refused, by reason (`AccessDenial.reason`).
   var authFailures: [String: Int] = [:]
+  /// Cluster mode (`RoomRegistry+Cluster.swift`); nil on one node.
+  var cluster: ClusterState?
 
   /// Frames a connection may send while its room loads; they are handled in order once it has
   /// loaded. Beyond this the connection is closed (1008): a client waits for its `welcome`.
@@ -93,7 +95,10 @@ public final class RoomRegistry {
       }
       loading[name] = []
       actions.append(
-        .load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)))
+        .load(
+          RoomLoad(
+            room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
+            node: cluster?.node.node)))
     }
     attached[name, default: 0] += 1
     let rate = Double(limits.maxOpsPerSecond)
@@ -125,6 +130,7 @@ public final class RoomRegistry {
       loadsCompleted += 1
       rooms[name] = room
       actions.append(.log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)")]))
+      if cluster != nil { actions.append(.cluster(.follow(room: name, after: room.seq))) }
       for connection in waiting {
         guard let held = connections[connection]?.held else { continue }
         connections[connection]!.held = nil
@@ -154,6 +160,7 @@ public final class RoomRegistry {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
+    if cluster != nil, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
@@ -180,8 +187,9 @@ public final class RoomRegistry {
     guard let state = connections.removeValue(forKey: connection) else { return [] }
     attached[state.room, default: 1] -= 1
     if attached[state.room] == 0 { attached[state.room] = nil }
-    guard state.session != nil else { return [] }
-    return rooms[state.room]?.leave(connection, now: now) ?? []
+    guard state.session != nil, let member = rooms[state.room]?.members[connection] else { return [] }
+    return rooms[state.room]!.leave(connection, now: now)
+      + rooms[state.room]!.sharedLeft(member.peer, visible: member.visible)
   }
 
   /// The store made `room`'s ops durable up to `seq`.
@@ -196,11 +204,13 @@ public final class RoomRegistry {
     for name in rooms.keys {
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
+      actions.append(contentsOf: sharedFlush(room: name, now: now))
       if attached[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         counters.add(rooms[name]!.counters)
         rooms[name] = nil
+        if cluster != nil { actions.append(.cluster(.unfollow(room: name))) }
       }
     }
     return actions
@@ -230,6 +240,7 @@ extension RoomRegistry {
       actions.append(.close(connection, code: CloseCode.internalError, reason: reason))
     }
     actions.append(.log(.error, "room dropped", [("room", name), ("reason", reason)]))
+    if cluster != nil { actions.append(.cluster(.unfollow(room: name))) }
     return actions
   }
 }

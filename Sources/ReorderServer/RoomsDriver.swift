@@ -140,6 +140,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):
         Log.log(level, event, fields)
+      case .cluster:
+        // Cluster mode is not wired into the server yet; its registry is made without it.
+        break
       }
     }
     flush(&persists)

@@ -73,6 +73,8 @@ final class RoomsHarness: @unchecked Sendable {
         closed[c] = (code, reason)
       case .log(let level, let event, let fields):
         logs.append((level, event, fields))
+      case .cluster:
+        break
       }
     }
     if autoDurable { makeDurable() }

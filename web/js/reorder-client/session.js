@@ -10,7 +10,7 @@
  *   made in; a welcome that replaces the board or brings another `epoch` rejects them
  *   (`board_replaced`), a viewer's welcome rejects them (`read_only`), a 4404 close rejects them
  *   (`board_deleted`). These three codes are the client's own; every other code is the server's.
- * - `rate_limited` is not a refusal: the op is re-sent a second later.
+ * - `rate_limited` and `unavailable` are not refusals: the op is re-sent a second later.
  * - Everything the client schedules goes through `timers`, cleared by `close` and by a close
  *   that ends the session.
  */
@@ -178,8 +178,9 @@ export class RoomSession extends EventTarget {
       case "applied":
         return this.model.applied(msg);
       case "rejected": {
-        if (msg.code === "rate_limited") {
-          // Not a refusal: the op is kept and re-sent a little later.
+        if (msg.code === "rate_limited" || msg.code === "unavailable") {
+          // Not a refusal (too fast, or the cluster's shared log unreachable): the op is kept and
+          // re-sent a little later with the same id.
           const p = this.model.pending.find((x) => x.id === msg.id);
           if (p) this.timers.timeout(() => this.connection.ready && this.connection.send({ type: "op", id: p.id, op: p.op }), 1000);
           return;

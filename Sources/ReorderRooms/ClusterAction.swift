@@ -1,0 +1,107 @@
+/// What a registry in cluster mode asks of the shared log (Redis, in the server) and of the
+/// presence channel and roster: returned inside `RoomAction.cluster`, answered through the
+/// registry's cluster inputs (`RoomRegistry+Cluster.swift`). See docs/CLUSTER.md, "Replicas and
+/// seq order", for the keys and the function each one maps to.
+public enum ClusterAction: Sendable, Equatable {
+  /// Append one op with the `reorder_append` function; hand the reply (or the failure) to
+  /// `RoomRegistry.appended(_:result:now:)`.
+  case append(SharedAppend)
+  /// Read the room's log entries with seq in `after + 1 ... through` (`XRANGE`) and hand them to
+  /// `RoomRegistry.logged(room:entries:now:)`, or a failure to `RoomRegistry.rangeFailed(room:)`.
+  case readRange(room: String, after: UInt64, through: UInt64)
+  /// Tail the room's log from the entry after `after` (`XREAD BLOCK` from `<after>-1`), handing
+  /// entries to `RoomRegistry.logged(room:entries:now:)` as they come; follow the room's presence
+  /// channel and roster too. The room is loaded at `after`.
+  case follow(room: String, after: UInt64)
+  /// Stop tailing the room's log, channel and roster (the room was unloaded or dropped).
+  case unfollow(room: String)
+  /// Publish this node's presence changes of the room (`PUBLISH reorder:{R}:presence
+  /// "<node>\n<payload>"`); the payload is a `PresenceMessage` (compact JSON).
+  case publish(room: String, payload: [UInt8])
+  /// Add or refresh one of this node's sessions in the room's roster (`HSET` the peer JSON,
+  /// `ZADD` its expiry); the Redis side keeps refreshing it until `rosterLeave`.
+  case rosterJoin(room: String, session: String, peer: [UInt8])
+  /// Remove one of this node's sessions from the room's roster.
+  case rosterLeave(room: String, session: String)
+}
+
+/// One op to append to a room's shared log.
+public struct SharedAppend: Sendable, Equatable {
+  /// The room (`reorder:{room}:log`).
+  public var room: String
+  /// The room's epoch as this node knows it (`ARGV[1]`).
+  public var epoch: String
+  /// The op's idempotency key (`ARGV[2]`): `OpRecord.key(client:id:)` as UTF-8.
+  public var key: [UInt8]
+  /// This node's id (`ARGV[3]`, the entry's `node` field).
+  public var node: String
+  /// The encoded `OpRecord` (`ARGV[4]`, the entry's `op` field).
+  public var payload: [UInt8]
+  /// Tells the answers of one registry's appends apart (not sent to Redis).
+  public var ticket: UInt64
+
+  /// An append.
+  public init(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], ticket: UInt64) {
+    self.room = room
+    self.epoch = epoch
+    self.key = key
+    self.node = node
+    self.payload = payload
+    self.ticket = ticket
+  }
+}
+
+/// What `reorder_append` answered.
+public enum AppendReply: Sendable, Equatable {
+  /// The op was new: it is in the log at this seq (`{seq, "applied"}`).
+  case applied(UInt64)
+  /// The key was already in the log, at this seq (`{seq, "known"}`); nothing was appended.
+  case known(UInt64)
+}
+
+/// Why a shared-log call failed.
+public enum SharedLogError: Error, Sendable, Equatable {
+  /// Redis could not be reached, or the call failed or timed out: retryable.
+  case unavailable(String)
+  /// The room's history is another one (`EPOCH <current epoch>`).
+  case epoch(String)
+}
+
+/// One entry of a room's log (`<seq>-1`, fields `node`, `key`, `op`).
+public struct SharedLogEntry: Sendable, Equatable {
+  /// The entry's seq (its stream id `<seq>-1`).
+  public var seq: UInt64
+  /// The node that appended it.
+  public var node: String
+  /// The op's idempotency key.
+  public var key: [UInt8]
+  /// The encoded `OpRecord`.
+  public var payload: [UInt8]
+
+  /// An entry.
+  public init(seq: UInt64, node: String, key: [UInt8], payload: [UInt8]) {
+    self.seq = seq
+    self.node = node
+    self.key = key
+    self.payload = payload
+  }
+
+  /// The entry as the single-node store keeps it (for `RoomHistory`).
+  public var logEntry: LogEntry { LogEntry(seq: seq, payload: payload) }
+}
+
+/// A registry's place in a cluster, fixed when the registry is made.
+public struct ClusterNode: Sendable, Equatable {
+  /// This node's id: the `node` of its log entries and presence messages. Unique per running
+  /// process (the server passes its node id and boot), since a node ignores its own messages.
+  public var node: String
+  /// How long a remote session learned from a presence message is kept even when a roster read
+  /// does not list it yet (the read may have been taken before its node added it), in seconds.
+  public var rosterGrace: Double
+
+  /// A node.
+  public init(node: String, rosterGrace: Double = 5) {
+    self.node = node
+    self.rosterGrace = rosterGrace
+  }
+}

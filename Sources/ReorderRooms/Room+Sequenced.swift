@@ -1,0 +1,188 @@
+import ReorderBasics
+
+/// Cluster mode: the room's seqs come from the shared log.
+///
+/// An `op` intent becomes an op made on this node's replica but not applied (`SequencedBoard.make`)
+/// and an `.append` of its `OpRecord`, keyed by the op's idempotency key. Every entry of the log,
+/// this node's and the others', is applied in seq order (`applyLogged`), resolved then, and its
+/// `applied` goes to the members at once: it is in the log. So `seq` and `durableSeq` are always
+/// equal and nothing waits in `pending`.
+extension Room {
+  /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
+  /// and appended (`ticket` names the append's answer).
+  mutating func performShared(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
+    guard let member = members[connection], let node = shared?.node else { return [] }
+    let key = OpRecord.key(client: member.client, id: request.id)
+    if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
+    // A re-send while the first append is out (the client reconnected): it waits for that
+    // append's answer too (its `applied` reaches every member; a failure is told to both).
+    if let ticket = shared!.inFlight.first(where: { $0.value.key == key })?.key {
+      counters.opsRepeated += 1
+      if !shared!.inFlight[ticket]!.connections.contains(connection) {
+        shared!.inFlight[ticket]!.connections.append(connection)
+      }
+      return []
+    }
+    do {
+      try checkLimits(request.intent)
+      let ids = shared!.nextIDs()
+      let logged = try makeOp(request.intent, ids: ids)
+      var record = OpRecord(
+        id: request.id, client: member.client, by: member.peer.session, resolved: .null, logged: logged)
+      // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
+      record.resolved = .object([("kind", .string(request.intent.kind))])
+      // Only an op made at seq 0 can become op 1, which carries the room's epoch.
+      if seq == 0 { record.epoch = epoch }
+      shared!.inFlight[ticket] = SharedRoom.InFlight(
+        connections: [connection], request: request.id, key: key, record: record)
+      return [
+        .cluster(
+          .append(
+            SharedAppend(
+              room: name, epoch: epoch, key: Array(key.utf8), node: node, payload: record.encoded(), ticket: ticket)))
+      ]
+    } catch {
+      counters.opsRejected[error.code.rawValue, default: 0] += 1
+      return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
+    }
+  }
+
+  /// The answer to an append. `reload` is true when the room's history is another one than this
+  /// room holds (an epoch mismatch after ops were applied): the registry drops the room.
+  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> (
+    actions: [RoomAction], reload: Bool
+  ) {
+    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return ([], false) }
+    switch result {
+    case .success(.applied(let at)):
+      // This node's op is in the log: apply it now if it is next, else when the log gets there.
+      guard at > seq else { return ([], false) }
+      if at == seq + 1 { return (try applyEntries([(at, op.record.encoded())]), false) }
+      shared!.ahead[at] = op.record.encoded()
+      return ([], false)
+    case .success(.known(let at)):
+      // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
+      remember(key: op.key, seq: at)
+      return (op.connections.flatMap { repeatAck(seq: at, to: $0) }, false)
+    case .failure(.unavailable(let why)):
+      counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
+      let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
+      var actions: [RoomAction] = [.log(.warn, "append failed", [("room", name), ("error", why)])]
+      for connection in op.connections where members[connection] != nil {
+        actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))
+      }
+      return (actions, false)
+    case .failure(.epoch(let current)):
+      // Made with an epoch the room has since learned, or nothing applied yet (the room was
+      // created meanwhile by another node), or a load found no op 1 to read the epoch from: take
+      // the log's epoch and append again. Otherwise this room holds another history: reload it.
+      guard current == epoch || seq == 0 || epoch.isEmpty else { return ([], true) }
+      epoch = current
+      var retry = op
+      retry.record.epoch = current
+      shared!.inFlight[ticket] = retry
+      let append = SharedAppend(
+        room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: retry.record.encoded(),
+        ticket: ticket)
+      return ([.cluster(.append(append))], false)
+    }
+  }
+
+  /// Entries of the log (from the stream or a read-range), in any order: those next are applied,
+  /// in seq order; duplicates are ignored; entries after a gap wait in `ahead` and the gap is read
+  /// (`.readRange`) unless a read for it is out.
+  /// - Throws: when an entry cannot be read or applied (the log is corrupt).
+  mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
+    guard shared != nil else { return [] }
+    var next: [(UInt64, [UInt8])] = []
+    for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
+      if entry.seq == seq + 1 + UInt64(next.count) {
+        next.append((entry.seq, entry.payload))
+      } else {
+        shared!.ahead[entry.seq] = entry.payload
+      }
+    }
+    var actions = try applyEntries(next)
+    actions.append(contentsOf: readGap())
+    return actions
+  }
+
+  /// A read-range failed: the gap is read again when the next entry or tick comes.
+  mutating func rangeFailed() {
+    shared?.readingThrough = 0
+  }
+
+  /// A read of the gap before the first entry in `ahead`, if there is one and none is out.
+  mutating func readGap() -> [RoomAction] {
+    guard let shared, let first = shared.ahead.keys.min(), first > seq + 1, shared.readingThrough <= seq else {
+      return []
+    }
+    self.shared!.readingThrough = first - 1
+    return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
+  }
+
+  /// Applies consecutive entries (the first one is seq + 1), then those waiting in `ahead` that
+  /// follow: each resolved on this board and sent to the welcomed members as `applied`.
+  mutating func applyEntries(_ entries: [(seq: UInt64, payload: [UInt8])]) throws -> [RoomAction] {
+    var actions: [RoomAction] = []
+    for entry in entries { actions.append(contentsOf: try applyEntry(seq: entry.seq, payload: entry.payload)) }
+    while let waiting = shared?.ahead[seq + 1] {
+      actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting))
+    }
+    if let shared, shared.readingThrough <= seq { self.shared!.readingThrough = 0 }
+    return actions
+  }
+
+  /// Applies the entry at `seq + 1` and sends its `applied` to the welcomed members.
+  mutating func applyEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [RoomAction] {
+    let frame = try resolveEntry(seq: entrySeq, payload: payload)
+    var actions: [RoomAction] = []
+    let recipients = welcomed()
+    if !recipients.isEmpty { actions.append(.broadcast(recipients, frame, .data)) }
+    if snapshotDue { actions.append(takeSnapshot()) }
+    return actions
+  }
+
+  /// Applies the entry at `seq + 1`: the room moves to its seq, remembers its op id and keeps its
+  /// `applied` frame (returned) for catch-ups.
+  mutating func resolveEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [UInt8] {
+    precondition(entrySeq == seq + 1, "log entries apply in seq order")
+    // The same entry may wait in `ahead` (it came twice, once after a gap).
+    shared?.ahead[entrySeq] = nil
+    let record = try OpRecord(payload: payload)
+    let resolved = try applyLogged(record.logged)
+    // Op 1 carries the history's epoch: a room made empty on this node takes it.
+    if entrySeq == 1, let first = record.epoch { epoch = first }
+    seq = entrySeq
+    durableSeq = entrySeq
+    let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
+    remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
+    addRecent(seq: entrySeq, frame: frame)
+    opsSinceSnapshot += 1
+    counters.opsApplied += 1
+    return frame
+  }
+
+  /// `SequencedBoard.make` on the room's board (which must be one).
+  mutating func makeOp(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {
+    var board = takeSequencedBoard()
+    defer { self.board = board }
+    return try board.make(intent, ids: ids)
+  }
+
+  /// `SequencedBoard.applyLogged` on the room's board, changed in place.
+  mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue {
+    var board = takeSequencedBoard()
+    defer { self.board = board }
+    return try board.applyLogged(logged)
+  }
+
+  /// The board, leaving a placeholder, so that changing it does not copy its storage.
+  mutating func takeSequencedBoard() -> any SequencedBoard {
+    guard let board = self.board as? any SequencedBoard else {
+      preconditionFailure("cluster mode needs a SequencedBoard (CRDTRoomBoard)")
+    }
+    self.board = VacantBoard()
+    return board
+  }
+}

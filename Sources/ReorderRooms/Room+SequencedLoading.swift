@@ -1,0 +1,37 @@
+extension Room {
+  /// A cluster-mode room rebuilt from the shared log: the latest snapshot, then every entry after
+  /// it, applied and resolved as they are when they arrive (`resolveEntry`), so the catch-up
+  /// frames of a loaded room are the ones every node sent. The ids of the remembered ops before
+  /// the snapshot are read back for idempotency; their frames are not kept (their records hold
+  /// the maker's view of the op, not the resolved one), so a `since` before the snapshot gets a
+  /// full board. Pure: no I/O.
+  ///
+  /// The epoch is op 1's; when op 1 was trimmed from the log (`history.first` nil) it stays
+  /// empty until the first append learns it (`appended`, `EPOCH`).
+  init(name: String, sharedHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String)
+    throws
+  {
+    let board = try history.snapshot.map { try boards.restore($0.bytes) } ?? boards.empty()
+    guard board is any SequencedBoard else { preconditionFailure("cluster mode needs a SequencedBoard") }
+    self.init(name: name, board: board, limits: limits, now: 0)
+    shared = SharedRoom(node: node)
+    if let snapshot = history.snapshot {
+      seq = snapshot.seq
+      durableSeq = snapshot.seq
+      lastSnapshotBytes = snapshot.bytes.count
+      for entry in history.remembered where entry.seq <= snapshot.seq {
+        remember(key: try OpRecord.key(payload: entry.payload), seq: entry.seq)
+      }
+      epoch = ""
+    }
+    if let first = history.first {
+      epoch = (try? OpRecord(payload: first.payload))?.epoch ?? ""
+    }
+    for entry in history.after {
+      guard entry.seq == seq + 1 else {
+        throw RoomStoreError.corrupt("the shared log of room \(name) has a gap after seq \(seq)")
+      }
+      _ = try resolveEntry(seq: entry.seq, payload: entry.payload)
+    }
+  }
+}

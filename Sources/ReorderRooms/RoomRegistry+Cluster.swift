@@ -1,0 +1,106 @@
+import ReorderBasics
+
+/// A registry's cluster-mode state (`RoomRegistry.cluster`).
+struct ClusterState: Sendable {
+  let node: ClusterNode
+  /// The next append's ticket.
+  var nextTicket: UInt64 = 1
+}
+
+/// Cluster mode (`serve --redis`): every node holds a replica of each room it has members in,
+/// and the rooms' seqs come from the shared log (see `Room+Sequenced.swift`, docs/CLUSTER.md).
+/// The registry returns `.cluster` actions and takes their answers here; everything else is
+/// as on one node.
+extension RoomRegistry {
+  /// A registry in cluster mode (the mode is fixed for its life). Boards must be `SequencedBoard`s
+  /// (`CRDTRoomBoard.factory(replica:)`, each node its own replica).
+  public convenience init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String, cluster: ClusterNode) {
+    self.init(limits: limits, boards: boards, sessionPrefix: sessionPrefix)
+    self.cluster = ClusterState(node: cluster)
+  }
+
+  /// This registry's node when in cluster mode, else nil.
+  public var clusterNode: ClusterNode? { cluster?.node }
+
+  /// The answer to `.cluster(.append(append))`.
+  public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
+    -> [RoomAction]
+  {
+    guard rooms[append.room] != nil else { return [] }
+    do {
+      let (actions, reload) = try rooms[append.room]!.appended(ticket: append.ticket, result: result)
+      guard reload else { return actions }
+      return actions + fail(room: append.room, reason: "room history changed; reconnect")
+    } catch {
+      return fail(room: append.room, reason: "shared log corrupt")
+    }
+  }
+
+  /// Entries of a room's log: from tailing it (`.follow`) or from a `.readRange`. Any order, any
+  /// overlap: duplicates are ignored, and a gap is read.
+  public func logged(room name: String, entries: [SharedLogEntry], now: Double) -> [RoomAction] {
+    guard rooms[name] != nil else { return [] }
+    do {
+      return try rooms[name]!.logged(entries)
+    } catch {
+      return [.log(.error, "shared log entry unreadable", [("room", name), ("error", "\(error)")])]
+        + fail(room: name, reason: "shared log corrupt")
+    }
+  }
+
+  /// A `.readRange` failed: the gap is read again with the next entry or tick.
+  public func rangeFailed(room name: String) -> [RoomAction] {
+    rooms[name]?.rangeFailed()
+    return []
+  }
+
+  /// A message on the room's presence channel: `node` published `payload` (a `PresenceMessage`).
+  /// This node's own messages and unreadable ones are ignored. The changes go out with the room's
+  /// next presence flush (ask `nextTick(room:now:)`); joins and leaves of a small room at once.
+  public func remotePresence(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
+    guard let cluster, node != cluster.node.node, rooms[name] != nil else { return [] }
+    guard let message = try? PresenceMessage(payload: payload) else {
+      return [.log(.warn, "presence message unreadable", [("room", name), ("node", node)])]
+    }
+    return rooms[name]!.mergeRemote(message, now: now)
+  }
+
+  /// The room's roster as read from the shared store: its entries' values (`PresenceMessage.
+  /// rosterEntry`), expired ones already left out. This node's sessions in it are ignored; other
+  /// nodes' sessions not listed any more leave (a crashed node's, once they expire).
+  public func roster(room name: String, entries: [[UInt8]], now: Double) -> [RoomAction] {
+    guard let cluster, rooms[name] != nil else { return [] }
+    let peers = entries.compactMap(PresenceMessage.rosterEntry).filter { $0.node != cluster.node.node }.map(\.peer)
+    return rooms[name]!.mergeRoster(peers, now: now, grace: cluster.node.rosterGrace)
+  }
+
+  /// An `op` in cluster mode: made and appended (see `Room.performShared`).
+  func performShared(_ request: OpRequest, from connection: ConnectionHandle, room name: String) -> [RoomAction] {
+    guard rooms[name] != nil else { return [] }
+    let ticket = cluster!.nextTicket
+    cluster!.nextTicket += 1
+    return rooms[name]!.performShared(request, from: connection, ticket: ticket)
+  }
+
+  /// A `.read` of a re-sent op's `applied` failed because the shared log is unreachable: the op is
+  /// `rejected` `unavailable` (the client re-sends it later), and the connection stays, as for a
+  /// failed append.
+  func sharedReadUnavailable(_ read: RoomRead) -> [RoomAction] {
+    guard let room = rooms[read.room], let client = room.members[read.connection]?.client else { return [] }
+    let prefix = OpRecord.key(client: client, id: "")
+    guard let key = room.opIDs.first(where: { $0.value == read.after + 1 && $0.key.hasPrefix(prefix) })?.key else {
+      return []
+    }
+    let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
+    counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
+    return [
+      .send(read.connection, ServerMessage.rejected(id: String(key.dropFirst(prefix.count)), error: error), .data)
+    ]
+  }
+
+  /// Cluster work of a room at a tick or flush: its presence changes published, a gap read again.
+  func sharedFlush(room name: String, now: Double) -> [RoomAction] {
+    guard cluster != nil, rooms[name] != nil else { return [] }
+    return rooms[name]!.publishPresence(now: now) + rooms[name]!.readGap()
+  }
+}

@@ -1,0 +1,13 @@
+/// A room board whose ops are put in order elsewhere (cluster mode): an intent becomes an op made
+/// on this replica but not applied; every op, this node's and the others', is applied later in the
+/// shared log's order and resolved then, so every node resolves the same `applied.op` for a seq.
+public protocol SequencedBoard: RoomBoard {
+  /// Validates `intent` as `perform` does and returns the bytes to log: an op made on this
+  /// replica's state, not applied. Throws with nothing changed.
+  mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8]
+  /// Applies logged bytes (any replica's, in log order) and returns the resolved op (`applied.op`)
+  /// describing what changed for a client. Every op resolves to something a client can apply, even
+  /// one that lost to a concurrent op (see `CRDTRoomBoard+Resolve.swift`).
+  /// - Throws: when the bytes are not an op.
+  mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue
+}

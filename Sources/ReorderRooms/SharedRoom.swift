@@ -1,0 +1,85 @@
+/// A room's cluster-mode state (`Room.shared`): its appends in flight, log entries that came
+/// before the ones they follow, its peers on other nodes and the presence changes to publish.
+///
+/// Invariants: every seq in `ahead` is above the room's `seq` + 1; `readingThrough` is 0 or above
+/// the room's `seq`; `remote` holds no session of this node.
+struct SharedRoom: Sendable {
+  /// An op appended and not yet answered.
+  struct InFlight: Sendable {
+    /// Who sent it: its first connection, and later ones of the same client that re-sent it.
+    var connections: [ConnectionHandle]
+    var request: String
+    var key: String
+    var record: OpRecord
+  }
+
+  /// A session on another node, as this room knows it.
+  struct RemotePeer: Sendable {
+    var peer: PeerInfo
+    /// When it was last heard of from a presence message (the registry's clock), for
+    /// `ClusterNode.rosterGrace`; -inf when only the roster lists it.
+    var heardAt: Double
+  }
+
+  /// This node (`ClusterNode.node`).
+  let node: String
+  /// A short tag of `node` for the ids this node generates (`GeneratedIDs`): ids made here never
+  /// equal ids made on another node, or by an earlier start of this one.
+  let idTag: String
+  var inFlight: [UInt64: InFlight] = [:]
+  /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,
+  /// and entries after a gap.
+  var ahead: [UInt64: [UInt8]] = [:]
+  /// The last seq of the read-range out to fill a gap (0: none out).
+  var readingThrough: UInt64 = 0
+  /// Ids generated so far (`_i<tag>.<n>`, …).
+  var generated: UInt64 = 0
+  /// Other nodes' sessions in the room, by session.
+  var remote: [String: RemotePeer] = [:]
+  /// This node's presence changes since the last publish.
+  var outbox = PresenceMessage()
+  /// Paces the publishes of drags at the room's presence rate (joins and leaves go at once).
+  var publishes: TokenBucket?
+
+  init(node: String) {
+    self.node = node
+    idTag = SharedRoom.tag(node)
+  }
+
+  /// The ids for the next op this node makes (there is no seq yet to name them after).
+  mutating func nextIDs() -> GeneratedIDs {
+    generated += 1
+    var ids = GeneratedIDs(seq: 0)
+    let suffix = idTag + "." + String(generated, radix: 36)
+    ids.item = "_i" + suffix
+    ids.assignment = "_a" + suffix
+    ids.list = "_l" + suffix
+    return ids
+  }
+
+  /// 64-bit FNV-1a of the node id, in base 36.
+  static func tag(_ node: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in node.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+    }
+    return String(hash, radix: 36)
+  }
+}
+
+/// A board placeholder, held by a room only while its real board is being changed in place (so
+/// that the change does not copy the board's storage).
+struct VacantBoard: RoomBoard {
+  mutating func perform(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> (
+    logged: [UInt8], resolved: JSONValue
+  ) {
+    throw ProtocolError(.invalidValue, "no board")
+  }
+  mutating func replay(_ logged: [UInt8]) throws {}
+  func boardJSON() -> JSONValue { .null }
+  func snapshot() -> [UInt8] { [] }
+  func hasLiveItem(_ id: String) -> Bool { false }
+  var itemCount: Int { 0 }
+  var listCount: Int { 0 }
+}
