@@ -19,7 +19,9 @@ extension RoomsDriver {
     case .failure(let problem):
       responder.respond(problem.response)
     case .success(.boards):
-      boards(responder)
+      boards(request.head, responder)
+    case .success(let write) where write.isWrite:
+      apiWrite(write, request, responder)
     case .success(.board(let name)):
       board(name, responder)
     case .success(.disconnect(let name)):
@@ -29,31 +31,8 @@ extension RoomsDriver {
     case .success(.presence(let name)):
       responder.respond(
         APIRoutes.json(200, .object([("room", .string(name)), ("peers", .array(registry.presence(room: name) ?? []))])))
-    }
-  }
-
-  /// `GET /api/v1/boards`: every stored board with the connections it has now.
-  private func boards(_ responder: HTTPResponder) {
-    storage.roomNames { [weak self] result in
-      self?.transport?.post { [weak self] in
-        guard let self else { return }
-        switch result {
-        case .failure(let error):
-          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
-        case .success(let names):
-          let boards = names.map { name -> JSONValue in
-            var fields: [(key: String, value: JSONValue)] = [
-              ("room", .string(name)), ("online", .number(Double(registry.onlineCount(room: name)))),
-            ]
-            if let room = registry.room(name) {
-              fields.append(("seq", .number(Double(room.seq))))
-              fields.append(("epoch", .string(room.epoch)))
-            }
-            return .object(fields)
-          }
-          responder.respond(APIRoutes.json(200, .object([("boards", .array(boards)), ("next", .null)])))
-        }
-      }
+    case .success(.createBoard), .success(.deleteBoard), .success(.applyOps):
+      preconditionFailure("API writes are routed above")
     }
   }
 
