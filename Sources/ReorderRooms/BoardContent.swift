@@ -69,8 +69,7 @@ public struct BoardContent: Sendable, Equatable {
     self.steps = steps
   }
 
-  private static func array(_ v: JSONValue, _ name: String, required: Bool, at: String) throws(Refusal) -> [JSONValue]
-  {
+  private static func array(_ v: JSONValue, _ name: String, required: Bool, at: String) throws(Refusal) -> [JSONValue] {
     switch v[name] {
     case .array(let elements)?: return elements
     case nil, .null?:

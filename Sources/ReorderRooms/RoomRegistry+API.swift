@@ -84,7 +84,9 @@ extension RoomRegistry {
       return (.refused(ProtocolError(.serverFull, "the server has too many rooms open; try again later")), [])
     }
     loading[name] = []
-    return (.loading, [.load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits))])
+    return (
+      .loading, [.load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits))]
+    )
   }
 
   /// `PUT /api/v1/boards/{room}` on a loaded room: builds the board from `content` with a new

@@ -35,7 +35,8 @@ enum APIBodies {
       ops.reserveCapacity(elements.count)
       for (index, element) in elements.enumerated() {
         guard case .string(let id)? = element["id"], !id.isEmpty, id.utf8.count <= 128 else {
-          return .failure(APIRoutes.Problem(422, "unprocessable", "ops[\(index)].id must be a string of 1 to 128 bytes"))
+          return .failure(
+            APIRoutes.Problem(422, "unprocessable", "ops[\(index)].id must be a string of 1 to 128 bytes"))
         }
         guard case .object? = element["op"] else {
           return .failure(APIRoutes.Problem(422, "unprocessable", "ops[\(index)].op must be an object"))

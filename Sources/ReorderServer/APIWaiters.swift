@@ -28,7 +28,9 @@ struct APIWaiters {
   /// Takes the answers of `room` that `epoch` up to `seq` releases.
   mutating func takeDurable(room: String, epoch: String, upTo seq: UInt64) -> [Durable] {
     guard let waiting = forDurable[room] else { return [] }
-    let (due, rest) = (waiting.filter { $0.epoch == epoch && $0.seq <= seq }, waiting.filter { $0.epoch != epoch || $0.seq > seq })
+    let (due, rest) = (
+      waiting.filter { $0.epoch == epoch && $0.seq <= seq }, waiting.filter { $0.epoch != epoch || $0.seq > seq }
+    )
     forDurable[room] = rest.isEmpty ? nil : rest
     return due
   }

@@ -37,9 +37,14 @@ extension RoomsDriver {
   }
 
   /// `GET /api/v1/boards/{room}`: `{room, seq, epoch, board}`, from memory when the room is
-  /// loaded, else read from storage off the service thread (without loading it into the rooms).
+  /// loaded, else read from storage off the service thread (without loading it into the rooms);
+  /// 404 for a board with nothing stored.
   private func board(_ name: String, _ responder: HTTPResponder) {
     if let room = registry.room(name) {
+      // Loaded with nothing stored: joined but never edited, or deleted (an empty board in its place).
+      guard room.seq > 0 else {
+        return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+      }
       responder.respond(
         APIRoutes.json(200, Self.boardJSON(name, seq: room.seq, epoch: room.epoch, board: room.boardJSON())))
       return

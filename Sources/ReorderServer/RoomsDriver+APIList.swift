@@ -12,7 +12,8 @@ extension RoomsDriver {
 
   func boards(_ head: HTTPRequestHead, _ responder: HTTPResponder) {
     guard let directory else {
-      return responder.respond(APIRoutes.Problem(503, "storage unavailable", "this storage cannot list boards").response)
+      return responder.respond(
+        APIRoutes.Problem(503, "storage unavailable", "this storage cannot list boards").response)
     }
     let limitText = head.queryValue("limit") ?? "\(Self.defaultListLimit)"
     guard let limit = Int(limitText), (1...1_000).contains(limit) else {

@@ -63,7 +63,8 @@ extension RoomsDriver {
     guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
     for (write, responder) in waiting {
       if case .failure(let error) = result {
-        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
+        responder.respond(
+          APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
       } else if registry.room(name) != nil {
         run(write, room: name, responder)
       } else {
@@ -95,8 +96,7 @@ extension RoomsDriver {
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
   }
 
-  private func create(_ name: String, _ content: BoardContent, replace: Bool, now: Double, _ responder: HTTPResponder)
-  {
+  private func create(_ name: String, _ content: BoardContent, replace: Bool, now: Double, _ responder: HTTPResponder) {
     guard let directory else { return }
     switch registry.createBoard(name, content: content, replace: replace, now: now) {
     case .exists:
@@ -120,14 +120,16 @@ extension RoomsDriver {
             boardCreated(name, board)
             responder.respond(
               APIRoutes.json(
-                board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board)))
+                board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board)
+              ))
           case .failure(let error):
             Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
             if current {
               perform(registry.fail(room: name, reason: "storage failure: \(error.kind)"))
               apiHistoryEnded(room: name, reason: "storage failure: \(error.kind)")
             }
-            responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
+            responder.respond(
+              APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
           }
         }
       }
@@ -151,7 +153,8 @@ extension RoomsDriver {
           responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
         case .failure(let error):
           Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
-          responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
+          responder.respond(
+            APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
         }
       }
     }
@@ -167,7 +170,8 @@ extension RoomsDriver {
     }
     let answer: (String?) -> Void = { [weak self] failure in
       if let failure {
-        return responder.respond(APIRoutes.Problem(503, "storage unavailable", "the ops were not stored: \(failure)").response)
+        return responder.respond(
+          APIRoutes.Problem(503, "storage unavailable", "the ops were not stored: \(failure)").response)
       }
       self?.completeOps(name, results, responder)
     }

@@ -185,8 +185,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       }
     }
     if let summary = registry.room(room)?.summary, let last = ops.last {
-      directory?.saveSummary(room: room, summary: BoardSummary(
-        epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items))
+      directory?.saveSummary(
+        room: room,
+        summary: BoardSummary(
+          epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items))
     }
   }
 

@@ -99,7 +99,8 @@ extension Store {
           : RoomSummary(
             epoch: query.text(1), seq: UInt64(query.int64(2)), lists: Int(query.int64(3)), items: Int(query.int64(4)))
         rooms.append(
-          StoredRoom(name: query.text(0), summary: summary, updatedMilliseconds: query.isNull(5) ? nil : query.int64(5)))
+          StoredRoom(name: query.text(0), summary: summary, updatedMilliseconds: query.isNull(5) ? nil : query.int64(5))
+        )
       }
       return rooms
     }

@@ -63,9 +63,9 @@ struct APITests {
     }
     #expect(try call(server.port, "GET", "/api/v1/nope").status == 404)
     #expect(try call(server.port, "GET", "/api/v1/boards/a%20b").status == 404)
-    let put = try call(server.port, "PUT", "/api/v1/boards/food", body: "{}")
-    #expect(put.status == 405)
-    #expect(put.headers["allow"] == "GET")
+    let patch = try call(server.port, "PATCH", "/api/v1/boards/food", body: "{}")
+    #expect(patch.status == 405)
+    #expect(patch.headers["allow"] == "GET, PUT, DELETE")
     #expect(try call(server.port, "GET", "/api/v1/boards/never-was").status == 404)
   }
 
