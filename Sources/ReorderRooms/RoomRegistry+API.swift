@@ -146,3 +146,11 @@ extension RoomRegistry {
     return (results, actions)
   }
 }
+
+extension RoomRegistry {
+  /// The epoch of a loaded room (without copying the room).
+  public func epoch(room name: String) -> String? { rooms[name]?.epoch }
+
+  /// The figures of a loaded room for the board list (without copying the room).
+  public func summary(room name: String) -> BoardSummary? { rooms[name]?.summary }
+}

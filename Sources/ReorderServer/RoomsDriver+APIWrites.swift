@@ -110,7 +110,7 @@ extension RoomsDriver {
         [weak self] result in
         self?.transport?.post { [weak self] in
           guard let self else { return }
-          let current = registry.room(name)?.epoch == board.epoch
+          let current = registry.epoch(room: name) == board.epoch
           switch result {
           case .success:
             if current {
@@ -143,7 +143,7 @@ extension RoomsDriver {
       return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
     }
     perform(actions)
-    apiHistoryEnded(room: name, keeping: registry.room(name)?.epoch, reason: "the board was deleted")
+    apiHistoryEnded(room: name, keeping: registry.epoch(room: name), reason: "the board was deleted")
     directory.deleteBoard(room: name) { [weak self] result in
       self?.transport?.post { [weak self] in
         guard let self else { return }

@@ -168,10 +168,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     let received = MonotonicClock.now()
     // A board the API replaced or deleted meanwhile has another epoch: the answers of appends of
     // its old history concern nobody any more.
-    let epoch = registry.room(room)?.epoch ?? ""
+    let epoch = registry.epoch(room: room) ?? ""
     storage.append(room: room, entries: ops) { [weak self] result in
       self?.transport?.post { [weak self] in
-        guard let self, self.registry.room(room)?.epoch == epoch else { return }
+        guard let self, self.registry.epoch(room: room) == epoch else { return }
         switch result {
         case .success(let seq):
           self.durableLatency.record(seconds: MonotonicClock.now() - received)
@@ -184,7 +184,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         }
       }
     }
-    if let summary = registry.room(room)?.summary, let last = ops.last {
+    if let summary = registry.summary(room: room), let last = ops.last {
       directory?.saveSummary(
         room: room,
         summary: BoardSummary(
