@@ -29,13 +29,17 @@ extension Room {
   /// Takes over the connections of `old` (the board this one replaces): each is welcomed again,
   /// with the full new board, once this room's ops are durable (`durable(upTo:)` sends the
   /// welcomes of members waiting for their join seq). Drags in progress end with the old board.
+  ///
+  /// Their welcome's board is captured now, at the new board's seq: ops applied while it is being
+  /// stored reach them as `applied` frames after it.
   mutating func adoptMembers(of old: Room) {
+    let board = old.members.isEmpty ? nil : encodedBoard()
     for (connection, var member) in old.members {
       member.welcomedAt = nil
       member.joinSeq = seq
       member.since = nil
       member.epoch = nil
-      member.capturedBoard = nil
+      member.capturedBoard = board
       member.acksAfterWelcome = []
       members[connection] = member
     }

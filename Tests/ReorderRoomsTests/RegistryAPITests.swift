@@ -5,6 +5,16 @@ import Testing
 
 @Suite("Registry: the HTTP API's board writes")
 struct RegistryAPITests {
+  /// Item ids of `list` in a `welcome.board`.
+  static func boardItems(_ board: JSONValue?, list: String) -> [String] {
+    guard case .array(let lists)? = board?["lists"] else { return [] }
+    for l in lists where l["id"] == .string(list) {
+      guard case .array(let items)? = l["items"] else { return [] }
+      return items.compactMap { $0["id"]?.stringValue }
+    }
+    return []
+  }
+
   static func content(_ json: String) throws -> BoardContent { try BoardContent(try JSONValue.parse(json)) }
 
   static let twoItems = #"{"lists":[{"id":"new","title":"New","layout":"grid","items":[{"id":"x"},{"id":"y"}]}]}"#
@@ -42,6 +52,8 @@ struct RegistryAPITests {
     #expect(frames.first?["type"] == .string("welcome"))
     #expect(frames.first?["epoch"] == .string(board.epoch))
     #expect(frames.first?["seq"] == .number(3))
+    // The board as of seq 3: the move (seq 4) comes after it.
+    #expect(Self.boardItems(frames.first?["board"], list: "new") == ["x", "y"])
     #expect(frames.dropFirst().allSatisfy { $0["type"] != .string("welcome") })
     h.makeDurable()
     #expect(h.take(a).map { $0["seq"] } == [.number(4)])
