@@ -13,17 +13,18 @@ struct APIWriteTests {
   final class Server {
     let directory: TemporaryDirectory
     var server: TestServer?
-    init(demo: Bool = false, maxItems: Int? = nil) throws {
+    init(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
       directory = try TemporaryDirectory()
       try directory.write("keys", APITests.key + "\n")
-      try start(demo: demo, maxItems: maxItems)
+      try start(demo: demo, maxItems: maxItems, historyOps: historyOps)
     }
-    func start(demo: Bool = false, maxItems: Int? = nil) throws {
+    func start(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
       let path = directory.path
       server = try TestServer(data: path + "/data") { configuration in
         configuration.demo = demo
         configuration.apiKeyFile = path + "/keys"
         if let maxItems { configuration.maxItemsPerRoom = maxItems }
+        if let historyOps { configuration.historyOps = historyOps }
       }
     }
     func restart() throws {
@@ -258,5 +259,24 @@ struct APIWriteTests {
     #expect(try server.call("GET", "/api/v1/boards?limit=0").status == 400)
     #expect(try server.call("GET", "/api/v1/boards?cursor=%21%21").status == 400)
     c.close()
+  }
+
+  @Test("A re-sent id answers its first result after a restart, and beyond the ops kept in memory (read from the log)")
+  func idempotentAcrossRestart() throws {
+    let server = try Server(demo: true, historyOps: 2)
+    func post(_ ids: ClosedRange<Int>) throws -> [JSONValue] {
+      let ops = ids.map { #"{"id":"r\#($0)","op":\#(Ops.move("n\($0)", list: "numbers").jsonText)}"# }
+      let reply = try server.call(
+        "POST", "/api/v1/boards/numbers/ops", body: #"{"ops":[\#(ops.joined(separator: ","))]}"#)
+      guard case .array(let results)? = reply.json?["results"] else { return [] }
+      return results
+    }
+    let first = try post(1...6)
+    #expect(first.map { $0["seq"] } == (102...107).map { .number(Double($0)) })
+    #expect(try post(1...1) == [first[0]])
+    // A reload keeps the frames of the last 2 ops (--history-ops): r1…r4 come from the log.
+    try server.restart()
+    #expect(try post(1...6) == first)
+    #expect(try server.call("GET", "/api/v1/boards/numbers").json?["seq"] == .number(107))
   }
 }
