@@ -108,8 +108,24 @@ extension Store {
 }
 
 extension StoreWriter {
-  /// Performs a `BoardWrite` inside the current transaction. Throws only errors that doom it.
-  func write(_ write: BoardWrite, updated: inout [String: UInt64]) throws(StoreError) -> BoardWriteResult {
+  /// The positions of the summaries in `batch` that a later summary of the same room replaces
+  /// before the commit: with appends going on, each append is followed by a summary, and one
+  /// update per room per commit is enough.
+  static func supersededSummaries(_ batch: [Job]) -> Set<Int> {
+    var latest: [String: Int] = [:]
+    var superseded: Set<Int> = []
+    for (index, job) in batch.enumerated() {
+      guard case .board(.summary(let room, _), _) = job else { continue }
+      if let earlier = latest.updateValue(index, forKey: room) { superseded.insert(earlier) }
+    }
+    return superseded
+  }
+
+  /// Performs a `BoardWrite` inside the current transaction (a `superseded` summary writes
+  /// nothing). Throws only errors that doom it.
+  func write(_ write: BoardWrite, updated: inout [String: UInt64], superseded: Bool = false) throws(StoreError)
+    -> BoardWriteResult
+  {
     switch write {
     case .delete(let room):
       let existed = try deleteAll(room, updated: &updated)
@@ -138,7 +154,7 @@ extension StoreWriter {
       try saveSummary(room, summary)
       return BoardWriteResult(existed: existed, seq: high)
     case .summary(let room, let summary):
-      try saveSummary(room, summary)
+      if !superseded { try saveSummary(room, summary) }
       return BoardWriteResult(existed: true, seq: updated[room] ?? highWater[room] ?? summary.seq)
     }
   }

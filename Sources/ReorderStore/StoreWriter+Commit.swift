@@ -24,7 +24,8 @@ extension StoreWriter {
       var committed = false
       do {
         try connection.statement("BEGIN IMMEDIATE").run()
-        for job in batch {
+        let superseded = StoreWriter.supersededSummaries(batch)
+        for (index, job) in batch.enumerated() {
           switch job {
           case .append(let room, let ops, _, _):
             outcomes.append(.appended(try write(room: room, ops: ops, updated: &updated)))
@@ -33,7 +34,8 @@ extension StoreWriter {
           case .barrier:
             outcomes.append(.barrier)
           case .board(let write, _):
-            outcomes.append(.board(.success(try self.write(write, updated: &updated))))
+            outcomes.append(
+              .board(.success(try self.write(write, updated: &updated, superseded: superseded.contains(index)))))
           }
         }
         try connection.statement("COMMIT").run()

@@ -94,3 +94,25 @@ struct StoreBoardsTests {
       try store.rooms(after: nil, limit: 10) == [StoredRoom(name: "legacy", summary: nil, updatedMilliseconds: nil)])
   }
 }
+
+extension StoreBoardsTests {
+  @Test("summaries queued in one commit write the latest of each room")
+  func latestSummaryWins() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    store.append(room: "r", ops: sampleOps(1...1), onDurable: { _ in })
+    store.flush()
+    let gate = store.holdWriter()
+    let done = Collector<Bool>()
+    for seq in 1...5 as ClosedRange<UInt64> {
+      store.write(.summary(room: "r", RoomSummary(epoch: "e", seq: seq, lists: Int(seq), items: 0))) {
+        done.add((try? $0.get()) != nil)
+      }
+    }
+    gate.signal()
+    store.flush()
+    #expect(done.values == [true, true, true, true, true])
+    #expect(try store.rooms(after: nil, limit: 1).first?.summary?.seq == 5)
+    #expect(try store.rooms(after: nil, limit: 1).first?.summary?.lists == 5)
+  }
+}
