@@ -65,7 +65,7 @@ extension RoomsDriver {
       if case .failure(let error) = result {
         responder.respond(
           APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
-      } else if registry.room(name) != nil {
+      } else if registry.epoch(room: name) != nil {
         run(write, room: name, responder)
       } else {
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
@@ -143,7 +143,8 @@ extension RoomsDriver {
       return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
     }
     perform(actions)
-    apiHistoryEnded(room: name, keeping: registry.epoch(room: name), reason: "the board was deleted")
+    let fresh = registry.epoch(room: name)
+    apiHistoryEnded(room: name, keeping: fresh, reason: "the board was deleted")
     directory.deleteBoard(room: name) { [weak self] result in
       self?.transport?.post { [weak self] in
         guard let self else { return }
@@ -153,6 +154,12 @@ extension RoomsDriver {
           responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
         case .failure(let error):
           Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
+          // The empty board in memory would hide what is still stored: drop it (the next join
+          // loads what storage has).
+          if registry.epoch(room: name) == fresh {
+            perform(registry.fail(room: name, reason: "storage failure: \(error.kind)"))
+            apiHistoryEnded(room: name, reason: "storage failure: \(error.kind)")
+          }
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
         }
@@ -193,7 +200,9 @@ extension RoomsDriver {
     storage.entries(room: name, after: seq - 1, limit: 1) { [weak self] read in
       self?.transport?.post { [weak self] in
         var results = results
-        let record = (try? read.get())?.first.flatMap { try? OpRecord(payload: $0.payload) }
+        // The log may no longer hold it (trimmed beyond --history-ops): then the op is null.
+        let entry = (try? read.get())?.first.flatMap { $0.seq == seq ? $0 : nil }
+        let record = entry.flatMap { try? OpRecord(payload: $0.payload) }
         results[index] = .applied(id: id, seq: seq, op: record?.resolved ?? .null)
         self?.completeOps(name, results, responder)
       }
