@@ -7,6 +7,9 @@ enum APIRoutes {
   /// Largest request body (413 beyond).
   static let maxBodyBytes = 1 << 20
 
+  /// The answer to a body over `maxBodyBytes` (the transport sends it before reading the rest).
+  static let tooLarge = Problem(413, "content too large", "the body is over 1 MiB (1048576 bytes)")
+
   /// A route of the API.
   enum Route: Equatable {
     /// `GET /api/v1/boards`.

@@ -106,6 +106,10 @@ struct APIWriteTests {
       #expect(reply.json?["code"] == .string(code), "\(body): \(String(describing: reply.json))")
       #expect(reply.json?["at"] == .string(at), "\(body)")
     }
+    let huge = try server.call("PUT", "/api/v1/boards/bad", body: String(repeating: " ", count: (1 << 20) + 1))
+    #expect(huge.status == 413)
+    #expect(huge.headers["content-type"] == "application/problem+json")
+    #expect(huge.json?["status"] == .number(413))
     #expect(try server.call("PUT", "/api/v1/boards/bad", body: "[1]").status == 400)
     #expect(try server.call("PUT", "/api/v1/boards/bad", body: "").status == 400)
     #expect(try server.call("PUT", "/api/v1/boards/bad%20name", body: "{}").status == 404)
