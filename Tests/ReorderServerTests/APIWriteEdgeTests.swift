@@ -77,4 +77,29 @@ struct APIWriteEdgeTests {
     let stored = try Store(path: server.directory.path + "/data").rooms(after: nil, limit: 10)
     #expect(stored.allSatisfy { $0.summary != nil })
   }
+
+  @Test("A board loaded only for an API write is unloaded once idle, like one nobody is in")
+  func loadedForTheAPIIsUnloaded() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try directory.write("keys", APITests.key + "\n")
+    let server = try TestServer(data: directory.path + "/data") { configuration in
+      configuration.apiKeyFile = directory.path + "/keys"
+      configuration.roomIdleSeconds = 0
+    }
+    let body = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"a"},{"id":"b"}]}]}"#
+    #expect(try APITests().call(server.port, "PUT", "/api/v1/boards/idle", body: body).status == 201)
+    #expect(waitUntil { RoomLifecycleTests().roomsLoaded(server.port) == 0 })
+    let ops = #"{"ops":[{"id":"1","op":{"kind":"move","item":"a","list":"l","after":"b"}}]}"#
+    let reply = try APITests().call(server.port, "POST", "/api/v1/boards/idle/ops", body: ops)
+    guard case .array(let results)? = reply.json?["results"] else {
+      Issue.record("no results")
+      return
+    }
+    #expect(results.first?["seq"] == .number(4))
+    #expect(waitUntil { RoomLifecycleTests().roomsLoaded(server.port) == 0 })
+    // Loaded again from storage: the move is there.
+    let board = try APITests().call(server.port, "GET", "/api/v1/boards/idle")
+    #expect(boardItems(board.json?["board"], list: "l") == ["b", "a"])
+  }
 }
