@@ -20,6 +20,8 @@ public enum CloseCode {
   public static let unauthorized: UInt16 = 4401
   /// A valid token for another room (after `error forbidden`).
   public static let forbidden: UInt16 = 4403
+  /// The board was deleted through the HTTP API (`DELETE /api/v1/boards/{room}`).
+  public static let boardDeleted: UInt16 = 4404
   /// No hello within 10 s of the upgrade.
   public static let helloTimeout: UInt16 = 4408
 }

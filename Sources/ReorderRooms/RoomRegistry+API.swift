@@ -36,3 +36,121 @@ extension RoomRegistry {
     }
   }
 }
+
+/// Whether a room can take the HTTP API's writes now (see `RoomRegistry.openForAPI`).
+public enum APIRoomState: Sendable, Equatable {
+  /// Loaded: call `createBoard`, `deleteBoard` or `applyAPIOps` now.
+  case ready
+  /// Being loaded: call again after `loaded(room:result:now:)`.
+  case loading
+  /// The server has `--max-rooms` rooms open.
+  case refused(ProtocolError)
+}
+
+/// A board the API created, as the driver stores it and answers.
+public struct CreatedBoard: Sendable {
+  /// The new history's id and last seq.
+  public var epoch: String
+  public var seq: UInt64
+  /// `welcome.board` of the new board.
+  public var board: JSONValue
+  /// Ops 1…seq and the snapshot at seq: stored as one batch (`BoardDirectory.replaceBoard`).
+  public var entries: [LogEntry]
+  public var snapshot: RoomSnapshot
+  /// The figures for the board list.
+  public var summary: BoardSummary
+  /// Whether a board with stored ops was replaced.
+  public var replaced: Bool
+}
+
+/// What `RoomRegistry.createBoard` did.
+public enum BoardCreation: Sendable {
+  /// Made (or replaced, with `replace`); store `CreatedBoard.entries`, then call `durable`.
+  case created(CreatedBoard)
+  /// The board has stored ops and `replace` was not asked for.
+  case exists
+  /// The content is not a valid board; nothing changed.
+  case invalid(BoardContent.Refusal)
+}
+
+extension RoomRegistry {
+  /// Makes sure `room` is in memory for an API write: `.ready`, or `.loading` with a `.load`
+  /// among the actions when it was not (call again once `loaded(room:result:now:)` was handled).
+  /// A room loaded only for the API is unloaded once idle, as any room nobody is in.
+  public func openForAPI(_ name: String) -> (state: APIRoomState, actions: [RoomAction]) {
+    if rooms[name] != nil { return (.ready, []) }
+    if loading[name] != nil { return (.loading, []) }
+    guard rooms.count + loading.count < limits.maxRooms else {
+      return (.refused(ProtocolError(.serverFull, "the server has too many rooms open; try again later")), [])
+    }
+    loading[name] = []
+    return (
+      .loading, [.load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits))]
+    )
+  }
+
+  /// `PUT /api/v1/boards/{room}` on a loaded room: builds the board from `content` with a new
+  /// epoch (seqs from 1). A board that exists (stored ops) is replaced only with `replace`; its
+  /// members stay, and each gets a fresh `welcome` of the new board once it is durable (call
+  /// `durable(room:upTo:)` with `CreatedBoard.seq` when `replaceBoard` answers).
+  public func createBoard(_ name: String, content: BoardContent, replace: Bool, now: Double) -> BoardCreation {
+    guard let old = rooms[name] else { preconditionFailure("createBoard on a room that is not loaded") }
+    let exists = old.seq > 0
+    if exists && !replace { return .exists }
+    do {
+      var (room, entries) = try Room.created(name: name, content: content, boards: boards, limits: limits, now: now)
+      room.adoptMembers(of: old)
+      let snapshot = room.snapshotNow()
+      counters.add(old.counters)
+      rooms[name] = room
+      return .created(
+        CreatedBoard(
+          epoch: room.epoch, seq: room.seq, board: room.boardJSON(), entries: entries, snapshot: snapshot,
+          summary: room.summary, replaced: exists))
+    } catch {
+      return .invalid(error)
+    }
+  }
+
+  /// `DELETE /api/v1/boards/{room}` on a loaded room: closes its connections with 4404 `board
+  /// deleted` and puts an empty board with a new epoch in its place (a later join starts there;
+  /// no demo seed). `existed` is false, with nothing done, for a room with no stored ops.
+  public func deleteBoard(_ name: String, now: Double) -> (existed: Bool, actions: [RoomAction]) {
+    guard let old = rooms[name] else { preconditionFailure("deleteBoard on a room that is not loaded") }
+    guard old.seq > 0 else { return (false, []) }
+    var actions: [RoomAction] = []
+    for (connection, state) in connections.sorted(by: { $0.key < $1.key }) where state.room == name && !state.closing {
+      connections[connection]!.closing = true
+      actions.append(.close(connection, code: CloseCode.boardDeleted, reason: "board deleted"))
+    }
+    counters.add(old.counters)
+    rooms[name] = Room(name: name, board: boards.empty(), limits: limits, now: now)
+    actions.append(.log(.info, "board deleted by the API", [("room", name), ("closed", "\(actions.count)")]))
+    return (true, actions)
+  }
+
+  /// `POST /api/v1/boards/{room}/ops` on a loaded room: each op in order, as `by: "api"`. The
+  /// applied ones go out to the members once durable; answer after `durable` reached the
+  /// highest applied seq of the results.
+  public func applyAPIOps(_ name: String, ops: [(id: String, intent: Result<Intent, ProtocolError>)])
+    -> (results: [APIOpResult], actions: [RoomAction])
+  {
+    guard rooms[name] != nil else { preconditionFailure("applyAPIOps on a room that is not loaded") }
+    var results: [APIOpResult] = []
+    var actions: [RoomAction] = []
+    for op in ops {
+      let (result, more) = rooms[name]!.performAPI(id: op.id, intent: op.intent)
+      results.append(result)
+      actions.append(contentsOf: more)
+    }
+    return (results, actions)
+  }
+}
+
+extension RoomRegistry {
+  /// The epoch of a loaded room (without copying the room).
+  public func epoch(room name: String) -> String? { rooms[name]?.epoch }
+
+  /// The figures of a loaded room for the board list (without copying the room).
+  public func summary(room name: String) -> BoardSummary? { rooms[name]?.summary }
+}

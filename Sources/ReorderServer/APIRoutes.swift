@@ -7,6 +7,9 @@ enum APIRoutes {
   /// Largest request body (413 beyond).
   static let maxBodyBytes = 1 << 20
 
+  /// The answer to a body over `maxBodyBytes` (the transport sends it before reading the rest).
+  static let tooLarge = Problem(413, "content too large", "the body is over 1 MiB (1048576 bytes)")
+
   /// A route of the API.
   enum Route: Equatable {
     /// `GET /api/v1/boards`.
@@ -19,7 +22,16 @@ enum APIRoutes {
     case ops(String)
     /// `GET /api/v1/boards/{room}/presence`.
     case presence(String)
+    /// `PUT /api/v1/boards/{room}` (`?replace=true`).
+    case createBoard(String)
+    /// `DELETE /api/v1/boards/{room}`.
+    case deleteBoard(String)
+    /// `POST /api/v1/boards/{room}/ops`.
+    case applyOps(String)
   }
+
+  /// Most ops one `POST …/ops` takes (413 beyond).
+  static let maxOpsPerRequest = 1_000
 
   /// The route of `head`, or the problem it is (404 unknown path or room name, 405 method).
   static func match(_ head: HTTPRequestHead) -> Result<Route, Problem> {
@@ -30,22 +42,26 @@ enum APIRoutes {
       }
       return .success(name)
     }
-    func method(_ allowed: String, _ route: Route) -> Result<Route, Problem> {
-      head.method == allowed || (allowed == "GET" && head.method == "HEAD")
-        ? .success(route)
-        : .failure(Problem(405, "method not allowed", "\(head.path) takes \(allowed)", allow: allowed))
+    /// The route of the request's method among `allowed` (HEAD goes as GET), else 405.
+    func method(_ allowed: [(method: String, route: Route)]) -> Result<Route, Problem> {
+      let wanted = head.method == "HEAD" ? "GET" : head.method
+      if let match = allowed.first(where: { $0.method == wanted }) { return .success(match.route) }
+      let allow = allowed.map(\.method).joined(separator: ", ")
+      return .failure(Problem(405, "method not allowed", "\(head.path) takes \(allow)", allow: allow))
     }
     switch parts.count {
     case 1 where parts[0] == "boards":
-      return method("GET", .boards)
+      return method([("GET", .boards)])
     case 2 where parts[0] == "boards":
-      return room(parts[1]).flatMap { method("GET", .board($0)) }
+      return room(parts[1]).flatMap {
+        method([("GET", .board($0)), ("PUT", .createBoard($0)), ("DELETE", .deleteBoard($0))])
+      }
     case 3 where parts[0] == "boards" && parts[2] == "disconnect":
-      return room(parts[1]).flatMap { method("POST", .disconnect($0)) }
+      return room(parts[1]).flatMap { method([("POST", .disconnect($0))]) }
     case 3 where parts[0] == "boards" && parts[2] == "ops":
-      return room(parts[1]).flatMap { method("GET", .ops($0)) }
+      return room(parts[1]).flatMap { method([("GET", .ops($0)), ("POST", .applyOps($0))]) }
     case 3 where parts[0] == "boards" && parts[2] == "presence":
-      return room(parts[1]).flatMap { method("GET", .presence($0)) }
+      return room(parts[1]).flatMap { method([("GET", .presence($0))]) }
     default:
       return .failure(Problem(404, "not found", "no API route \(head.path)"))
     }
@@ -57,19 +73,33 @@ enum APIRoutes {
     let title: String
     let detail: String
     var allow: String?
+    /// Extension members after the four (RFC 9457 section 3.2), e.g. `code` and `at` of a 422.
+    var extensions: [(key: String, value: JSONValue)] = []
 
-    init(_ status: Int, _ title: String, _ detail: String, allow: String? = nil) {
+    init(
+      _ status: Int, _ title: String, _ detail: String, allow: String? = nil,
+      extensions: [(key: String, value: JSONValue)] = []
+    ) {
       self.status = status
       self.title = title
       self.detail = detail
       self.allow = allow
+      self.extensions = extensions
+    }
+
+    static func == (a: Problem, b: Problem) -> Bool {
+      a.status == b.status && a.title == b.title && a.detail == b.detail && a.allow == b.allow
+        && a.extensions.map(\.key) == b.extensions.map(\.key)
+        && a.extensions.map(\.value) == b.extensions.map(\.value)
     }
 
     var response: HTTPResponse {
-      let body = JSONValue.object([
-        ("type", .string("about:blank")), ("title", .string(title)), ("status", .number(Double(status))),
-        ("detail", .string(detail)),
-      ]).encoded()
+      let body = JSONValue.object(
+        [
+          ("type", .string("about:blank")), ("title", .string(title)), ("status", .number(Double(status))),
+          ("detail", .string(detail)),
+        ] + extensions
+      ).encoded()
       var headers: [(name: String, value: String)] = [("cache-control", "no-store")]
       if let allow { headers.append(("allow", allow)) }
       if status == 401 { headers.append(("www-authenticate", "Bearer")) }
@@ -82,5 +112,15 @@ enum APIRoutes {
     HTTPResponse(
       status: status, contentType: "application/json", headers: [("cache-control", "no-store")],
       body: value.encoded())
+  }
+}
+
+extension APIRoutes.Route {
+  /// Whether the route changes a board (`RoomsDriver+APIWrites`).
+  var isWrite: Bool {
+    switch self {
+    case .createBoard, .deleteBoard, .applyOps: true
+    default: false
+    }
   }
 }

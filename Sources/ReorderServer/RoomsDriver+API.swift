@@ -19,7 +19,9 @@ extension RoomsDriver {
     case .failure(let problem):
       responder.respond(problem.response)
     case .success(.boards):
-      boards(responder)
+      boards(request.head, responder)
+    case .success(let write) where write.isWrite:
+      apiWrite(write, request, responder)
     case .success(.board(let name)):
       board(name, responder)
     case .success(.disconnect(let name)):
@@ -29,38 +31,20 @@ extension RoomsDriver {
     case .success(.presence(let name)):
       responder.respond(
         APIRoutes.json(200, .object([("room", .string(name)), ("peers", .array(registry.presence(room: name) ?? []))])))
-    }
-  }
-
-  /// `GET /api/v1/boards`: every stored board with the connections it has now.
-  private func boards(_ responder: HTTPResponder) {
-    storage.roomNames { [weak self] result in
-      self?.transport?.post { [weak self] in
-        guard let self else { return }
-        switch result {
-        case .failure(let error):
-          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
-        case .success(let names):
-          let boards = names.map { name -> JSONValue in
-            var fields: [(key: String, value: JSONValue)] = [
-              ("room", .string(name)), ("online", .number(Double(registry.onlineCount(room: name)))),
-            ]
-            if let room = registry.room(name) {
-              fields.append(("seq", .number(Double(room.seq))))
-              fields.append(("epoch", .string(room.epoch)))
-            }
-            return .object(fields)
-          }
-          responder.respond(APIRoutes.json(200, .object([("boards", .array(boards)), ("next", .null)])))
-        }
-      }
+    case .success(.createBoard), .success(.deleteBoard), .success(.applyOps):
+      preconditionFailure("API writes are routed above")
     }
   }
 
   /// `GET /api/v1/boards/{room}`: `{room, seq, epoch, board}`, from memory when the room is
-  /// loaded, else read from storage off the service thread (without loading it into the rooms).
+  /// loaded, else read from storage off the service thread (without loading it into the rooms);
+  /// 404 for a board with nothing stored.
   private func board(_ name: String, _ responder: HTTPResponder) {
     if let room = registry.room(name) {
+      // Loaded with nothing stored: joined but never edited, or deleted (an empty board in its place).
+      guard room.seq > 0 else {
+        return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+      }
       responder.respond(
         APIRoutes.json(200, Self.boardJSON(name, seq: room.seq, epoch: room.epoch, board: room.boardJSON())))
       return

@@ -32,7 +32,7 @@ extension RoomsDriver {
   func route(_ head: HTTPRequestHead) -> HTTPRouting {
     switch HTTPRoutes.match(head) {
     case nil: .pass
-    case .api: .handle(maxBodyBytes: APIRoutes.maxBodyBytes)
+    case .api: .handle(maxBodyBytes: APIRoutes.maxBodyBytes, tooLarge: APIRoutes.tooLarge.response)
     default: .handle(maxBodyBytes: HTTPRoutes.maxBodyBytes)
     }
   }

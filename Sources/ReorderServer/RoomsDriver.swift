@@ -33,6 +33,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// thread learning they are durable, i.e. what an op waits before its `applied` goes out.
   /// Service thread only.
   private(set) var durableLatency = LatencyBuckets()
+  /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
+  var apiWaiters = APIWaiters()
 
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry
@@ -154,6 +156,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   private func loaded(_ room: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     let now = MonotonicClock.now()
     perform(registry.loaded(room: room, result: result, now: now))
+    apiRoomLoaded(room, result)
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
     requestTick(due: registry.takeNewDeadline(), now: now)
   }
@@ -166,18 +169,29 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Appends to the store; the `applied` frames go out from the service thread once durable.
   func append(room: String, ops: [LogEntry]) {
     let received = MonotonicClock.now()
+    // A board the API replaced or deleted meanwhile has another epoch: the answers of appends of
+    // its old history concern nobody any more.
+    let epoch = registry.epoch(room: room) ?? ""
     storage.append(room: room, entries: ops) { [weak self] result in
       self?.transport?.post { [weak self] in
-        guard let self else { return }
+        guard let self, self.registry.epoch(room: room) == epoch else { return }
         switch result {
         case .success(let seq):
           self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
+          self.apiDurable(room: room, epoch: epoch, upTo: seq)
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
           self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
+          self.apiHistoryEnded(room: room, reason: "storage failure: \(error.kind)")
         }
       }
+    }
+    if let summary = registry.summary(room: room), let last = ops.last {
+      directory?.saveSummary(
+        room: room,
+        summary: BoardSummary(
+          epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items))
     }
   }
 

@@ -12,7 +12,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   let store: Store
   /// Where reads run: never the service thread, and at a lower priority than it. Serial, as the
   /// store has one read connection.
-  private let reads = BackgroundQueue(name: "reorder-store-reader")
+  let reads = BackgroundQueue(name: "reorder-store-reader")
 
   init(store: Store) { self.store = store }
 

@@ -4,7 +4,7 @@ extension Store {
   /// Runs `body` with the read connection, under the read lock.
   ///
   /// The read connection never waits for the writer (WAL readers read the last committed state).
-  private func reading<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+  func reading<T>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
     readLock.lock()
     defer { readLock.unlock() }
     if reader.isClosed { throw .closed }

@@ -26,7 +26,16 @@ enum StoreSchema {
       bytes BLOB NOT NULL,
       PRIMARY KEY (room, seq)
     );
+    """,
+    // 2: a summary per room, written with each commit (`Store.saveSummary`), so that the board
+    // list is one read of this table: nothing is decoded. NULL for rooms stored before it.
     """
+    ALTER TABLE rooms ADD COLUMN epoch TEXT;
+    ALTER TABLE rooms ADD COLUMN seq INTEGER;
+    ALTER TABLE rooms ADD COLUMN lists INTEGER;
+    ALTER TABLE rooms ADD COLUMN items INTEGER;
+    ALTER TABLE rooms ADD COLUMN updated_ms INTEGER;
+    """,
   ]
 
   /// The version this build writes.

@@ -6,6 +6,7 @@ extension StoreWriter {
     case appended(Result<UInt64, StoreError>)
     case snapshot(Result<Void, StoreError>)
     case barrier
+    case board(Result<BoardWriteResult, StoreError>)
   }
 
   /// Writes a whole batch in one transaction, commits, then runs the completions in queue order.
@@ -23,7 +24,8 @@ extension StoreWriter {
       var committed = false
       do {
         try connection.statement("BEGIN IMMEDIATE").run()
-        for job in batch {
+        let superseded = StoreWriter.supersededSummaries(batch)
+        for (index, job) in batch.enumerated() {
           switch job {
           case .append(let room, let ops, _, _):
             outcomes.append(.appended(try write(room: room, ops: ops, updated: &updated)))
@@ -31,6 +33,9 @@ extension StoreWriter {
             outcomes.append(.snapshot(try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)))
           case .barrier:
             outcomes.append(.barrier)
+          case .board(let write, _):
+            outcomes.append(
+              .board(.success(try self.write(write, updated: &updated, superseded: superseded.contains(index)))))
           }
         }
         try connection.statement("COMMIT").run()
@@ -43,6 +48,7 @@ extension StoreWriter {
           case .append: .appended(.failure(error))
           case .snapshot: .snapshot(.failure(error))
           case .barrier: .barrier
+          case .board: .board(.failure(error))
           }
         }
       }
@@ -54,6 +60,7 @@ extension StoreWriter {
       case (.append(_, _, _, let completion), .appended(let result)): completion(result)
       case (.snapshot(_, _, _, let completion), .snapshot(let result)): completion(result)
       case (.barrier(let done), _): done()
+      case (.board(_, let completion), .board(let result)): completion(result)
       default: preconditionFailure("outcome does not match its job")
       }
     }
@@ -98,7 +105,7 @@ extension StoreWriter {
   }
 
   /// The highest durable seq of `room` as seen inside the current transaction; registers new rooms.
-  private func highestSeq(of room: String, updated: inout [String: UInt64]) throws(StoreError) -> UInt64 {
+  func highestSeq(of room: String, updated: inout [String: UInt64]) throws(StoreError) -> UInt64 {
     if let high = updated[room] ?? highWater[room] { return high }
     let insert = try connection.statement("INSERT INTO rooms(name) VALUES (?1) ON CONFLICT DO NOTHING")
     try insert.bind(room, at: 1)

@@ -21,6 +21,9 @@ final class StoreWriter: @unchecked Sendable {
     case snapshot(room: String, seq: UInt64, bytes: [UInt8], completion: @Sendable (Result<Void, StoreError>) -> Void)
     /// Runs once everything queued before it is committed (or failed).
     case barrier(@Sendable () -> Void)
+    /// Replaces, deletes or summarises a whole room (`Store+Boards.swift`); the completion gets
+    /// the room's highest durable seq afterwards and whether it had stored state before.
+    case board(BoardWrite, completion: @Sendable (Result<BoardWriteResult, StoreError>) -> Void)
   }
 
   private let condition = NSCondition()

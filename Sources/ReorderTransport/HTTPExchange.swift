@@ -91,8 +91,8 @@ public struct HTTPResponse: Sendable, Equatable {
 /// Whether a request is the handler's.
 public enum HTTPRouting: Sendable, Equatable {
   /// The handler answers it; a body longer than `maxBodyBytes` is refused with 413 before the
-  /// handler sees the request.
-  case handle(maxBodyBytes: Int)
+  /// handler sees the request (`tooLarge`, or a plain-text 413).
+  case handle(maxBodyBytes: Int, tooLarge: HTTPResponse? = nil)
   /// Not the handler's: served from the static files (GET and HEAD), or 404 / 405.
   case pass
 }

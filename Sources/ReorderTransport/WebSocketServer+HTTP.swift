@@ -37,17 +37,17 @@ extension WebSocketServer {
       return queueResponse(wsi, .text(405, "method not allowed\n", headers: [("allow", "GET, HEAD")]))
     }
     switch handler.route(head) {
-    case .handle(let maxBodyBytes):
+    case .handle(let maxBodyBytes, let tooLarge):
       let declared = head.headers["content-length"].flatMap { Int($0) }
       if let declared, declared > maxBodyBytes {
         discardingBodies[wsi] = false
-        return queueResponse(wsi, Self.tooLarge(maxBodyBytes), close: true)
+        return queueResponse(wsi, tooLarge ?? Self.tooLarge(maxBodyBytes), close: true)
       }
       let hasBody = (declared ?? 0) > 0
       if declared == nil, ["POST", "PUT", "PATCH"].contains(head.method) {
         return queueResponse(wsi, .text(411, "length required: send a Content-Length\n"), close: true)
       }
-      httpExchanges[wsi] = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes)
+      httpExchanges[wsi] = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes, tooLarge: tooLarge)
       // A POST with an explicit empty body still gets lws' body callbacks, which dispatch it.
       if !hasBody && !(head.method == "POST" && declared == 0) { dispatchHTTP(wsi) }
       return 0
@@ -62,7 +62,7 @@ extension WebSocketServer {
     if exchange.body.count + chunk.count > exchange.maxBodyBytes {
       httpExchanges[wsi] = nil
       discardingBodies[wsi] = false
-      return queueResponse(wsi, Self.tooLarge(exchange.maxBodyBytes), close: true)
+      return queueResponse(wsi, exchange.tooLarge ?? Self.tooLarge(exchange.maxBodyBytes), close: true)
     }
     exchange.body.append(contentsOf: chunk)
     return 0
@@ -266,13 +266,16 @@ extension WebSocketServer {
 final class HTTPExchange {
   let head: HTTPRequestHead
   let maxBodyBytes: Int
+  /// The handler's 413, if it gave one.
+  let tooLarge: HTTPResponse?
   var body: [UInt8] = []
   /// 0 until the request is handed to the handler.
   var id: UInt64 = 0
 
-  init(head: HTTPRequestHead, maxBodyBytes: Int) {
+  init(head: HTTPRequestHead, maxBodyBytes: Int, tooLarge: HTTPResponse?) {
     self.head = head
     self.maxBodyBytes = maxBodyBytes
+    self.tooLarge = tooLarge
   }
 }
 

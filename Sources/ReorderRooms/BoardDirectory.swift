@@ -1,0 +1,69 @@
+/// What the HTTP API needs from storage beyond `RoomStore`: whole boards written, deleted and
+/// listed. The server's SQLite storage implements it; a store without it gets 503 from the API's
+/// write routes and a list without summaries.
+///
+/// Like `RoomStore`, every call answers through its completion, exactly once, on any thread; the
+/// writes are ordered with the same store's appends and snapshots (queued after those before them).
+public protocol BoardDirectory: RoomStore {
+  /// Replaces everything stored for `room` by `entries` (seqs from 1, op 1 carrying the new epoch)
+  /// and `snapshot`, in one durable transaction. Answers with the room's last seq.
+  func replaceBoard(
+    room: String, entries: [LogEntry], snapshot: RoomSnapshot?, summary: BoardSummary,
+    completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void)
+  /// Deletes everything stored for `room` (ops, snapshots, summary). Answers whether it had any.
+  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void)
+  /// Records `summary` for a stored room after the appends queued before it; failures are logged.
+  func saveSummary(room: String, summary: BoardSummary)
+  /// Up to `limit` stored boards with names after `after` (from the first without it), by name.
+  func boards(
+    after: String?, limit: Int, completion: @escaping @Sendable (Result<[BoardListing], RoomStoreError>) -> Void)
+}
+
+/// A board's figures as the list shows them, written with each commit.
+public struct BoardSummary: Sendable, Equatable {
+  /// The room's history id.
+  public var epoch: String
+  /// Its last seq.
+  public var seq: UInt64
+  /// Lists on the board.
+  public var lists: Int
+  /// Items created on the board, deleted ones included (what `--max-items-per-room` counts).
+  public var items: Int
+
+  /// A summary.
+  public init(epoch: String, seq: UInt64, lists: Int, items: Int) {
+    self.epoch = epoch
+    self.seq = seq
+    self.lists = lists
+    self.items = items
+  }
+}
+
+/// A stored board in the list; `summary` is nil for one stored before summaries were kept.
+public struct BoardListing: Sendable, Equatable {
+  /// The room name.
+  public var room: String
+  /// Its summary, if written.
+  public var summary: BoardSummary?
+  /// When the summary was written (milliseconds since 1970, UTC).
+  public var updatedMilliseconds: Int64?
+
+  /// A listing.
+  public init(room: String, summary: BoardSummary?, updatedMilliseconds: Int64?) {
+    self.room = room
+    self.summary = summary
+    self.updatedMilliseconds = updatedMilliseconds
+  }
+}
+
+extension Room {
+  /// The room's figures now, for `BoardDirectory.saveSummary`.
+  public var summary: BoardSummary {
+    BoardSummary(epoch: epoch, seq: seq, lists: board.listCount, items: board.itemCount)
+  }
+}
+
+extension PreparedRoom {
+  /// The loaded room's figures (a board listed before summaries were kept).
+  public var summary: BoardSummary { room.summary }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import ReorderRooms
+import ReorderTransport
+
+/// `GET /api/v1/boards?limit=&cursor=`: the stored boards by name, a page at a time, from the
+/// store's per-room summaries (no room is loaded for it). A board in memory shows its figures
+/// there (ops being committed included); one stored before summaries were kept is read once on
+/// the reader thread and its summary saved.
+extension RoomsDriver {
+  /// Boards per page unless `limit` says (1…1,000).
+  static let defaultListLimit = 100
+
+  func boards(_ head: HTTPRequestHead, _ responder: HTTPResponder) {
+    guard let directory else {
+      return responder.respond(
+        APIRoutes.Problem(503, "storage unavailable", "this storage cannot list boards").response)
+    }
+    let limitText = head.queryValue("limit") ?? "\(Self.defaultListLimit)"
+    guard let limit = Int(limitText), (1...1_000).contains(limit) else {
+      return responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
+    }
+    var after: String?
+    if let cursor = head.queryValue("cursor"), !cursor.isEmpty {
+      guard let name = BoardCursor.decode(cursor) else {
+        return responder.respond(
+          APIRoutes.Problem(400, "bad request", "cursor is not one this server gave (use next as it came)").response)
+      }
+      after = name
+    }
+    // One more than asked: whether there is a next page.
+    directory.boards(after: after, limit: limit + 1) { [weak self] result in
+      switch result {
+      case .failure(let error):
+        responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+      case .success(let listings):
+        self?.fillSummaries(listings, directory) { [weak self] listings in
+          self?.transport?.post { [weak self] in self?.answerBoards(listings, limit: limit, responder) }
+        }
+      }
+    }
+  }
+
+  /// Reads the boards that have no summary yet (stored by an older version) and saves theirs.
+  /// On the store's reader thread, one board after another.
+  private func fillSummaries(
+    _ listings: [BoardListing], _ directory: any BoardDirectory,
+    _ done: @escaping @Sendable ([BoardListing]) -> Void
+  ) {
+    guard let index = listings.firstIndex(where: { $0.summary == nil }) else { return done(listings) }
+    let name = listings[index].room
+    RoomLoad(room: name, boards: apiBoards).run(on: storage) { [weak self] result in
+      var listings = listings
+      if case .success(let prepared) = result {
+        directory.saveSummary(room: name, summary: prepared.summary)
+        listings[index].summary = prepared.summary
+        listings[index].updatedMilliseconds = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+      } else {
+        listings[index].summary = BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
+      }
+      self?.fillSummaries(listings, directory, done)
+    }
+  }
+
+  private func answerBoards(_ listings: [BoardListing], limit: Int, _ responder: HTTPResponder) {
+    let page = listings.prefix(limit)
+    var boards: [JSONValue] = []
+    for listing in page {
+      var summary = listing.summary ?? BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
+      if let room = registry.room(listing.room) {
+        // Deleted meanwhile (an empty board in its place, the delete not yet committed).
+        if room.seq == 0 { continue }
+        summary = room.summary
+      }
+      let updated = Date(timeIntervalSince1970: Double(listing.updatedMilliseconds ?? 0) / 1_000)
+      boards.append(
+        .object([
+          ("room", .string(listing.room)), ("seq", .number(Double(summary.seq))), ("epoch", .string(summary.epoch)),
+          ("lists", .number(Double(summary.lists))), ("items", .number(Double(summary.items))),
+          ("online", .number(Double(registry.onlineCount(room: listing.room)))),
+          ("updated_at", .string(BoardCursor.rfc3339(updated))),
+        ]))
+    }
+    let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
+    responder.respond(APIRoutes.json(200, .object([("boards", .array(boards)), ("next", next)])))
+  }
+}
+
+/// The board list's `cursor`: opaque to callers (base64url of the last name of the page before).
+enum BoardCursor {
+  static func encode(_ name: String) -> String {
+    Data(("b:" + name).utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+      .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+  }
+
+  static func decode(_ cursor: String) -> String? {
+    var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+    guard let data = Data(base64Encoded: text), let decoded = String(data: data, encoding: .utf8),
+      decoded.hasPrefix("b:")
+    else { return nil }
+    let name = String(decoded.dropFirst(2))
+    guard case .success = RoomPath.validate(Array(name.utf8)) else { return nil }
+    return name
+  }
+
+  /// `2026-12-01T18:04:05.123Z`.
+  static func rfc3339(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    return formatter.string(from: date)
+  }
+}

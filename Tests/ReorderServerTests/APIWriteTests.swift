@@ -1,0 +1,286 @@
+import Foundation
+import ReorderRooms
+import TestSupport
+import Testing
+
+@testable import ReorderServer
+
+/// The API's writes over real sockets: `PUT` and `DELETE /api/v1/boards/{room}`, `POST …/ops`,
+/// and the paginated board list, each with its documented errors.
+@Suite("HTTP API writes", .serialized)
+struct APIWriteTests {
+  /// A server without tokens, with an API key, on a data directory (so a restart can be checked).
+  final class Server {
+    let directory: TemporaryDirectory
+    var server: TestServer?
+    init(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
+      directory = try TemporaryDirectory()
+      try directory.write("keys", APITests.key + "\n")
+      try start(demo: demo, maxItems: maxItems, historyOps: historyOps)
+    }
+    func start(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
+      let path = directory.path
+      server = try TestServer(data: path + "/data") { configuration in
+        configuration.demo = demo
+        configuration.apiKeyFile = path + "/keys"
+        if let maxItems { configuration.maxItemsPerRoom = maxItems }
+        if let historyOps { configuration.historyOps = historyOps }
+      }
+    }
+    func restart() throws {
+      server = nil
+      try start()
+    }
+    deinit {
+      server = nil
+      directory.remove()
+    }
+    var port: Int { server!.port }
+    func call(_ method: String, _ path: String, key: String? = APITests.key, body: String? = nil) throws
+      -> (status: Int, json: JSONValue?, headers: [String: String])
+    {
+      try APITests().call(port, method, path, key: key, body: body)
+    }
+  }
+
+  static let board = #"""
+    {"lists":[{"id":"todo","title":"To do","layout":"list","items":[{"id":"a","fields":{"title":"A","price":3}},
+    {"id":"b","fields":{"title":"B"}}]},{"id":"people","title":"People","layout":"grid","items":[{"id":"ann",
+    "fields":{"title":"Ann"}}]}],"assignments":[{"item":"a","target":"ann"}]}
+    """#
+
+  @Test("PUT creates a board (201) in one durable batch that a join and a restart see; 409 when it exists")
+  func create() throws {
+    let server = try Server()
+    let created = try server.call("PUT", "/api/v1/boards/plan", body: Self.board)
+    #expect(created.status == 201)
+    #expect(created.json?["room"] == .string("plan"))
+    let seq = created.json?["seq"]?.numberValue
+    #expect(seq == 6)  // 2 lists + 3 items + 1 assignment
+    #expect(boardItems(created.json?["board"], list: "todo") == ["a", "b"])
+    #expect(created.json?["board"]?["totals"]?["ann"]?["count"] == .number(1))
+    let client = try RoomClient.join(port: server.port, room: "plan", client: "c")
+    #expect(client.welcome["seq"]?.numberValue == seq)
+    #expect(client.welcome["epoch"] == created.json?["epoch"])
+    #expect(boardItems(client.welcome["board"], list: "people") == ["ann"])
+    client.close()
+    let again = try server.call("PUT", "/api/v1/boards/plan", body: Self.board)
+    #expect(again.status == 409)
+    #expect(again.headers["content-type"] == "application/problem+json")
+    try server.restart()
+    let read = try server.call("GET", "/api/v1/boards/plan")
+    #expect(read.status == 200)
+    #expect(read.json?["seq"]?.numberValue == seq)
+    #expect(read.json?["epoch"] == created.json?["epoch"])
+    #expect(boardItems(read.json?["board"], list: "todo") == ["a", "b"])
+  }
+
+  @Test("PUT refuses what an op would refuse: 422 with the code and where, 400 for a body that is not an object")
+  func createInvalid() throws {
+    let server = try Server(maxItems: 2)
+    let cases: [(body: String, code: String, at: String)] = [
+      (
+        #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"},{"id":"x"}]}]}"#, "duplicate_item",
+        "lists[0].items[1]"
+      ),
+      (
+        #"{"lists":[{"id":"l","title":"L","layout":"list"},{"id":"l","title":"M","layout":"grid"}]}"#, "duplicate_list",
+        "lists[1]"
+      ),
+      (#"{"lists":[{"id":"l","title":"L","layout":"table"}]}"#, "invalid_value", "lists[0]"),
+      (
+        #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"},{"id":"y"},{"id":"z"}]}]}"#, "item_limit",
+        "lists[0].items[2]"
+      ),
+      (
+        #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"}]}],"assignments":[{"item":"x","target":"nope"}]}"#,
+        "unknown_item", "assignments[0]"
+      ),
+      (#"{"lists":[{"title":"L","layout":"list"}]}"#, "missing_field", "lists[0]"),
+      (#"{"lists":{}}"#, "wrong_type", ""),
+      (#"{}"#, "missing_field", ""),
+    ]
+    for (body, code, at) in cases {
+      let reply = try server.call("PUT", "/api/v1/boards/bad", body: body)
+      #expect(reply.status == 422, "\(body)")
+      #expect(reply.json?["code"] == .string(code), "\(body): \(String(describing: reply.json))")
+      #expect(reply.json?["at"] == .string(at), "\(body)")
+    }
+    let huge = try server.call("PUT", "/api/v1/boards/bad", body: String(repeating: " ", count: (1 << 20) + 1))
+    #expect(huge.status == 413)
+    #expect(huge.headers["content-type"] == "application/problem+json")
+    #expect(huge.json?["status"] == .number(413))
+    #expect(try server.call("PUT", "/api/v1/boards/bad", body: "[1]").status == 400)
+    #expect(try server.call("PUT", "/api/v1/boards/bad", body: "").status == 400)
+    #expect(try server.call("PUT", "/api/v1/boards/bad%20name", body: "{}").status == 404)
+    #expect(try server.call("PUT", "/api/v1/boards/bad", key: nil, body: Self.board).status == 401)
+    #expect(try server.call("GET", "/api/v1/boards/bad").status == 404)
+  }
+
+  @Test("PUT ?replace=true replaces a board (200, new epoch); its connected clients get a fresh welcome")
+  func replace() throws {
+    let server = try Server(demo: true)
+    let old = try RoomClient.join(port: server.port, room: "cities", client: "c")
+    let oldEpoch = old.welcome["epoch"]
+    old.op("c:1", Ops.move("paris", list: "cities"))
+    _ = try old.applied(id: "c:1")
+    let body = #"{"lists":[{"id":"only","title":"Only","layout":"grid","items":[{"id":"x","fields":{}}]}]}"#
+    #expect(try server.call("PUT", "/api/v1/boards/cities", body: body).status == 409)
+    let replaced = try server.call("PUT", "/api/v1/boards/cities?replace=true", body: body)
+    #expect(replaced.status == 200)
+    #expect(replaced.json?["seq"] == .number(2))
+    #expect(replaced.json?["epoch"] != oldEpoch)
+    let welcome = try old.next(type: "welcome")
+    #expect(welcome["epoch"] == replaced.json?["epoch"])
+    #expect(welcome["seq"] == .number(2))
+    #expect(welcome["session"] == old.welcome["session"])
+    #expect(boardItems(welcome["board"], list: "only") == ["x"])
+    // The connection goes on editing the new board.
+    old.op("c:2", Ops.move("x", list: "only"))
+    #expect(try old.applied(id: "c:2")["seq"] == .number(3))
+    // A missing board with replace=true is created.
+    #expect(try server.call("PUT", "/api/v1/boards/fresh?replace=true", body: body).status == 201)
+    old.close()
+  }
+
+  @Test(
+    "DELETE closes the board's connections with 4404 and removes it from storage and the list; 404 if it never existed")
+  func delete() throws {
+    let server = try Server(demo: true)
+    let a = try RoomClient.join(port: server.port, room: "food", client: "a")
+    let b = try RoomClient.join(port: server.port, room: "food", client: "b")
+    let deleted = try server.call("DELETE", "/api/v1/boards/food")
+    #expect(deleted.status == 204)
+    for client in [a, b] {
+      let closed = client.waitForClose(timeout: 10)
+      #expect(closed?.code == 4404)
+      #expect(closed?.reason == "board deleted")
+    }
+    #expect(try server.call("GET", "/api/v1/boards/food").status == 404)
+    #expect(try server.call("GET", "/api/v1/boards/food/ops?since=0").status == 404)
+    let list = try server.call("GET", "/api/v1/boards")
+    guard case .array(let boards)? = list.json?["boards"] else {
+      Issue.record("no list")
+      return
+    }
+    #expect(!boards.contains { $0["room"] == .string("food") })
+    #expect(try server.call("DELETE", "/api/v1/boards/food").status == 404)
+    #expect(try server.call("DELETE", "/api/v1/boards/never-was").status == 404)
+    // A later join starts an empty board with a new epoch; a restart does not bring the old one back.
+    let c = try RoomClient.join(port: server.port, room: "food", client: "c")
+    #expect(c.welcome["seq"] == .number(0))
+    #expect(boardItems(c.welcome["board"], list: "foods").isEmpty)
+    c.close()
+    try server.restart()
+    #expect(try server.call("GET", "/api/v1/boards/food").status == 404)
+    #expect(try server.call("PUT", "/api/v1/boards/food", body: Self.board).status == 201)
+  }
+
+  @Test("POST ops applies them in order as by api, once durable; the same id again answers the same result")
+  func ops() throws {
+    let server = try Server(demo: true)
+    let watcher = try RoomClient.join(port: server.port, room: "cities", client: "w")
+    let base = watcher.welcome["seq"]?.numberValue ?? 0
+    let body = """
+      {"ops":[{"id":"o1","op":\(Ops.move("paris", list: "cities").jsonText)},
+      {"id":"o2","op":\(Ops.move("ghost", list: "cities").jsonText)},
+      {"id":"o3","op":{"kind":"fly"}},
+      {"id":"o4","op":\(Ops.insert("rome", list: "cities", after: "tokyo").jsonText)}]}
+      """
+    let reply = try server.call("POST", "/api/v1/boards/cities/ops", body: body)
+    #expect(reply.status == 200)
+    guard case .array(let results)? = reply.json?["results"], results.count == 4 else {
+      Issue.record("results: \(String(describing: reply.json))")
+      return
+    }
+    #expect(results[0]["type"] == .string("applied"))
+    #expect(results[0]["seq"] == .number(base + 1))
+    #expect(results[0]["op"]?["item"] == .string("paris"))
+    #expect(results[1]["type"] == .string("rejected"))
+    #expect(results[1]["code"] == .string("unknown_item"))
+    #expect(results[2]["code"] == .string("unknown_kind"))
+    #expect(results[3]["seq"] == .number(base + 2))
+    // Connected clients see them live, by api.
+    let first = try watcher.applied(id: "o1")
+    #expect(first["by"] == .string("api"))
+    #expect(try watcher.applied(id: "o4")["seq"] == .number(base + 2))
+    // Idempotent by id: the same results, applied once.
+    let again = try server.call("POST", "/api/v1/boards/cities/ops", body: body)
+    guard case .array(let repeated)? = again.json?["results"] else { return }
+    #expect(repeated[0] == results[0])
+    #expect(repeated[3] == results[3])
+    let read = try server.call("GET", "/api/v1/boards/cities")
+    #expect(read.json?["seq"] == .number(base + 2))
+    // A board that is not loaded is loaded for it (and unloaded later as any idle room).
+    let numbers = try server.call(
+      "POST", "/api/v1/boards/numbers/ops", body: #"{"ops":[{"id":"n","op":{"kind":"delete","item":"n1"}}]}"#)
+    guard case .array(let deleted)? = numbers.json?["results"] else { return }
+    #expect(deleted.first?["seq"] == .number(102))
+    // The request's errors.
+    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: "nope").status == 400)
+    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: #"{"ops":{}}"#).status == 422)
+    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: #"{"ops":[{"op":{}}]}"#).status == 422)
+    let tooMany =
+      "{\"ops\":["
+      + (0...1_000).map { #"{"id":"x\#($0)","op":{"kind":"delete","item":"tokyo"}}"# }
+      .joined(separator: ",") + "]}"
+    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: tooMany).status == 413)
+    watcher.close()
+  }
+
+  @Test("GET boards lists every board with seq, epoch, lists, items, online, updated_at, a page at a time")
+  func list() throws {
+    let server = try Server(demo: true)
+    let c = try RoomClient.join(port: server.port, room: "home", client: "c")
+    var names: [String] = []
+    var cursor: String?
+    var pages = 0
+    repeat {
+      let path = "/api/v1/boards?limit=3" + (cursor.map { "&cursor=\($0)" } ?? "")
+      let page = try server.call("GET", path)
+      #expect(page.status == 200)
+      guard case .array(let boards)? = page.json?["boards"] else { break }
+      #expect(boards.count <= 3)
+      for board in boards {
+        for field in ["room", "seq", "epoch", "lists", "items", "online", "updated_at"] {
+          #expect(board[field] != nil, "\(field) missing in \(board)")
+        }
+        if board["room"] == .string("numbers") {
+          #expect(board["seq"] == .number(101))
+          #expect(board["lists"] == .number(1))
+          #expect(board["items"] == .number(100))
+        }
+        if board["room"] == .string("home") { #expect(board["online"] == .number(1)) }
+        let stamp = board["updated_at"]?.stringValue ?? ""
+        #expect(stamp.hasSuffix("Z") && stamp.count >= 20, "\(stamp)")
+      }
+      names += boards.compactMap { $0["room"]?.stringValue }
+      cursor = page.json?["next"]?.stringValue
+      pages += 1
+    } while cursor != nil && pages < 10
+    #expect(names == ["cities", "food", "home", "numbers"])
+    #expect(pages == 2)
+    #expect(try server.call("GET", "/api/v1/boards?limit=0").status == 400)
+    #expect(try server.call("GET", "/api/v1/boards?cursor=%21%21").status == 400)
+    c.close()
+  }
+
+  @Test("A re-sent id answers its first result after a restart, and beyond the ops kept in memory (read from the log)")
+  func idempotentAcrossRestart() throws {
+    let server = try Server(demo: true, historyOps: 2)
+    func post(_ ids: ClosedRange<Int>) throws -> [JSONValue] {
+      let ops = ids.map { #"{"id":"r\#($0)","op":\#(Ops.move("n\($0)", list: "numbers").jsonText)}"# }
+      let reply = try server.call(
+        "POST", "/api/v1/boards/numbers/ops", body: #"{"ops":[\#(ops.joined(separator: ","))]}"#)
+      guard case .array(let results)? = reply.json?["results"] else { return [] }
+      return results
+    }
+    let first = try post(1...6)
+    #expect(first.map { $0["seq"] } == (102...107).map { .number(Double($0)) })
+    #expect(try post(1...1) == [first[0]])
+    // A reload keeps the frames of the last 2 ops (--history-ops): r1…r4 come from the log.
+    try server.restart()
+    #expect(try post(1...6) == first)
+    #expect(try server.call("GET", "/api/v1/boards/numbers").json?["seq"] == .number(107))
+  }
+}
