@@ -51,6 +51,11 @@ struct MetricsText {
       [([], Double(t.queuedBytes))])
     m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
     m.family(
+      "reorder_webhook_deliveries_total", "counter",
+      "Webhook events by outcome: delivered (2xx), retried (an attempt failed, another follows), failed (the "
+        + "last attempt failed), dropped (the queue was full), merged (folded into a later board.changed).",
+      statistics.webhooks.results.map { ([("result", $0.result)], Double($0.count)) })
+    m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
     m.family(
