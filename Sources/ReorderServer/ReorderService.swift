@@ -78,9 +78,8 @@ public final class ReorderService: @unchecked Sendable {
       storeBytes: {
         guard directory != ":memory:" else { return 0 }
         return ["", "-wal", "-shm"].reduce(0) { total, suffix in
-          let path = directory + "/reorder.sqlite3" + suffix
-          let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-          return total + size
+          var status = stat()
+          return total + (stat(directory + "/reorder.sqlite3" + suffix, &status) == 0 ? Int(status.st_size) : 0)
         }
       },
       snapshot: { [weak transport, driver, store] completion in
