@@ -6,8 +6,11 @@ import ReorderTransport
 /// service thread, and renders them — with the `/proc` and data directory figures, which read
 /// files — on a queue of its own, so a scrape costs the service thread one snapshot only.
 final class MetricsEndpoint: Sendable {
-  /// Takes a `ServerStatistics` snapshot on the service thread and hands it over (`ReorderService.statistics`).
+  /// Takes a `ServerStatistics` snapshot on the service thread (posting to it) and hands it over.
   let snapshot: @Sendable (@escaping @Sendable (ServerStatistics) -> Void) -> Void
+  /// The snapshot now; on the service thread only (the main port's requests are handled there,
+  /// and a post would cost one more pass of its loop over every socket).
+  let current: @Sendable () -> ServerStatistics
   /// Bytes of the database files.
   let storeBytes: @Sendable () -> Int
   /// With `--metrics-auth`, the keys a scrape must present.
@@ -15,27 +18,30 @@ final class MetricsEndpoint: Sendable {
   private let queue = DispatchQueue(label: "reorder-metrics")
 
   init(
-    keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int,
+    keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int, current: @escaping @Sendable () -> ServerStatistics,
     snapshot: @escaping @Sendable (@escaping @Sendable (ServerStatistics) -> Void) -> Void
   ) {
     self.keys = keys
     self.storeBytes = storeBytes
+    self.current = current
     self.snapshot = snapshot
   }
 
-  /// Any thread: answers `request` (a GET or HEAD of `/metrics`) through `responder`, later.
-  func answer(_ request: HTTPRequest, responder: HTTPResponder) {
+  /// Answers `request` (a GET or HEAD of `/metrics`) through `responder`, later. On the service
+  /// thread pass `onServiceThread`: the snapshot is taken at once; elsewhere it is posted for.
+  func answer(_ request: HTTPRequest, responder: HTTPResponder, onServiceThread: Bool = false) {
     if let keys, !keys.accepts(authorization: request.head.headers["authorization"]) {
       responder.respond(
         .text(401, "unauthorized: send Authorization: Bearer <API key>\n", headers: [("www-authenticate", "Bearer")]))
       return
     }
-    snapshot { [queue, storeBytes] statistics in
+    let render: @Sendable (ServerStatistics) -> Void = { [queue, storeBytes] statistics in
       queue.async {
         responder.respond(
           HTTPRoutes.metrics(MetricsText.render(statistics, process: .read(), storeBytes: storeBytes())))
       }
     }
+    if onServiceThread { render(current()) } else { snapshot(render) }
   }
 }
 

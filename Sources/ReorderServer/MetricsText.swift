@@ -96,9 +96,17 @@ struct MetricsText {
     value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
   }
 
-  /// A label value with `\`, `"` and newlines escaped.
+  /// A label value with `\`, `"` and newlines escaped. Byte by byte, and only when one is there:
+  /// every scrape escapes every label value.
   static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n")
+    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }
+    guard text.utf8.contains(where: special) else { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 8)
+    for byte in text.utf8 {
+      if special(byte) { out.append(UInt8(ascii: "\\")) }
+      out.append(byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : byte)
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 }

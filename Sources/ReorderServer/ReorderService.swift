@@ -82,7 +82,10 @@ public final class ReorderService: @unchecked Sendable {
           return total + (stat(directory + "/reorder.sqlite3" + suffix, &status) == 0 ? Int(status.st_size) : 0)
         }
       },
-      snapshot: { [weak transport, driver, store] completion in
+      // The driver holds the endpoint: unowned and weak here, or neither would ever be freed.
+      current: { [unowned driver, store] in ReorderService.statistics(driver, store) },
+      snapshot: { [weak transport, weak driver, store] completion in
+        guard let driver else { return }
         transport?.post { completion(ReorderService.statistics(driver, store)) }
       })
     do {

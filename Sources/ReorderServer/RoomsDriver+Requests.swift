@@ -48,7 +48,7 @@ extension RoomsDriver {
     case .api:
       handleAPI(request, responder: responder)
     case .metrics:
-      metrics?.answer(request, responder: responder)
+      metrics?.answer(request, responder: responder, onServiceThread: true)
     case .methodNotAllowed(let allow):
       responder.respond(.text(405, "method not allowed\n", headers: [("allow", allow)]))
     case nil:

@@ -5,8 +5,8 @@
 /// Rules (docs/WEBHOOKS.md):
 /// - A room's durable changes gather into one pending `board.changed` (`from_seq` of the first,
 ///   `to_seq` of the last), released when the room has been quiet `debounceSeconds`, or
-///   `maxWaitSeconds` after the first change it covers; a new epoch, `board.created` and
-///   `board.deleted` release it first.
+///   `maxWaitSeconds` after the first change it covers; a new epoch, `board.deleted` and a
+///   `board.created` of another epoch release it first.
 /// - The events of one room go out in order: one attempt at a time per room, and a room's event
 ///   waits while an earlier one of the same room is queued (retries included).
 /// - A released `board.changed` merges into the room's last queued one when that is a
@@ -68,9 +68,10 @@ struct WebhookQueue {
       epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, firstAt: now, lastAt: now, lastWall: wall)
   }
 
-  /// `room` was created (or replaced) with `epoch`.
+  /// `room` was created (or replaced) with `epoch`. A pending change of an older epoch goes first;
+  /// one of this epoch (the ops that created the board) stays pending, to follow the creation.
   mutating func created(room: String, epoch: String, now: Double, wall: Double) {
-    release(room, now: now)
+    if pending[room]?.epoch != epoch { release(room, now: now) }
     enqueue(WebhookEvent(room: room, kind: .created(epoch: epoch), at: wall), now: now)
   }
 

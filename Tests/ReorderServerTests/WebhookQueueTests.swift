@@ -102,6 +102,28 @@ struct WebhookQueueTests {
     #expect(inFlight == 3, "1-3 in flight, 4-6 merged, the delete")
   }
 
+  @Test("a replaced board: the old epoch's changes, then board.created, then the new epoch's changes")
+  func replacedBoard() {
+    var queue = makeQueue()
+    queue.changed(room: "r", epoch: "old", fromSeq: 5, toSeq: 6, now: 0, wall: 0)
+    queue.changed(room: "r", epoch: "new", fromSeq: 1, toSeq: 3, now: 0.5, wall: 0)  // the PUT's batch
+    queue.created(room: "r", epoch: "new", now: 0.6, wall: 0)
+    var order: [String] = []
+    var now = 0.6
+    while let wake = queue.nextWake() {
+      now = max(now, wake)
+      for attempt in queue.due(now: now) {
+        switch attempt.event.kind {
+        case .changed(let epoch, let from, let to): order.append("changed \(epoch) \(from)-\(to)")
+        case .created(let epoch): order.append("created \(epoch)")
+        case .deleted: order.append("deleted")
+        }
+        queue.completed(id: attempt.id, delivered: true, now: now)
+      }
+    }
+    #expect(order == ["changed old 5-6", "created new", "changed new 1-3"])
+  }
+
   @Test("a full queue drops the oldest board.changed of the same room first, and counts it")
   func boundedQueue() {
     var timing = Self.timing
