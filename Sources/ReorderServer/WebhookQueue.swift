@@ -125,9 +125,6 @@ struct WebhookQueue {
     return (releases + retries).min()
   }
 
-  /// Events waiting, in flight, or pending in a room's debounce.
-  var isIdle: Bool { queue.isEmpty && pending.isEmpty }
-
   private func deadline(_ change: Pending) -> Double {
     min(change.lastAt + timing.debounceSeconds, change.firstAt + timing.maxWaitSeconds)
   }
