@@ -105,7 +105,8 @@ public final class HTTPClient: @unchecked Sendable {
     }
     info.ssl_connection = flags
     info.opaque_user_data = Unmanaged.passUnretained(exchange).toOpaque()
-    let hostHeader = target.port == (target.secure ? 443 : 80) ? target.host : "\(target.host):\(target.port)"
+    let name = target.host.contains(":") ? "[\(target.host)]" : target.host  // an IPv6 literal
+    let hostHeader = target.port == (target.secure ? 443 : 80) ? name : "\(name):\(target.port)"
     let wsi = target.host.withCString { address in
       target.path.withCString { path in
         hostHeader.withCString { host in

@@ -56,6 +56,11 @@ struct WebhookTests {
     let statistics = webhookStatistics(server)
     #expect(statistics.retried == 2)
     #expect(statistics.failed == 0)
+    let metrics = MetricsTests()
+    let samples = try metrics.parsed(try httpGet(port: server.port, rawPath: "/metrics").text)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=delivered}") == 1)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=retried}") == 2)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=dropped}") == 0)
     client.close()
     server.server.shutdown()
   }
