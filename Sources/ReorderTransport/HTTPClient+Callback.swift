@@ -26,6 +26,9 @@ extension HTTPClient {
       guard let start = cursor.pointee else { return -1 }
       return appendHeaders(exchange, wsi, cursor, end: start + length)
     case LWS_CALLBACK_CLIENT_HTTP_WRITEABLE:
+      // Once: lws may call again for the response's sake after the body went.
+      guard !exchange.bodySent else { return 0 }
+      exchange.bodySent = true
       lws_client_http_body_pending(wsi, 0)
       let count = exchange.request.body.count
       let written = exchange.outgoing.withUnsafeMutableBufferPointer { buffer in

@@ -65,6 +65,7 @@ final class HTTPClientExchange {
   let completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
   /// The body with `LWS_PRE` bytes of headroom in front, as `lws_write` wants it.
   var outgoing: [UInt8]
+  var bodySent = false
   var status: Int?
   var received: [UInt8] = []
   var wsi: OpaquePointer?
