@@ -56,6 +56,9 @@ struct MetricsText {
         + "last attempt failed), dropped (the queue was full), merged (folded into a later board.changed).",
       statistics.webhooks.results.map { ([("result", $0.result)], Double($0.count)) })
     m.family(
+      "reorder_webhook_queue_events", "gauge", "Webhook events waiting (for their turn or a retry) or in flight.",
+      [([], Double(statistics.webhooks.queued))])
+    m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
     m.family(

@@ -22,6 +22,7 @@ struct MetricsTests {
     transport.open = 4
     var webhooks = WebhookStatistics()
     webhooks.retried = 2
+    webhooks.queued = 3
     let text = MetricsText.render(
       ServerStatistics(
         transport: transport, rooms: rooms, store: StoreStatistics(), durableLatency: latency, webhooks: webhooks),
@@ -38,6 +39,7 @@ struct MetricsTests {
     #expect(lines.contains("reorder_store_bytes 123"))
     #expect(lines.contains(#"reorder_webhook_deliveries_total{result="retried"} 2"#))
     #expect(lines.contains(#"reorder_webhook_deliveries_total{result="dropped"} 0"#))
+    #expect(lines.contains("reorder_webhook_queue_events 3"))
     let buckets = lines.filter { $0.hasPrefix("reorder_op_commit_seconds_bucket") }
     let counts = buckets.compactMap { Int($0.split(separator: " ").last!) }
     #expect(counts == counts.sorted(), "cumulative")
