@@ -117,12 +117,17 @@ struct WebhookQueue {
     statistics.queued = queue.count
   }
 
-  /// When `due` next has something to do (nil: nothing pending or waiting for a retry), assuming
-  /// no new input. Attempts in flight wake it through `completed`.
+  /// When `due` next has something to do (nil: nothing pending, nothing that could start), assuming
+  /// no new input. An event that waits behind one in flight (of its room, or for a free slot) does
+  /// not count: that attempt's `completed` is the next thing to happen, not a time.
   func nextWake() -> Double? {
-    let releases = pending.values.map(deadline)
-    let retries = queue.lazy.filter { !$0.inFlight }.map(\.dueAt)
-    return (releases + retries).min()
+    var earliest = pending.values.map(deadline).min()
+    guard queue.count(where: { $0.inFlight }) < timing.maxInFlight else { return earliest }
+    var rooms = Set<String>()
+    for queued in queue where rooms.insert(queued.event.room).inserted && !queued.inFlight {
+      earliest = min(earliest ?? queued.dueAt, queued.dueAt)
+    }
+    return earliest
   }
 
   private func deadline(_ change: Pending) -> Double {

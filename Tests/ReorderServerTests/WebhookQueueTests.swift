@@ -88,6 +88,23 @@ struct WebhookQueueTests {
     #expect(queue.due(now: 7).map(\.event.type) == ["board.deleted"])
   }
 
+  @Test("nothing to wake for while the only startable events wait behind attempts in flight")
+  func noWakeWhileBlocked() {
+    var timing = Self.timing
+    timing.maxInFlight = 2
+    var queue = makeQueue(timing)
+    queue.created(room: "a", epoch: "e", now: 0, wall: 0)
+    queue.deleted(room: "a", now: 0, wall: 0)
+    #expect(queue.due(now: 0).count == 1)
+    #expect(queue.nextWake() == nil, "a's delete waits for its create, which is in flight")
+    queue.created(room: "b", epoch: "e", now: 1, wall: 0)
+    queue.created(room: "c", epoch: "e", now: 1, wall: 0)
+    #expect(queue.due(now: 1).count == 1, "one slot left: b")
+    #expect(queue.nextWake() == nil, "c is due but both slots are taken")
+    queue.completed(id: "msg_t1", delivered: false, now: 2)  // a's create: a retry at 9, c may start now
+    #expect(queue.nextWake() == 1, "c, due since 1")
+  }
+
   @Test("an unsent board.changed merges with the next one of its room; a delete releases the pending change first")
   func mergesAndRelease() {
     var queue = makeQueue()
