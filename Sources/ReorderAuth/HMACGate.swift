@@ -1,5 +1,3 @@
-import CJWT
-
 /// HS256 signature check in constant time, done with libcrypto before libjwt sees the token.
 ///
 /// libjwt 1.10 compares the expected and received signatures with `strcmp` (it returns at the
@@ -9,14 +7,6 @@ enum HMACGate {
   /// Whether `signature` is HMAC-SHA256 of `signingInput` (`header.claims`, as sent) under `secret`.
   static func matches(signature: [UInt8], signingInput: ArraySlice<UInt8>, secret: [UInt8]) -> Bool {
     guard signature.count == 32 else { return false }
-    var digest = [UInt8](repeating: 0, count: 32)
-    var length: UInt32 = 0
-    let produced = secret.withUnsafeBytes { key in
-      signingInput.withUnsafeBytes { input in
-        HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), input.baseAddress, input.count, &digest, &length)
-      }
-    }
-    guard produced != nil, length == 32 else { return false }
-    return CRYPTO_memcmp(digest, signature, 32) == 0
+    return HMACSHA256.constantTimeEqual(HMACSHA256.authenticate(signingInput, key: secret), signature)
   }
 }

@@ -7,7 +7,7 @@ enum HTTPRoutes {
   enum Route: Equatable {
     /// `GET /healthz` (and HEAD).
     case health
-    /// `GET /metrics` (and HEAD): Prometheus text format.
+    /// `GET /metrics` (and HEAD): Prometheus text format (`MetricsEndpoint`).
     case metrics
     /// Anything under `/api/v1` (`APIRoutes`).
     case api
@@ -18,13 +18,14 @@ enum HTTPRoutes {
   /// Largest body any route takes (no route reads a body).
   static let maxBodyBytes = 0
 
-  /// The server's route for `head`, or nil for the static files.
-  static func match(_ head: HTTPRequestHead) -> Route? {
+  /// The server's route for `head`, or nil for the static files. `/metrics` is a route unless
+  /// `metrics` is false (`--metrics-listen` serves it elsewhere): then it is not found.
+  static func match(_ head: HTTPRequestHead, metrics: Bool = true) -> Route? {
     if head.path == "/api/v1" || head.path.hasPrefix("/api/v1/") { return .api }
     let route: Route
     switch head.path {
     case "/healthz": route = .health
-    case "/metrics": route = .metrics
+    case "/metrics" where metrics: route = .metrics
     default: return nil
     }
     return head.method == "GET" || head.method == "HEAD" ? route : .methodNotAllowed(allow: "GET, HEAD")

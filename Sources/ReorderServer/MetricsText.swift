@@ -51,6 +51,14 @@ struct MetricsText {
       [([], Double(t.queuedBytes))])
     m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
     m.family(
+      "reorder_webhook_deliveries_total", "counter",
+      "Webhook events by outcome: delivered (2xx), retried (an attempt failed, another follows), failed (the "
+        + "last attempt failed), dropped (the queue was full), merged (folded into a later board.changed).",
+      statistics.webhooks.results.map { ([("result", $0.result)], Double($0.count)) })
+    m.family(
+      "reorder_webhook_queue_events", "gauge", "Webhook events waiting (for their turn or a retry) or in flight.",
+      [([], Double(statistics.webhooks.queued))])
+    m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
     m.family(
@@ -91,9 +99,17 @@ struct MetricsText {
     value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
   }
 
-  /// A label value with `\`, `"` and newlines escaped.
+  /// A label value with `\`, `"` and newlines escaped. Byte by byte, and only when one is there:
+  /// every scrape escapes every label value.
   static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-      .replacingOccurrences(of: "\n", with: "\\n")
+    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }
+    guard text.utf8.contains(where: special) else { return text }
+    var out: [UInt8] = []
+    out.reserveCapacity(text.utf8.count + 8)
+    for byte in text.utf8 {
+      if special(byte) { out.append(UInt8(ascii: "\\")) }
+      out.append(byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : byte)
+    }
+    return String(decoding: out, as: UTF8.self)
   }
 }

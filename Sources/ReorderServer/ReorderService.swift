@@ -27,7 +27,12 @@ public final class ReorderService: @unchecked Sendable {
   let registry: RoomRegistry
   let driver: RoomsDriver
   let transport: WebSocketServer
+  /// Signed webhooks, when `--webhook-url` is given.
+  let webhooks: Webhooks?
+  /// `--metrics-listen`'s own server, when given.
+  let metricsServer: WebSocketServer?
   private var boundPort = 0
+  private var boundMetricsPort = 0
   private var stopped = false
 
   /// Opens the store and prepares the transport; nothing is bound until `start()`.
@@ -67,26 +72,68 @@ public final class ReorderService: @unchecked Sendable {
     driver.transport = transport
     driver.apiKeys = apiKeys
     driver.apiBoards = ServerBoards.factory(replica: identity.replica)
-    driver.statisticsSource = { [unowned driver, unowned transport, store] in
-      ServerStatistics(
-        transport: transport.statistics, rooms: driver.registry.statistics, store: store.statistics,
-        durableLatency: driver.durableLatency)
-    }
     let directory = configuration.dataPath
-    driver.storeBytes = {
-      guard directory != ":memory:" else { return 0 }
-      return ["", "-wal", "-shm"].reduce(0) { total, suffix in
-        let path = directory + "/reorder.sqlite3" + suffix
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
-        return total + size
+    let endpoint = MetricsEndpoint(
+      keys: configuration.metricsAuth ? apiKeys : nil,
+      storeBytes: {
+        guard directory != ":memory:" else { return 0 }
+        return ["", "-wal", "-shm"].reduce(0) { total, suffix in
+          var status = stat()
+          return total + (stat(directory + "/reorder.sqlite3" + suffix, &status) == 0 ? Int(status.st_size) : 0)
+        }
+      },
+      // The driver holds the endpoint: unowned and weak here, or neither would ever be freed.
+      current: { [unowned driver, store] in ReorderService.statistics(driver, store) },
+      snapshot: { [weak transport, weak driver, store] completion in
+        guard let driver else { return }
+        transport?.post { completion(ReorderService.statistics(driver, store)) }
+      })
+    do {
+      if let address = try configuration.metricsAddress {
+        var metricsTransport = TransportConfiguration()
+        metricsTransport.host = address.host
+        metricsTransport.port = address.port
+        metricsTransport.webRoot = nil
+        metricsServer = try WebSocketServer(
+          configuration: metricsTransport, handler: MetricsListener(endpoint: endpoint))
+      } else {
+        metricsServer = nil
+        driver.metrics = endpoint
       }
+      if let target = try configuration.webhookTarget {
+        webhooks = Webhooks(
+          url: target.url, secret: target.secret, timing: configuration.webhookTiming,
+          client: try HTTPClient(supportsTLS: target.url.hasPrefix("https://")))
+      } else {
+        webhooks = nil
+      }
+    } catch {
+      store.close()
+      throw error
     }
+    driver.webhooks = webhooks
+  }
+
+  /// The statistics of every part; on the service thread.
+  private static func statistics(_ driver: RoomsDriver, _ store: Store) -> ServerStatistics {
+    ServerStatistics(
+      transport: driver.transport?.statistics ?? TransportStatistics(), rooms: driver.registry.statistics,
+      store: store.statistics, durableLatency: driver.durableLatency,
+      webhooks: driver.webhooks?.statistics ?? WebhookStatistics())
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
   public func start() throws -> Int {
     if configuration.demo { try createDemoRooms() }
     boundPort = try transport.start()
+    if let metricsServer {
+      do {
+        boundMetricsPort = try metricsServer.start()
+      } catch {
+        shutdown()
+        throw error
+      }
+    }
     if !AddressRange.isLoopback(configuration.host) && !configuration.authEnabled {
       Log.log(
         .warn, "serving without access control: anyone who can reach this address may edit every board",
@@ -97,7 +144,7 @@ public final class ReorderService: @unchecked Sendable {
       [
         ("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)"),
         ("node", identity.id),
-      ])
+      ] + (metricsServer == nil ? [] : [("metrics_port", "\(boundMetricsPort)")]))
     if configuration.transportConfiguration.webRoot == nil && configuration.webRoot == nil {
       Log.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])
     }
@@ -107,12 +154,7 @@ public final class ReorderService: @unchecked Sendable {
   /// A snapshot of the transport's, the rooms', the store's and the driver's statistics, taken on
   /// the service thread; `completion` runs there (keep it short). Any thread.
   public func statistics(_ completion: @escaping @Sendable (ServerStatistics) -> Void) {
-    transport.post { [driver, store, transport] in
-      completion(
-        ServerStatistics(
-          transport: transport.statistics, rooms: driver.registry.statistics, store: store.statistics,
-          durableLatency: driver.durableLatency))
-    }
+    transport.post { [driver, store] in completion(ReorderService.statistics(driver, store)) }
   }
 
   /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
@@ -125,6 +167,9 @@ public final class ReorderService: @unchecked Sendable {
 
   /// The bound port (0 before `start()`).
   public var port: Int { boundPort }
+
+  /// The port `--metrics-listen` bound (0 without it, or before `start()`).
+  public var metricsPort: Int { boundMetricsPort }
 
   /// Graceful stop: snapshots of the loaded rooms, stop accepting, close every websocket with 1001,
   /// then flush and close the store. Idempotent; call from any thread except the service thread.
@@ -140,6 +185,8 @@ public final class ReorderService: @unchecked Sendable {
       _ = done.wait(timeout: .now() + 2)
       transport.shutdown()
     }
+    metricsServer?.shutdown()
+    webhooks?.shutdown()
     store.close()
     Log.log(.info, "server stopped", [])
   }

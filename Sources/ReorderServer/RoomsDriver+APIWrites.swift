@@ -212,8 +212,11 @@ extension RoomsDriver {
   /// A board was created or replaced (durable). The one place to tell others (webhooks).
   func boardCreated(_ name: String, _ board: CreatedBoard) {
     Log.log(.info, board.replaced ? "board replaced by the API" : "board created by the API", [("room", name)])
+    webhooks?.boardCreated(room: name, epoch: board.epoch)
   }
 
   /// A board was deleted (durable). The one place to tell others (webhooks).
-  func boardDeleted(_ name: String) {}
+  func boardDeleted(_ name: String) {
+    webhooks?.boardDeleted(room: name)
+  }
 }

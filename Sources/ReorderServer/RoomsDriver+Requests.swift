@@ -30,7 +30,7 @@ extension RoomsDriver {
 
   /// The server's HTTP routes (`HTTPRoutes`); everything else goes to the static files.
   func route(_ head: HTTPRequestHead) -> HTTPRouting {
-    switch HTTPRoutes.match(head) {
+    switch HTTPRoutes.match(head, metrics: metrics != nil) {
     case nil: .pass
     case .api: .handle(maxBodyBytes: APIRoutes.maxBodyBytes, tooLarge: APIRoutes.tooLarge.response)
     default: .handle(maxBodyBytes: HTTPRoutes.maxBodyBytes)
@@ -39,7 +39,7 @@ extension RoomsDriver {
 
   /// Answers a request `route` took.
   func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-    switch HTTPRoutes.match(request.head) {
+    switch HTTPRoutes.match(request.head, metrics: metrics != nil) {
     case .health:
       let figures = HTTPRoutes.HealthFigures(
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
@@ -48,14 +48,7 @@ extension RoomsDriver {
     case .api:
       handleAPI(request, responder: responder)
     case .metrics:
-      let statistics =
-        statisticsSource?()
-        ?? ServerStatistics(
-          transport: transport?.statistics ?? TransportStatistics(), rooms: registry.statistics,
-          store: StoreStatistics(), durableLatency: durableLatency)
-      responder.respond(
-        HTTPRoutes.metrics(
-          MetricsText.render(statistics, process: .read(), storeBytes: storeBytes?() ?? 0)))
+      metrics?.answer(request, responder: responder, onServiceThread: true)
     case .methodNotAllowed(let allow):
       responder.respond(.text(405, "method not allowed\n", headers: [("allow", allow)]))
     case nil:

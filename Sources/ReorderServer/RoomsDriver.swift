@@ -18,10 +18,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   weak var transport: WebSocketServer?
   /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
   let startedAt = MonotonicClock.now()
-  /// The whole server's statistics (set by `ReorderService`; service thread), and the bytes of its
-  /// data directory's database files, for `/metrics`.
-  var statisticsSource: (() -> ServerStatistics)?
-  var storeBytes: (() -> Int)?
+  /// Answers `/metrics` on this port; nil when `--metrics-listen` serves it elsewhere (404 here).
+  var metrics: MetricsEndpoint?
+  /// Hears of every durable append (`board.changed`), when webhooks are on.
+  var webhooks: Webhooks?
   /// The HTTP API's keys (nil: the API answers 404) and the board model it reads stored rooms with.
   var apiKeys: APIKeys?
   var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
@@ -180,6 +180,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
           self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
           self.apiDurable(room: room, epoch: epoch, upTo: seq)
+          if let webhooks = self.webhooks, let first = ops.first {
+            webhooks.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq)
+          }
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
           self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))

@@ -1,4 +1,5 @@
 import ReorderAuth
+import ReorderTransport
 
 extension ServerConfiguration {
   /// Every setting of `reorder serve`, in the order `--help` and the README list them.
@@ -65,6 +66,16 @@ extension ServerConfiguration {
     .optionalString(
       "api-key-file", \.apiKeyFile,
       "Keys of the HTTP API /api/v1, one per line (at least 32 characters); without it the API is off."),
+    .optionalString(
+      "webhook-url", \.webhookURL,
+      "POST signed board.changed / board.created / board.deleted events here, http(s):// (docs/WEBHOOKS.md)."),
+    .optionalString(
+      "webhook-secret-file", \.webhookSecretFile,
+      "The webhooks' Standard Webhooks secret, whsec_ + base64 of 24-64 random bytes (needs --webhook-url)."),
+    .optionalString(
+      "metrics-listen", \.metricsListen,
+      "Serve /metrics on HOST:PORT instead of the main port (which then answers 404)."),
+    .flag("metrics-auth", \.metricsAuth, "/metrics wants Authorization: Bearer <API key> (needs --api-key-file)."),
     .flag(
       "allow-anonymous", \.allowAnonymous,
       "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
@@ -87,6 +98,11 @@ extension ServerConfiguration {
     _ = try admissionLimits
     _ = try tokenVerifier
     _ = try apiKeys
+    _ = try webhookTarget
+    _ = try metricsAddress
+    if metricsAuth && apiKeyFile == nil {
+      throw ConfigurationError("--metrics-auth checks the API's keys: give --api-key-file too")
+    }
     if !AddressRange.isLoopback(host) && !allowAnonymous && !authEnabled {
       throw ConfigurationError(
         "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
@@ -98,6 +114,39 @@ extension ServerConfiguration {
   /// The API's keys, when `--api-key-file` is given.
   var apiKeys: APIKeys? {
     get throws(ConfigurationError) { try apiKeyFile.map { file throws(ConfigurationError) in try APIKeys(file: file) } }
+  }
+
+  /// Where webhooks go and what signs them, when `--webhook-url` is given.
+  var webhookTarget: (url: String, secret: WebhookSecret)? {
+    get throws(ConfigurationError) {
+      switch (webhookURL, webhookSecretFile) {
+      case (nil, nil):
+        return nil
+      case (let url?, let file?):
+        guard HTTPClient.accepts(url: url) else {
+          throw ConfigurationError("--webhook-url takes http://HOST[:PORT]/PATH or https://…, not '\(url)'")
+        }
+        return (url, try WebhookSecret(file: file))
+      default:
+        throw ConfigurationError("--webhook-url and --webhook-secret-file go together: give both or neither")
+      }
+    }
+  }
+
+  /// The interface and port of `--metrics-listen`, when given.
+  var metricsAddress: (host: String, port: Int)? {
+    get throws(ConfigurationError) {
+      guard let metricsListen else { return nil }
+      guard let colon = metricsListen.lastIndex(of: ":"),
+        let port = Int(metricsListen[metricsListen.index(after: colon)...]),
+        (0...65_535).contains(port), colon != metricsListen.startIndex
+      else {
+        throw ConfigurationError("--metrics-listen takes HOST:PORT such as 127.0.0.1:9090, not '\(metricsListen)'")
+      }
+      var host = String(metricsListen[..<colon])
+      if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+      return (host, port)
+    }
   }
 
   /// Whether room tokens are checked.

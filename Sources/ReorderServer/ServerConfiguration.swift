@@ -78,6 +78,18 @@ public struct ServerConfiguration: Sendable {
   public var authIssuer: String?
   /// Keys of the HTTP API, one per line (`--api-key-file`); without it `/api/v1` answers 404.
   public var apiKeyFile: String?
+  /// Where signed webhooks are POSTed, `http://…` or `https://…` (`--webhook-url`; needs
+  /// `webhookSecretFile`; docs/WEBHOOKS.md).
+  public var webhookURL: String?
+  /// The Standard Webhooks secret (`whsec_…`) webhooks are signed with (`--webhook-secret-file`).
+  public var webhookSecretFile: String?
+  /// When webhooks go out (debounce, retries, queue bound): not a flag; tests shrink it.
+  var webhookTiming = WebhookTiming()
+  /// `HOST:PORT` to serve `/metrics` on instead of the main port (`--metrics-listen`); nil: the
+  /// main port serves it.
+  public var metricsListen: String?
+  /// `/metrics` wants `Authorization: Bearer <API key>` (`--metrics-auth`; needs `apiKeyFile`).
+  public var metricsAuth = false
   /// Serve anyone who can reach a non-loopback address without tokens (`--allow-anonymous`).
   public var allowAnonymous = false
   /// `error`, `warn`, `info`, `debug` (`--log-level`).

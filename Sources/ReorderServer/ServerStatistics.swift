@@ -15,6 +15,8 @@ public struct ServerStatistics: Sendable, Equatable {
   public var store: StoreStatistics
   /// Received → durable per append, as the service thread sees it (`RoomsDriver.durableLatency`).
   public var durableLatency: LatencyBuckets
+  /// Webhook deliveries by result (`Webhooks.statistics`; zeros without `--webhook-url`).
+  public var webhooks = WebhookStatistics()
 }
 
 /// A value handed from another thread to a caller that waits for it (a statistics snapshot from the

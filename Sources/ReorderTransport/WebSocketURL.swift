@@ -1,19 +1,25 @@
-/// A parsed `ws://` or `wss://` URL; the path is kept exactly as written (no normalisation), so
-/// tests can send raw, encoded or hostile paths.
+/// A parsed `ws://` or `wss://` URL (or, with other `schemes`, `http://` or `https://`); the path
+/// (with its query) is kept exactly as written (no normalisation), so tests can send raw, encoded
+/// or hostile paths.
 struct WebSocketURL: Equatable {
   let secure: Bool
   let host: String
   let port: Int
   let path: String
 
-  init?(_ text: String) {
+  /// The schemes of websocket URLs: plain, secure.
+  static let websocketSchemes = (plain: "ws://", secure: "wss://")
+  /// The schemes of HTTP URLs (`HTTPClient`).
+  static let httpSchemes = (plain: "http://", secure: "https://")
+
+  init?(_ text: String, schemes: (plain: String, secure: String) = websocketSchemes) {
     let rest: Substring
-    if text.hasPrefix("ws://") {
+    if text.hasPrefix(schemes.plain) {
       secure = false
-      rest = text.dropFirst(5)
-    } else if text.hasPrefix("wss://") {
+      rest = text.dropFirst(schemes.plain.count)
+    } else if text.hasPrefix(schemes.secure) {
       secure = true
-      rest = text.dropFirst(6)
+      rest = text.dropFirst(schemes.secure.count)
     } else {
       return nil
     }

@@ -20,8 +20,12 @@ struct MetricsTests {
     latency.record(seconds: 0.5)
     var transport = TransportStatistics()
     transport.open = 4
+    var webhooks = WebhookStatistics()
+    webhooks.retried = 2
+    webhooks.queued = 3
     let text = MetricsText.render(
-      ServerStatistics(transport: transport, rooms: rooms, store: StoreStatistics(), durableLatency: latency),
+      ServerStatistics(
+        transport: transport, rooms: rooms, store: StoreStatistics(), durableLatency: latency, webhooks: webhooks),
       process: .init(cpuSeconds: 1.5, residentBytes: 4096, openFiles: 9), storeBytes: 123)
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.contains("# TYPE reorder_connections gauge"))
@@ -33,6 +37,9 @@ struct MetricsTests {
     #expect(lines.contains("reorder_op_commit_seconds_count 2"))
     #expect(lines.contains("process_cpu_seconds_total 1.5"))
     #expect(lines.contains("reorder_store_bytes 123"))
+    #expect(lines.contains(#"reorder_webhook_deliveries_total{result="retried"} 2"#))
+    #expect(lines.contains(#"reorder_webhook_deliveries_total{result="dropped"} 0"#))
+    #expect(lines.contains("reorder_webhook_queue_events 3"))
     let buckets = lines.filter { $0.hasPrefix("reorder_op_commit_seconds_bucket") }
     let counts = buckets.compactMap { Int($0.split(separator: " ").last!) }
     #expect(counts == counts.sorted(), "cumulative")

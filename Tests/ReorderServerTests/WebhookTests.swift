@@ -1,0 +1,122 @@
+import Foundation
+import ReorderRooms
+import TestSupport
+import Testing
+
+@testable import ReorderServer
+
+/// Webhooks over real sockets on 127.0.0.1: a Python receiver checks every signature.
+@Suite("Webhooks", .serialized)
+struct WebhookTests {
+  static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+  /// A server whose webhooks go to `receiver`, with `timing`.
+  func server(_ receiver: WebhookReceiver, _ timing: WebhookTiming, directory: TemporaryDirectory) throws
+    -> TestServer
+  {
+    try directory.write("webhook-secret", Self.secret + "\n")
+    return try TestServer { configuration in
+      configuration.webhookURL = receiver.url
+      configuration.webhookSecretFile = directory.path + "/webhook-secret"
+      configuration.webhookTiming = timing
+    }
+  }
+
+  func webhookStatistics(_ server: TestServer) -> WebhookStatistics {
+    server.server.statistics()?.webhooks ?? WebhookStatistics()
+  }
+
+  @Test("a burst of ops is one signed board.changed; two 503s are retried and the third attempt is delivered")
+  func retriedUntilDelivered() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let receiver = try WebhookReceiver(secret: Self.secret, fail: 2)
+    defer { receiver.stop() }
+    let timing = WebhookTiming(
+      debounceSeconds: 1, maxWaitSeconds: 10, retryDelays: [0.2, 0.4, 0.8, 1.6], attemptTimeoutSeconds: 5)
+    let server = try server(receiver, timing, directory: directory)
+    let client = try RoomClient.join(port: server.port, room: "hooked", client: "a")
+    client.op("a:0", Ops.createList("l"))
+    for n in 1...9 { client.op("a:\(n)", Ops.insert("i\(n)", list: "l", after: n == 1 ? nil : "i\(n - 1)")) }
+    _ = try client.applied(id: "a:9")
+    #expect(waitUntil(timeout: 20) { webhookStatistics(server).delivered == 1 })
+    let deliveries = receiver.deliveries
+    #expect(deliveries.map(\.status) == [503, 503, 204])
+    #expect(deliveries.allSatisfy { $0.signatureOK })
+    #expect(Set(deliveries.map(\.id)).count == 1, "a retry is the same message")
+    let now = Int(Date().timeIntervalSince1970)
+    #expect(deliveries.allSatisfy { abs($0.timestamp - now) < 300 })
+    let body = try #require(deliveries.last?.body)
+    #expect(body["type"] as? String == "board.changed")
+    #expect(body["room"] as? String == "hooked")
+    #expect(body["from_seq"] as? Int == 1)
+    #expect(body["to_seq"] as? Int == 10)
+    #expect(body["epoch"] as? String == client.welcome["epoch"]?.stringValue)
+    #expect((body["at"] as? String)?.hasSuffix("Z") == true)
+    let statistics = webhookStatistics(server)
+    #expect(statistics.retried == 2)
+    #expect(statistics.failed == 0)
+    let metrics = MetricsTests()
+    let samples = try metrics.parsed(try httpGet(port: server.port, rawPath: "/metrics").text)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=delivered}") == 1)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=retried}") == 2)
+    #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=dropped}") == 0)
+    client.close()
+    server.server.shutdown()
+  }
+
+  @Test("changes that go on give a board.changed at least every maxWait, with contiguous ranges")
+  func continuingChanges() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let receiver = try WebhookReceiver(secret: Self.secret)
+    defer { receiver.stop() }
+    let timing = WebhookTiming(debounceSeconds: 0.5, maxWaitSeconds: 1, retryDelays: [0.2], attemptTimeoutSeconds: 5)
+    let server = try server(receiver, timing, directory: directory)
+    let client = try RoomClient.join(port: server.port, room: "busy", client: "b")
+    client.op("b:0", Ops.createList("l"))
+    client.op("b:1", Ops.insert("x", list: "l"))
+    client.op("b:2", Ops.insert("y", list: "l"))
+    var ops = 3
+    // Moves every 0.1 s (never 0.5 s quiet) for three times maxWait.
+    let end = Date().addingTimeInterval(3)
+    while Date() < end {
+      client.op("b:\(ops)", Ops.move(ops % 2 == 0 ? "x" : "y", list: "l"))
+      _ = try client.applied(id: "b:\(ops)")
+      ops += 1
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect(waitUntil(timeout: 10) { receiver.deliveries.last?.body["to_seq"] as? Int == ops })
+    let ranges = receiver.deliveries.map { ($0.body["from_seq"] as? Int ?? 0, $0.body["to_seq"] as? Int ?? 0) }
+    #expect(ranges.count >= 2, "more than one event while the changes went on")
+    #expect(ranges.first?.0 == 1)
+    for (earlier, later) in zip(ranges, ranges.dropFirst()) { #expect(later.0 == earlier.1 + 1) }
+    #expect(receiver.deliveries.allSatisfy { $0.signatureOK && $0.status == 204 })
+    client.close()
+    server.server.shutdown()
+  }
+
+  @Test("a receiver that never answers does not hold up ops; its attempts time out and are retried")
+  func deadReceiverDoesNotSlowOps() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let receiver = try WebhookReceiver(secret: Self.secret, hang: true)
+    defer { receiver.stop() }
+    let timing = WebhookTiming(
+      debounceSeconds: 0.02, maxWaitSeconds: 0.1, retryDelays: [0.05, 0.05, 0.05, 0.05], attemptTimeoutSeconds: 0.3)
+    let server = try server(receiver, timing, directory: directory)
+    let clients = try (0..<3).map { try RoomClient.join(port: server.port, room: "r\($0)", client: "c\($0)") }
+    for (index, client) in clients.enumerated() { client.op("c\(index):0", Ops.createList("l")) }
+    for n in 1...60 {
+      for (index, client) in clients.enumerated() {
+        client.op("c\(index):\(n)", Ops.insert("i\(n)", list: "l"))
+        _ = try client.applied(id: "c\(index):\(n)")
+      }
+    }
+    #expect(waitUntil(timeout: 20) { webhookStatistics(server).retried >= 3 })
+    let statistics = webhookStatistics(server)
+    #expect(statistics.delivered == 0)
+    for client in clients { client.close() }
+    server.server.shutdown()
+  }
+}
