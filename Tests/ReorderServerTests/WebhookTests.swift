@@ -96,6 +96,42 @@ struct WebhookTests {
     server.server.shutdown()
   }
 
+  @Test("PUT and DELETE through the API send board.created and board.deleted, the board's ops a board.changed before the delete")
+  func createdAndDeletedThroughTheAPI() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let receiver = try WebhookReceiver(secret: Self.secret, fail: 0)
+    defer { receiver.stop() }
+    try directory.write("keys", APITests.key + "\n")
+    try directory.write("webhook-secret", Self.secret + "\n")
+    let timing = WebhookTiming(
+      debounceSeconds: 0.05, maxWaitSeconds: 1, retryDelays: [0.1, 0.1, 0.1, 0.1], attemptTimeoutSeconds: 5)
+    let server = try TestServer { configuration in
+      configuration.apiKeyFile = directory.path + "/keys"
+      configuration.webhookURL = receiver.url
+      configuration.webhookSecretFile = directory.path + "/webhook-secret"
+      configuration.webhookTiming = timing
+    }
+    let created = try APITests().call(server.port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
+    #expect(created.status == 201)
+    let epoch = created.json?["epoch"]?.stringValue
+    let posted = try APITests().call(
+      server.port, "POST", "/api/v1/boards/hooked/ops",
+      body: #"{"ops":[{"id":"x1","op":{"kind":"move","item":"b","list":"todo"}}]}"#)
+    #expect(posted.status == 200)
+    #expect(try APITests().call(server.port, "DELETE", "/api/v1/boards/hooked").status == 204)
+    #expect(waitUntil(timeout: 20) { webhookStatistics(server).delivered >= 3 })
+    let bodies = receiver.deliveries.compactMap(\.body)
+    #expect(receiver.deliveries.allSatisfy { $0.signatureOK })
+    #expect(bodies.compactMap { $0["type"] as? String } == ["board.created", "board.changed", "board.deleted"])
+    #expect(bodies.first?["room"] as? String == "hooked")
+    #expect(bodies.first?["epoch"] as? String == epoch)
+    #expect(bodies[1]["from_seq"] as? Int == 7)
+    #expect(bodies[1]["to_seq"] as? Int == 7)
+    #expect(bodies.last?["room"] as? String == "hooked")
+    server.server.shutdown()
+  }
+
   @Test("a receiver that never answers does not hold up ops; its attempts time out and are retried")
   func deadReceiverDoesNotSlowOps() throws {
     let directory = try TemporaryDirectory()
