@@ -96,7 +96,7 @@ struct WebhookTests {
     server.server.shutdown()
   }
 
-  @Test("PUT and DELETE through the API send board.created and board.deleted, the board's ops a board.changed before the delete")
+  @Test("PUT and DELETE through the API send board.created and board.deleted, the ops between a board.changed")
   func createdAndDeletedThroughTheAPI() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
