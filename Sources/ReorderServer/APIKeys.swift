@@ -23,11 +23,15 @@ struct APIKeys: Sendable {
   }
 
   /// Whether an `Authorization` header carries one of the keys.
-  func accepts(authorization: String?) -> Bool {
-    guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+  func accepts(authorization: String?) -> Bool { key(authorization: authorization) != nil }
+
+  /// Which key (its line number among the keys, from 0) an `Authorization` header carries, if
+  /// any. Every key is compared, whichever matches.
+  func key(authorization: String?) -> Int? {
+    guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
     let offered = Array(authorization.dropFirst("Bearer ".count).utf8)
-    var match = false
-    for key in keys { match = Self.equal(key, offered) || match }
+    var match: Int?
+    for (index, key) in keys.enumerated() where Self.equal(key, offered) { match = match ?? index }
     return match
   }
 

@@ -73,22 +73,26 @@ enum APIRoutes {
     let title: String
     let detail: String
     var allow: String?
+    /// Seconds for a `Retry-After` header (429).
+    var retryAfter: Int?
     /// Extension members after the four (RFC 9457 section 3.2), e.g. `code` and `at` of a 422.
     var extensions: [(key: String, value: JSONValue)] = []
 
     init(
-      _ status: Int, _ title: String, _ detail: String, allow: String? = nil,
+      _ status: Int, _ title: String, _ detail: String, allow: String? = nil, retryAfter: Int? = nil,
       extensions: [(key: String, value: JSONValue)] = []
     ) {
       self.status = status
       self.title = title
       self.detail = detail
       self.allow = allow
+      self.retryAfter = retryAfter
       self.extensions = extensions
     }
 
     static func == (a: Problem, b: Problem) -> Bool {
       a.status == b.status && a.title == b.title && a.detail == b.detail && a.allow == b.allow
+        && a.retryAfter == b.retryAfter
         && a.extensions.map(\.key) == b.extensions.map(\.key)
         && a.extensions.map(\.value) == b.extensions.map(\.value)
     }
@@ -102,6 +106,7 @@ enum APIRoutes {
       ).encoded()
       var headers: [(name: String, value: String)] = [("cache-control", "no-store")]
       if let allow { headers.append(("allow", allow)) }
+      if let retryAfter { headers.append(("retry-after", String(retryAfter))) }
       if status == 401 { headers.append(("www-authenticate", "Bearer")) }
       return HTTPResponse(status: status, contentType: "application/problem+json", headers: headers, body: body)
     }

@@ -71,6 +71,7 @@ public final class ReorderService: @unchecked Sendable {
     }
     driver.transport = transport
     driver.apiKeys = apiKeys
+    driver.apiRateLimit = APIRateLimit(rate: configuration.apiRequestsPerSecond)
     driver.apiBoards = ServerBoards.factory(replica: identity.replica)
     let directory = configuration.dataPath
     let endpoint = MetricsEndpoint(

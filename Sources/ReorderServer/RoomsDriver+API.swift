@@ -11,8 +11,18 @@ extension RoomsDriver {
         APIRoutes.Problem(404, "not found", "the HTTP API is off: start the server with --api-key-file").response)
       return
     }
-    guard apiKeys.accepts(authorization: request.head.headers["authorization"]) else {
+    guard let key = apiKeys.key(authorization: request.head.headers["authorization"]) else {
       responder.respond(APIRoutes.Problem(401, "unauthorized", "send Authorization: Bearer <API key>").response)
+      return
+    }
+    if let wait = apiRateLimit.take(key: key, now: MonotonicClock.now()) {
+      let limit = Int(apiRateLimit.rate)
+      responder.respond(
+        APIRoutes.Problem(
+          429, "too many requests",
+          "this key made more than \(limit) requests per second (bursts of \(2 * limit)); retry in \(wait) s",
+          retryAfter: wait
+        ).response)
       return
     }
     switch APIRoutes.match(request.head) {

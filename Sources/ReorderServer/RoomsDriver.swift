@@ -24,6 +24,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var webhooks: Webhooks?
   /// The HTTP API's keys (nil: the API answers 404) and the board model it reads stored rooms with.
   var apiKeys: APIKeys?
+  /// Requests per second per API key (`--api-requests-per-second`).
+  var apiRateLimit = APIRateLimit(rate: ServerConfiguration().apiRequestsPerSecond)
   var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl

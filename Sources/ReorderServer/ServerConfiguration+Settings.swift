@@ -66,6 +66,9 @@ extension ServerConfiguration {
     .optionalString(
       "api-key-file", \.apiKeyFile,
       "Keys of the HTTP API /api/v1, one per line (at least 32 characters); without it the API is off."),
+    .integer(
+      "api-requests-per-second", \.apiRequestsPerSecond, 1...1_000_000,
+      "HTTP API requests per second per key (token bucket; bursts up to twice this); more get 429."),
     .optionalString(
       "webhook-url", \.webhookURL,
       "POST signed board.changed / board.created / board.deleted events here, http(s):// (docs/WEBHOOKS.md)."),

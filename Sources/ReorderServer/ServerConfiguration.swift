@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
   public var authIssuer: String?
   /// Keys of the HTTP API, one per line (`--api-key-file`); without it `/api/v1` answers 404.
   public var apiKeyFile: String?
+  /// HTTP API requests per second per key, bursts of twice this; more get 429
+  /// (`--api-requests-per-second`).
+  public var apiRequestsPerSecond = 200
   /// Where signed webhooks are POSTed, `http://…` or `https://…` (`--webhook-url`; needs
   /// `webhookSecretFile`; docs/WEBHOOKS.md).
   public var webhookURL: String?
