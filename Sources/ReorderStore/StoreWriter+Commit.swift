@@ -59,19 +59,21 @@ extension StoreWriter {
         highWater.merge(updated) { _, new in new }
       } catch {
         if connection.inTransaction { try? connection.statement("ROLLBACK").run() }
+        // Every job was rolled back: each fails with the batch's error, except those of rooms
+        // stopped before the batch, which were refused; then the rooms of all of them stop.
         stoppedRooms = stoppedBefore
+        var refusing = stoppedBefore
         outcomes = batch.map { job in
           switch job {
           case .append(let room, _, _, _):
-            let result = stopped(room) ?? error
-            stop(room, result)
-            return .appended(.failure(result))
+            defer { stop(room, error) }
+            return .appended(.failure(Self.refusal(room, refusing[room]) ?? error))
           case .snapshot(let room, _, _, _):
-            let result = stopped(room) ?? error
-            stop(room, result)
-            return .snapshot(.failure(result))
+            defer { stop(room, error) }
+            return .snapshot(.failure(Self.refusal(room, refusing[room]) ?? error))
           case .reopen(let room):
             stoppedRooms[room] = nil
+            refusing[room] = nil
             return .barrier
           case .barrier:
             return .barrier
@@ -95,9 +97,11 @@ extension StoreWriter {
   }
 
   /// The error a write of `room` fails with while the room is stopped, nil when it takes writes.
-  private func stopped(_ room: String) -> StoreError? {
-    guard let cause = stoppedRooms[room] else { return nil }
-    return .roomStopped(room: room, cause: cause.description)
+  private func stopped(_ room: String) -> StoreError? { Self.refusal(room, stoppedRooms[room]) }
+
+  /// The refusal of a write to `room`, stopped by `cause` (nil: not stopped).
+  private static func refusal(_ room: String, _ cause: StoreError?) -> StoreError? {
+    cause.map { .roomStopped(room: room, cause: $0.description) }
   }
 
   /// Stops `room` taking writes after `error` (the first failure is the one kept as the cause).
