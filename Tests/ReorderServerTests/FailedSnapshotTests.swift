@@ -11,33 +11,76 @@ import Testing
 /// compacted board: if that snapshot is not stored, none of them may be.
 @Suite("A failed snapshot write, end to end", .serialized)
 struct FailedSnapshotTests {
+  /// Snapshots every 20 ops; the one at seq 40 fails.
+  static let every = 20
+  static let failing: UInt64 = 40
+  /// createList, 10 inserts, 120 moves.
+  static let sent = 131
+
+  static func configure(_ c: inout ServerConfiguration) {
+    c.snapshotEvery = every
+    c.maxOpsPerSecond = 100_000
+  }
+
   @Test(
-    "After a snapshot write fails, no later op is acknowledged or stored; a restart shows what the client saw, and the room takes ops again"
+    "A snapshot write that fails alone: no later op is acknowledged or stored; a restart shows what the client saw, and the room takes ops again"
   )
-  func failedSnapshotStopsTheRoom() throws {
+  func snapshotFailingAlone() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let data = directory.path + "/data"
-    let every = 20
-    let refusedFrom: UInt64 = 40
-    let configure: (inout ServerConfiguration) -> Void = {
-      $0.snapshotEvery = every
-      $0.maxOpsPerSecond = 100_000
+    let seen: Session
+    do {
+      let server = try TestServer(data: data, configure: Self.configure)
+      failSnapshots(of: server, from: Self.failing)
+      seen = try Session.run(port: server.port)
+      server.server.shutdown()
     }
+    #expect(seen.closed?.code == 1011, "the room is dropped when its snapshot is not stored")
+    #expect(seen.closed?.reason == "storage failure: full")
+    #expect(seen.model.seq <= Self.failing, "an op after the failed snapshot was acknowledged: \(seen.model.seq)")
+    try restartShows(seen, data: data)
+  }
 
+  @Test(
+    "A snapshot that SQLite refuses with its batch: no op is stored behind the gap; a restart shows what the client saw"
+  )
+  func snapshotRefusedBySQLite() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let data = directory.path + "/data"
+    try execute(
+      """
+      CREATE TRIGGER refuse_snapshot BEFORE INSERT ON snapshots WHEN NEW.seq = \(Self.failing)
+      BEGIN SELECT RAISE(ABORT, 'snapshot refused by the test'); END
+      """, in: data)
+    let seen: Session
+    do {
+      let server = try TestServer(data: data, configure: Self.configure)
+      seen = try Session.run(port: server.port)
+      server.server.shutdown()
+    }
+    #expect(seen.closed?.code == 1011)
+    #expect(seen.closed?.reason == "storage failure: unavailable")
+    #expect(seen.model.seq <= Self.failing)
+    try execute("DROP TRIGGER refuse_snapshot", in: data)
+    try restartShows(seen, data: data)
+  }
+
+  /// What one writing client saw: its model of the board, the seqs acknowledged, how it was closed.
+  struct Session {
     var model: ClientModel
     var seqs: [UInt64] = []
-    let sent = 11 + 120
-    do {
-      let server = try TestServer(data: data, configure: configure)
-      failSnapshots(of: server, from: refusedFrom)
-      let writer = try RoomClient.join(port: server.port, client: "w")
-      model = ClientModel(welcome: writer.welcome)
+    var closed: (code: UInt16?, reason: String)?
+
+    /// Sends `sent` ops: up to the one before the failing snapshot, acknowledged first (so the
+    /// snapshot before it is stored), then the rest at once; receives until the room closes it.
+    static func run(port: Int) throws -> Session {
+      let writer = try RoomClient.join(port: port, client: "w")
+      var session = Session(model: ClientModel(welcome: writer.welcome))
       writer.op("l", Ops.createList("l"))
       for i in 0..<10 { writer.op("i\(i)", Ops.insert("i\(i)", list: "l", after: i == 0 ? nil : "i\(i - 1)")) }
-      // Moves in a small list leave tombstones everywhere, so a move made on the compacted board
-      // and replayed onto the uncompacted one can land elsewhere. The ops up to the snapshot that
-      // is refused are acknowledged first, so that the snapshot before it is stored.
+      // Moves in a small list leave tombstones everywhere: what compaction drops.
       var random = SplitMix64(seed: 11)
       func move(_ n: Int) {
         let item = random.below(10)
@@ -45,43 +88,41 @@ struct FailedSnapshotTests {
         writer.op("m\(n)", Ops.move("i\(item)", list: "l", after: random.chance(15) ? nil : "i\(anchor)"))
       }
       func receive(until seq: UInt64) {
-        while model.seq < seq, let applied = try? writer.next(type: "applied", timeout: 10) {
-          seqs.append(UInt64(applied["seq"]?.numberValue ?? 0))
-          model.apply(applied)
+        while session.model.seq < seq, let applied = try? writer.next(type: "applied", timeout: 10) {
+          session.seqs.append(UInt64(applied["seq"]?.numberValue ?? 0))
+          session.model.apply(applied)
         }
       }
-      let beforeRefused = Int(refusedFrom) - 1 - 11
-      for n in 0..<beforeRefused { move(n) }
-      receive(until: refusedFrom - 1)
-      #expect(model.seq == refusedFrom - 1)
-      for n in beforeRefused..<(sent - 11) { move(n) }
+      let beforeFailing = Int(failing) - 1 - 11
+      for n in 0..<beforeFailing { move(n) }
+      receive(until: failing - 1)
+      #expect(session.model.seq == failing - 1)
+      for n in beforeFailing..<(sent - 11) { move(n) }
       receive(until: UInt64(sent))
-      let closed = writer.waitForClose(timeout: 10)
-      #expect(closed?.code == 1011, "the room is dropped when its snapshot is not stored")
-      #expect(closed?.reason == "storage failure: full")
-      #expect(model.seq <= refusedFrom, "an op after the failed snapshot was acknowledged: \(model.seq)")
-      #expect(model.seq >= refusedFrom - 1, "the ops before the snapshot are acknowledged")
-      server.server.shutdown()
+      session.closed = writer.waitForClose(timeout: 10)
+      return session
     }
-    #expect(seqs == Array(1...UInt64(seqs.count)), "acknowledged in seq order, without gaps")
-
-    let server = try TestServer(data: data, configure: configure)
-    let reader = try RoomClient.join(port: server.port, client: "r")
-    #expect(ClientModel(welcome: reader.welcome) == model, "the board after the restart is not what the client saw")
-    #expect(try storedSeqs(server, room: "t") == Array(1...model.seq), "only the acknowledged ops are stored")
-
-    // The reloaded room takes ops again (and an op that was never acknowledged applies now).
-    reader.op("again", Ops.move("i0", list: "l"))
-    let again = try reader.applied(id: "again")
-    #expect(again["seq"] == .number(Double(model.seq + 1)))
-    let writer = try RoomClient.join(port: server.port, client: "w")
-    writer.op("m100", Ops.move("i1", list: "l"))
-    #expect(try writer.applied(id: "m100")["seq"] == .number(Double(model.seq + 2)))
   }
 
-  /// Makes every snapshot of the server's rooms at seq `from` or later fail alone (the store's
-  /// fault point: the snapshot's write fails while the appends around it are stored), until the
-  /// server stops.
+  /// A server started again on `data` shows exactly what the client saw, stores only the ops it
+  /// acknowledged, and takes ops again (an op id never acknowledged applies now).
+  private func restartShows(_ seen: Session, data: String) throws {
+    #expect(seen.seqs == Array(1...UInt64(seen.seqs.count)), "acknowledged in seq order, without gaps")
+    let server = try TestServer(data: data, configure: Self.configure)
+    let reader = try RoomClient.join(port: server.port, client: "r")
+    #expect(
+      ClientModel(welcome: reader.welcome) == seen.model, "the board after the restart is not what the client saw")
+    let stored = try server.server.store.ops(room: "t", after: 0, limit: 10_000).map(\.seq)
+    #expect(stored == Array(1...seen.model.seq), "only the acknowledged ops are stored")
+    reader.op("again", Ops.move("i0", list: "l"))
+    #expect(try reader.applied(id: "again")["seq"] == .number(Double(seen.model.seq + 1)))
+    let writer = try RoomClient.join(port: server.port, client: "w")
+    writer.op("m100", Ops.move("i1", list: "l"))
+    #expect(try writer.applied(id: "m100")["seq"] == .number(Double(seen.model.seq + 2)))
+  }
+
+  /// Makes every snapshot at seq `from` or later fail alone (the store's fault point: its write
+  /// fails while the appends around it are stored), until the server stops.
   private func failSnapshots(of server: TestServer, from seq: UInt64) {
     let writer = server.server.store.writer
     _ = writer.enqueue(
@@ -91,8 +132,15 @@ struct FailedSnapshotTests {
     server.server.store.flush()
   }
 
-  /// The seqs of `room`'s stored ops.
-  private func storedSeqs(_ server: TestServer, room: String) throws -> [UInt64] {
-    try server.server.store.ops(room: room, after: 0, limit: 10_000).map(\.seq)
+  /// Runs SQL on the database in `data` (no server running on it).
+  private func execute(_ sql: String, in data: String) throws {
+    let store = try Store(path: data)
+    defer { store.close() }
+    let writer = store.writer
+    _ = writer.enqueue(
+      .barrier({
+        do { try writer.connection.execute(sql) } catch { Issue.record("\(sql): \(error)") }
+      }))
+    store.flush()
   }
 }
