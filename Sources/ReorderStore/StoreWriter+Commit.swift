@@ -66,11 +66,13 @@ extension StoreWriter {
         outcomes = batch.map { job in
           switch job {
           case .append(let room, _, _, _):
-            defer { stop(room, error) }
-            return .appended(.failure(Self.refusal(room, refusing[room]) ?? error))
+            let failure = Self.refusal(room, refusing[room]) ?? error
+            stop(room, error)
+            return .appended(.failure(failure))
           case .snapshot(let room, _, _, _):
-            defer { stop(room, error) }
-            return .snapshot(.failure(Self.refusal(room, refusing[room]) ?? error))
+            let failure = Self.refusal(room, refusing[room]) ?? error
+            stop(room, error)
+            return .snapshot(.failure(failure))
           case .reopen(let room):
             stoppedRooms[room] = nil
             refusing[room] = nil
