@@ -119,9 +119,15 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 /// call returns: the rooms' thread never waits for storage. The rooms never call a store
 /// themselves; they return `RoomAction`s (`.load`, `.persist`, `.snapshot`, `.read`) and the driver
 /// calls the store and hands the answers back (`RoomRegistry.loaded`, `durable`, `fail`, `read`).
+///
+/// After a failed write (append or snapshot) of a room, a store stores no later write of that room
+/// until `reopen(room:)`: the rooms drop a room whose write failed (its memory is ahead of the
+/// disk), and its writes queued before the drop were made on that memory, e.g. ops made on the
+/// board the room compacted at a snapshot that was not stored, or ops after a gap.
 public protocol RoomStore: AnyObject, Sendable {
   /// Everything `room` is opened from (see `RoomHistory`; `remembering` bounds `remembered`);
-  /// `RoomHistory.empty` for a room with nothing stored.
+  /// `RoomHistory.empty` for a room with nothing stored. It reads after every write of the room
+  /// queued before the call (a room unloaded with its final snapshot still queued reloads from it).
   func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void)
   /// Appends ops of `room` (seqs increasing, following the stored ones). Answers once they are
@@ -138,4 +144,14 @@ public protocol RoomStore: AnyObject, Sendable {
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void)
   /// Names of every room with stored state, sorted.
   func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void)
+  /// The rooms open `room` again (its `.load` is issued; no instance of it is open): its writes are
+  /// taken again if a failed one had stopped them. Called on the rooms' thread, so it orders after
+  /// every write of the instance dropped before it and before every write of the next one.
+  func reopen(room: String)
+}
+
+extension RoomStore {
+  /// Nothing to take again: for stores whose writes take effect in call order and never fail alone
+  /// (`InMemoryRoomStore`, whose failures are injected per operation and last until cleared).
+  public func reopen(room: String) {}
 }

@@ -124,12 +124,20 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         }
       case .snapshot(let room, let seq, let bytes):
         flush(&persists)
-        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { result in
-          if case .failure(let error) = result {
-            Log.log(.warn, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+        // The room compacted its board for this snapshot and makes its next ops on that board: if
+        // the snapshot is not stored, the store refuses the room's later writes (see `RoomStore`)
+        // and the room is dropped as after a failed append, so its clients reconnect to what is
+        // stored.
+        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { [weak self] result in
+          guard case .failure(let error) = result else { return }
+          Log.log(.error, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+          self?.transport?.post { [weak self] in
+            guard let self else { return }
+            self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
           }
         }
       case .load(let load):
+        storage.reopen(room: load.room)
         load.run(on: storage) { [weak self] result in
           self?.transport?.post { [weak self] in self?.loaded(load.room, result) }
         }

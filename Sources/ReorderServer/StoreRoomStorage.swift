@@ -19,22 +19,28 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
   ) {
-    reads.async { [store] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try RoomHistory.read(
-            remembering: remembering,
-            snapshot: { () throws(RoomStoreError) in
-              try StoreRoomStorage.mapped { () throws(StoreError) in
-                try store.loadSnapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
-              }
-            },
-            entries: { after, limit throws(RoomStoreError) in
-              try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
-            })
-        })
+    // After the writes queued before the load (a final snapshot of the room, in particular): the
+    // reads run on the other connection, which sees only what is committed.
+    store.afterQueuedWrites { [reads, store] in
+      reads.async {
+        completion(
+          Result { () throws(RoomStoreError) in
+            try RoomHistory.read(
+              remembering: remembering,
+              snapshot: { () throws(RoomStoreError) in
+                try StoreRoomStorage.mapped { () throws(StoreError) in
+                  try store.loadSnapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+                }
+              },
+              entries: { after, limit throws(RoomStoreError) in
+                try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
+              })
+          })
+      }
     }
   }
+
+  func reopen(room: String) { store.reopen(room: room) }
 
   func append(
     room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void

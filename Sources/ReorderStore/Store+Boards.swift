@@ -10,6 +10,18 @@ public enum BoardWrite: Sendable {
   case delete(room: String)
   /// Updates the summary of a stored room (a room that is not stored is left alone).
   case summary(room: String, RoomSummary)
+
+  /// The room written.
+  var room: String {
+    switch self {
+    case .replace(let room, _, _, _), .delete(let room), .summary(let room, _): room
+    }
+  }
+
+  /// Whether this is a summary update (not a change of what the room holds).
+  var isSummary: Bool {
+    if case .summary = self { true } else { false }
+  }
 }
 
 /// A snapshot to store: the seq it includes and its bytes.

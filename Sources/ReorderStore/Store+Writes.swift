@@ -49,6 +49,23 @@ extension Store {
     }
   }
 
+  /// Takes writes of `room` again after one of them failed.
+  ///
+  /// From a room's first failed append or snapshot on, the store refuses (`StoreError.roomStopped`)
+  /// every later write of the room, since those were made on state that assumed the failed one
+  /// stored. Call this when the room's writer starts again from what is stored (before it loads the
+  /// room), once it has stopped writing the old state: the writer is serial, so this orders after
+  /// every write queued before it and before every write queued after it.
+  public func reopen(room: String) {
+    _ = writer.enqueue(.reopen(room: room))
+  }
+
+  /// Runs `body` once everything queued before this call is committed (or has failed): on the
+  /// writer thread, or at once on the calling thread when the store is closed. Never blocks.
+  public func afterQueuedWrites(_ body: @escaping @Sendable () -> Void) {
+    if !writer.enqueue(.barrier(body)) { body() }
+  }
+
   /// Blocks until everything queued before this call is committed (or has failed).
   ///
   /// Must not be called from an `onDurable` (the writer thread); returns at once when closed.

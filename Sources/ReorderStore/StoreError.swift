@@ -28,6 +28,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
   case conflictingSeq(room: String, seq: UInt64)
   /// A seq above `Int64.max` cannot be stored (SQLite integers are signed 64-bit).
   case seqOutOfRange(UInt64)
+  /// An earlier append or snapshot of this room failed (`cause`), so the room's later writes are
+  /// refused until it is opened again (`Store.reopen(room:)`): they may build on what was not stored.
+  case roomStopped(room: String, cause: String)
   /// The store was closed; no more writes are accepted.
   case closed
   /// Any other SQLite failure, with its result code and message.
@@ -76,6 +79,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
       return "room \(room.debugDescription) already has a different op at seq \(seq); the append was not stored"
     case .seqOutOfRange(let seq):
       return "seq \(seq) is above the largest storable value \(Int64.max)"
+    case .roomStopped(let room, let cause):
+      return
+        "an earlier write of room \(room.debugDescription) failed (\(cause)); its later writes are refused until the room is loaded again"
     case .closed:
       return "the store is closed; no more writes are accepted"
     case .sqlite(let code, let operation, let message):

@@ -12,30 +12,55 @@ extension StoreWriter {
   /// Writes a whole batch in one transaction, commits, then runs the completions in queue order.
   ///
   /// An append that conflicts with stored ops fails alone (its savepoint is rolled back); any other
-  /// error (disk full, I/O) fails the whole batch, and nothing of it is acknowledged.
+  /// error (disk full, I/O) fails the whole batch, and nothing of it is acknowledged. Either way the
+  /// rooms of the failed jobs stop taking writes until they are reopened (`stoppedRooms`), and the
+  /// jobs of a stopped room fail without being written.
   func process(_ batch: [Job]) {
     var outcomes: [Outcome] = []
     outcomes.reserveCapacity(batch.count)
-    let writes = batch.contains { if case .barrier = $0 { false } else { true } }
+    let writes = batch.contains {
+      switch $0 {
+      case .append, .snapshot, .board: true
+      case .reopen, .barrier: false
+      }
+    }
     if writes {
       let clock = ContinuousClock()
       let start = clock.now
       var updated: [String: UInt64] = [:]
       var committed = false
+      let stoppedBefore = stoppedRooms
       do {
         try connection.statement("BEGIN IMMEDIATE").run()
         let superseded = StoreWriter.supersededSummaries(batch)
         for (index, job) in batch.enumerated() {
           switch job {
           case .append(let room, let ops, _, _):
-            outcomes.append(.appended(try write(room: room, ops: ops, updated: &updated)))
+            let result: Result<UInt64, StoreError> =
+              if let refused = stopped(room) { .failure(refused) } else {
+                try write(room: room, ops: ops, updated: &updated)
+              }
+            outcomes.append(.appended(result))
+            if case .failure(let error) = result { stop(room, error) }
           case .snapshot(let room, let seq, let bytes, _):
-            outcomes.append(.snapshot(try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)))
+            let result: Result<Void, StoreError> =
+              if let refused = stopped(room) { .failure(refused) } else {
+                try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)
+              }
+            outcomes.append(.snapshot(result))
+            if case .failure(let error) = result { stop(room, error) }
+          case .reopen(let room):
+            stoppedRooms[room] = nil
+            outcomes.append(.barrier)
           case .barrier:
             outcomes.append(.barrier)
           case .board(let write, _):
-            outcomes.append(
-              .board(.success(try self.write(write, updated: &updated, superseded: superseded.contains(index)))))
+            // A whole-room write replaces everything stored for the room, and everything queued
+            // before it was refused already: the room may take writes again. A summary of a
+            // stopped room is not written (it would name seqs that were refused).
+            let skipped = superseded.contains(index) || (write.isSummary && stopped(write.room) != nil)
+            if !write.isSummary { stoppedRooms[write.room] = nil }
+            outcomes.append(.board(.success(try self.write(write, updated: &updated, superseded: skipped))))
           }
         }
         try connection.statement("COMMIT").run()
@@ -43,27 +68,60 @@ extension StoreWriter {
         highWater.merge(updated) { _, new in new }
       } catch {
         if connection.inTransaction { try? connection.statement("ROLLBACK").run() }
+        // Every job was rolled back: each fails with the batch's error, except those of rooms
+        // stopped before the batch, which were refused; then the rooms of all of them stop.
+        stoppedRooms = stoppedBefore
+        var refusing = stoppedBefore
         outcomes = batch.map { job in
           switch job {
-          case .append: .appended(.failure(error))
-          case .snapshot: .snapshot(.failure(error))
-          case .barrier: .barrier
-          case .board: .board(.failure(error))
+          case .append(let room, _, _, _):
+            let failure = Self.refusal(room, refusing[room]) ?? error
+            stop(room, error)
+            return .appended(.failure(failure))
+          case .snapshot(let room, _, _, _):
+            let failure = Self.refusal(room, refusing[room]) ?? error
+            stop(room, error)
+            return .snapshot(.failure(failure))
+          case .reopen(let room):
+            stoppedRooms[room] = nil
+            refusing[room] = nil
+            return .barrier
+          case .barrier:
+            return .barrier
+          case .board(let write, _):
+            if !write.isSummary { stop(write.room, error) }
+            return .board(.failure(error))
           }
         }
       }
       let end = clock.now
       recordBatch(outcomes, batch: batch, committed: committed, nanoseconds: start.duration(to: end), end: end)
+    } else {
+      for case .reopen(let room) in batch { stoppedRooms[room] = nil }
     }
     for (index, job) in batch.enumerated() {
       switch (job, writes ? outcomes[index] : .barrier) {
       case (.append(_, _, _, let completion), .appended(let result)): completion(result)
       case (.snapshot(_, _, _, let completion), .snapshot(let result)): completion(result)
+      case (.reopen, _): break
       case (.barrier(let done), _): done()
       case (.board(_, let completion), .board(let result)): completion(result)
       default: preconditionFailure("outcome does not match its job")
       }
     }
+  }
+
+  /// The error a write of `room` fails with while the room is stopped, nil when it takes writes.
+  private func stopped(_ room: String) -> StoreError? { Self.refusal(room, stoppedRooms[room]) }
+
+  /// The refusal of a write to `room`, stopped by `cause` (nil: not stopped).
+  private static func refusal(_ room: String, _ cause: StoreError?) -> StoreError? {
+    cause.map { .roomStopped(room: room, cause: $0.description) }
+  }
+
+  /// Stops `room` taking writes after `error` (the first failure is the one kept as the cause).
+  private func stop(_ room: String, _ error: StoreError) {
+    if stoppedRooms[room] == nil { stoppedRooms[room] = error }
   }
 
   private func recordBatch(
@@ -159,6 +217,7 @@ extension StoreWriter {
     room: String, seq: UInt64, bytes: [UInt8], updated: inout [String: UInt64]
   ) throws(StoreError) -> Result<Void, StoreError> {
     guard seq <= UInt64(Int64.max) else { return .failure(.seqOutOfRange(seq)) }
+    if let fault = snapshotFault?(room, seq) { return .failure(fault) }
     _ = try highestSeq(of: room, updated: &updated)
     let upsert = try connection.statement(
       "INSERT INTO snapshots(room, seq, bytes) VALUES (?1, ?2, ?3) ON CONFLICT DO UPDATE SET bytes = excluded.bytes")

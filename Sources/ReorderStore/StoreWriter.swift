@@ -19,6 +19,8 @@ final class StoreWriter: @unchecked Sendable {
       completion: @Sendable (Result<UInt64, StoreError>) -> Void)
     /// Store a snapshot (keeping the latest two per room).
     case snapshot(room: String, seq: UInt64, bytes: [UInt8], completion: @Sendable (Result<Void, StoreError>) -> Void)
+    /// Take writes of `room` again (see `stoppedRooms`).
+    case reopen(room: String)
     /// Runs once everything queued before it is committed (or failed).
     case barrier(@Sendable () -> Void)
     /// Replaces, deletes or summarises a whole room (`Store+Boards.swift`); the completion gets
@@ -38,9 +40,24 @@ final class StoreWriter: @unchecked Sendable {
   let connection: SQLiteConnection
   /// Rooms known to exist in the database, with their highest durable seq; writer thread only.
   var highWater: [String: UInt64] = [:]
+  /// Rooms whose writes are refused (`StoreError.roomStopped`), with the error that stopped them:
+  /// from a room's first failed append, snapshot or whole-room write until a `reopen` job or a
+  /// whole-room `.replace`/`.delete` (which stores a history of its own). Writer thread only.
+  ///
+  /// The rule: once one write of a room fails, no later write of it may be stored until whoever
+  /// writes the room has started again from what is stored. Those writes were made on state that
+  /// assumed the failed one: stored, they would leave a gap in the log (a failed append, and the
+  /// room could never be loaded again) or ops made on a compacted board that the disk does not have
+  /// (a failed snapshot: a reload would replay them onto the older board). The writer is serial,
+  /// so a `reopen` queued once the writer of the room has stopped (the rooms issue it with the
+  /// room's next load, after dropping the room) orders after every one of its stale writes.
+  var stoppedRooms: [String: StoreError] = [:]
   /// Ops kept before a room's latest snapshot (nil: all): older ones are deleted when a snapshot
   /// is saved. Set before `start()`.
   var retainedOps: Int?
+  /// Tests only: a snapshot for which this returns an error fails alone with it, as if its write
+  /// had failed while the batch's other jobs are stored. Writer thread only (set it from a barrier).
+  var snapshotFault: (@Sendable (_ room: String, _ seq: UInt64) -> StoreError?)?
 
   init(connection: SQLiteConnection) {
     self.connection = connection

@@ -31,6 +31,7 @@ struct StoreFailureTests {
     #expect(failures.values.first?.description.contains("free some space") == true)
     #expect(try store.lastSeq(room: "r") == 1)
     store.onWriter { connection in _ = try? connection.scalarInt("PRAGMA max_page_count = 1073741823") }
+    store.reopen(room: "r")  // a failed write stops the room's writes until then
     store.append(
       room: "r", ops: sampleOps(2...2) + big, onDurable: { durable.add($0) }, onFailure: { failures.add($0) })
     store.flush()
