@@ -48,6 +48,8 @@ struct Measurements {
   var window: Int64 = 100_000
   /// Why connections closed during the run (`code reason` → count).
   var closeReasons: [String: Int] = [:]
+  /// Clients that became ready, by node index.
+  var connectedPerNode: [Int: Int] = [:]
 
   /// Whole second of traffic containing `time`, or -1 before the traffic phase.
   @inline(__always)
@@ -181,6 +183,7 @@ struct Measurements {
     connectLatency.merge(other.connectLatency)
     receiverSilence.merge(other.receiverSilence)
     closeReasons.merge(other.closeReasons, uniquingKeysWith: +)
+    connectedPerNode.merge(other.connectedPerNode, uniquingKeysWith: +)
     for (second, histogram) in other.dragLatencyPerSecond.enumerated() {
       if second >= dragLatencyPerSecond.count { dragLatencyPerSecond.append(LatencyHistogram()) }
       dragLatencyPerSecond[second].merge(histogram)
