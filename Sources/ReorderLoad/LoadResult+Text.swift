@@ -64,6 +64,9 @@ extension LoadResult {
           + "); duplicates \(counters.dragDuplicates), out of order \(counters.dragOutOfOrder); "
           + "ends \(counters.dragEndsDelivered)/\(counters.dragEndsExpected)")
       row("drag latency", Self.latency(dragLatency))
+      if let crossNodeDragLatency {
+        row("across nodes", Self.latency(crossNodeDragLatency) + " (dragger and receiver on different nodes)")
+      }
       row("staleness", Self.latency(staleness))
       if let receiverSilence, receiverSilence.count > 0 {
         row("max silence", Self.latency(receiverSilence) + " (per receiver, without a drag frame)")

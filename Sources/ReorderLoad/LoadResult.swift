@@ -113,6 +113,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var loadAverage: [Double] = []
   /// The nodes of `--url` in order with their clients (nil in results from before the list).
   public var nodes: [NodeShare]? = nil
+  /// Drag update sent → seen by a client on another node than the dragger (ms); nil with one URL.
+  public var crossNodeDragLatency: LatencySummary? = nil
 
   /// Plot edges of latency histograms, in µs: 1 ms … 10 s, roughly ×1.5 apart.
   static let plotEdges: [UInt64] = {

@@ -71,7 +71,8 @@ extension LoadRunner {
       loadClient: selfBefore.map {
         Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: max(1, counters.connected))
       },
-      steps: steps, best: best, notes: notes, nodes: nodeShares(measurements))
+      steps: steps, best: best, notes: notes, nodes: nodeShares(measurements),
+      crossNodeDragLatency: targets.count > 1 ? LatencySummary(measurements.crossNodeDragLatency) : nil)
   }
 
   /// How many clients went to each node of `--url`, and how many of them got in.

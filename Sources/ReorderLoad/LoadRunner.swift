@@ -68,7 +68,8 @@ public final class LoadRunner {
     let runID = "L\(String(UInt32(truncatingIfNeeded: MonotonicClock.microseconds()), radix: 36))"
     shards = try (0..<configuration.threads).map {
       try LoadShard(
-        number: $0, configuration: configuration, targets: targets, runID: runID, sentLog: sentLog,
+        number: $0, configuration: configuration, targets: targets, nodeOfClient: plan.nodeOfClient, runID: runID,
+        sentLog: sentLog,
         makeContext: makeContext)
     }
     if let room = configuration.loaderRoom {

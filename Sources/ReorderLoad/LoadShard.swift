@@ -33,7 +33,7 @@ final class LoadShard: @unchecked Sendable {
   let result = Locked<Measurements?>(nil)
 
   init(
-    number: Int, configuration: LoadConfiguration, targets: [LoadTarget], runID: String,
+    number: Int, configuration: LoadConfiguration, targets: [LoadTarget], nodeOfClient: [Int], runID: String,
     sentLog: Locked<DragSentLog>, makeContext: LoadSocketContextFactory
   ) throws {
     self.number = number
@@ -44,6 +44,7 @@ final class LoadShard: @unchecked Sendable {
     random = SplitMix64(seed: 0x5EED_0000 &+ UInt64(number))
     context = try makeContext()
     measurements.window = Int64(configuration.coverageWindowMilliseconds * 1_000)
+    if targets.count > 1 { measurements.nodeOfClient = nodeOfClient }
   }
 
   var isMirror: Bool { configuration.mode == .mirror }
