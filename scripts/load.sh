@@ -68,7 +68,8 @@ fi
 # g or h, and says so instead of passing them by.
 CLUSTER_LABELS="g g-1node h h-1node h-ramp h-ramp-1node"
 HAS_REDIS=0
-if "$BIN" serve --help 2>&1 | grep -q -- '--redis '; then HAS_REDIS=1; fi
+SERVE_HELP=$("$BIN" serve --help 2>&1 || true) # whole, so that grep -q stopping early breaks no pipe
+if grep -q -- '--redis ' <<<"$SERVE_HELP"; then HAS_REDIS=1; fi
 NO_REDIS="load.sh: this build has no --redis (\`reorder serve --help\`): the cluster scenarios g and h need cluster mode (issue 14)"
 if [ "$HAS_REDIS" = 0 ] && [ -n "${LOAD_ONLY:-}" ]; then
   only_cluster=1
@@ -324,7 +325,7 @@ done
 # redis_figures: "<commands processed> <CPU seconds>" of the cluster's redis-server, from INFO (whose
 # own call counts as one command: pair() takes it off).
 redis_figures() {
-  redis-cli -h 127.0.0.1 -p "$REDIS_PORT" info all 2>/dev/null | tr -d '\r' | awk -F: '
+  { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" info all 2>/dev/null || true; } | tr -d '\r' | awk -F: '
     $1 == "total_commands_processed" { commands = $2 }
     $1 == "used_cpu_sys" || $1 == "used_cpu_user" { cpu += $2 }
     END { printf "%d %.3f", commands, cpu }'
