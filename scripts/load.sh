@@ -9,6 +9,11 @@
 #   LOAD_BIG_DATA=/tmp/reorder-big scripts/load.sh   # keep the seeded big board there and reuse it next time
 #   LOAD_SERVER_FLAGS="--presence-max-hz 1000 --presence-budget 60000" scripts/load.sh   # server flags
 #   LOAD_SERVER_FLAGS= scripts/load.sh   # the server's defaults (presence at a fixed 30 Hz)
+#   LOAD_ONLY="g h" scripts/load.sh  # issue 14: cluster mode, 2 nodes sharing rooms through Redis, beside
+#                                    # one node (g g-1node; h h-1node h-ramp h-ramp-1node); needs a
+#                                    # build whose `reorder serve` has --redis, and fails clearly if not
+#   LOAD_BIN=.build/debug/reorder scripts/load.sh   # use that binary instead of building release
+#                                    # (a smoke test of the script; its figures are not comparable)
 #
 # By default the server runs with `--presence-max-hz 1000`: presence paced by load (docs/PROTOCOL.md,
 # "Presence pacing"). The default fixed 30 Hz tick makes an update wait up to 33 ms, which run a
@@ -23,8 +28,9 @@
 # join pair (4,000 clients into 1 room, into 40 rooms), and the isolation rounds (a without and with
 # a loader joining a seeded board of 10,000 items and 100,000 moves every 100 ms, on a server that
 # unloads idle rooms at once); stops every server by PID; prints one table on stdout (each run's own report and progress go to stderr) and writes
-# reports/load.json and reports/load.html (one JSON per run in reports/runs/). Everything goes to
-# 127.0.0.1 only.
+# reports/load.json and reports/load.html (one JSON per run in reports/runs/). Last, the cluster
+# part: redis-server on a free port with a throwaway directory, 2 nodes `reorder serve --redis`, and
+# one plain node (SQLite) with the same flags; g and h on both. Everything goes to 127.0.0.1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,14 +55,40 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 10300 ]; then
   echo "load.sh: the open-file limit is $(ulimit -n); f (10,000 clients) needs about 10,300 per process" >&2
 fi
 
-echo "== building reorder (release)" >&2
-swift build -c release --product reorder >&2
-BIN=.build/release/reorder
+if [ -n "${LOAD_BIN:-}" ]; then
+  BIN=$LOAD_BIN
+  echo "== using $BIN (LOAD_BIN; not a release build unless it is one)" >&2
+else
+  echo "== building reorder (release)" >&2
+  swift build -c release --product reorder >&2
+  BIN=.build/release/reorder
+fi
+
+# Cluster mode (issue 14) is `reorder serve --redis redis://HOST:PORT`; a build without it cannot run
+# g or h, and says so instead of passing them by.
+CLUSTER_LABELS="g g-1node h h-1node h-ramp h-ramp-1node"
+HAS_REDIS=0
+SERVE_HELP=$("$BIN" serve --help 2>&1 || true) # whole, so that grep -q stopping early breaks no pipe
+if grep -q -- '--redis ' <<<"$SERVE_HELP"; then HAS_REDIS=1; fi
+NO_REDIS="load.sh: this build has no --redis (\`reorder serve --help\`): the cluster scenarios g and h need cluster mode (issue 14)"
+if [ "$HAS_REDIS" = 0 ] && [ -n "${LOAD_ONLY:-}" ]; then
+  only_cluster=1
+  for word in $LOAD_ONLY; do
+    [[ " $CLUSTER_LABELS " == *" $word "* ]] || only_cluster=0
+  done
+  if [ "$only_cluster" = 1 ]; then
+    echo "$NO_REDIS" >&2
+    exit 1
+  fi
+fi
+FAILED="" # why the cluster part could not run, if it could not
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reorder-load.XXXXXX")
 SERVER_PID=""
 MIRROR_PID=""
 EXTRA_PID="" # the server of f, the join pair or the isolation rounds, while one runs
+REDIS_PID=""
+CLUSTER_PIDS="" # the nodes of the cluster part and its one-node twin
 # stop PID…: TERM, then KILL after 5 s.
 stop() {
   for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -69,14 +101,16 @@ stop() {
   done
 }
 cleanup() {
-  stop $SERVER_PID $MIRROR_PID $EXTRA_PID ${STARTED_PID:-}
+  # The nodes before Redis, so that none sees it go away and reconnects in a loop meanwhile.
+  stop $SERVER_PID $MIRROR_PID $EXTRA_PID $CLUSTER_PIDS ${STARTED_PID:-}
+  stop $REDIS_PID
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$WORK/data" "$WORK/web" "$RUNS"
-rm -f "$RUNS"/*.json
+rm -f "$RUNS"/*.json "$REPORTS/redis.txt"
 
 # serve LOG FLAGS…: starts `reorder serve` on a free port; sets STARTED_PID and STARTED_PORT.
 serve() {
@@ -156,7 +190,7 @@ run() {
     echo "load.sh: skipping $label, the matrix is out of time" >&2
     return 0
   fi
-  local target=(--url "ws://127.0.0.1:${RUN_PORT:-$PORT}" --server-pid "${RUN_PID:-$SERVER_PID}")
+  local target=(--url "${RUN_URL:-ws://127.0.0.1:${RUN_PORT:-$PORT}}" --server-pid "${RUN_PID:-$SERVER_PID}")
   case $label in
     *-mirror)
       [ -n "$MIRROR_PORT" ] || return 0
@@ -276,7 +310,119 @@ fi
 [ -n "$EXTRA_PID" ] && stop "$EXTRA_PID"
 EXTRA_PID=""
 
+# --- issue 14: cluster mode ---------------------------------------------------------------------
+# redis-server on a free port with a throwaway directory (every append fsynced: `applied` then means
+# on disk in Redis, as SQLite's synchronous=FULL does on one node), 2 nodes `reorder serve --redis`
+# with data directories and node ids of their own, and one plain node (SQLite) with the same flags.
+# Each scenario runs on the cluster (clients round-robin over both nodes: 500 + 500 in g) and then
+# on the one node, alternating, so that drift in the machine falls on both; the summary gives the
+# ratios. The load tool samples node 1's CPU and RSS (--server-pid takes one process); Redis'
+# commands and CPU per run go to reports/redis.txt.
+cluster_wanted=0
+for label in $CLUSTER_LABELS; do
+  if wanted "$label" "${label%%-*}"; then cluster_wanted=1; fi
+done
+# redis_figures: "<commands processed> <CPU seconds>" of the cluster's redis-server, from INFO (whose
+# own call counts as one command: pair() takes it off).
+redis_figures() {
+  { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" info all 2>/dev/null || true; } | tr -d '\r' | awk -F: '
+    $1 == "total_commands_processed" { commands = $2 }
+    $1 == "used_cpu_sys" || $1 == "used_cpu_user" { cpu += $2 }
+    END { printf "%d %.3f", commands, cpu }'
+}
+if [ "$cluster_wanted" = 1 ] && [ "$HAS_REDIS" = 0 ]; then
+  FAILED=$NO_REDIS
+  echo "$FAILED" >&2
+elif [ "$cluster_wanted" = 1 ] && ! command -v redis-server >/dev/null; then
+  FAILED="load.sh: redis-server not found (apt install redis-server): no cluster scenarios g and h"
+  echo "$FAILED" >&2
+elif [ "$cluster_wanted" = 1 ]; then
+  echo "== starting redis-server" >&2
+  mkdir -p "$WORK/redis" "$WORK/data-n1" "$WORK/data-n2" "$WORK/data-1node"
+  REDIS_PORT=""
+  for _ in $(seq 1 20); do
+    candidate=$((20000 + RANDOM % 30000))
+    ss -ltnH "sport = :$candidate" 2>/dev/null | grep -q . && continue
+    "${PRIO[@]}" redis-server --bind 127.0.0.1 --port "$candidate" --dir "$WORK/redis" --appendonly yes \
+      --appendfsync always --save "" --daemonize no --logfile "$WORK/redis.log" &
+    REDIS_PID=$!
+    disown "$REDIS_PID"
+    for _ in $(seq 1 50); do
+      # PONG, and from this process (not another server that took the port meanwhile).
+      if [ "$(redis-cli -h 127.0.0.1 -p "$candidate" ping 2>/dev/null)" = PONG ] \
+        && redis-cli -h 127.0.0.1 -p "$candidate" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$REDIS_PID"
+      then
+        REDIS_PORT=$candidate
+        break
+      fi
+      kill -0 "$REDIS_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    [ -n "$REDIS_PORT" ] && break
+    stop "$REDIS_PID"
+    REDIS_PID=""
+  done
+  if [ -z "$REDIS_PORT" ]; then
+    echo "load.sh: could not start redis-server; its log:" >&2
+    cat "$WORK/redis.log" >&2 2>/dev/null || true
+    exit 1
+  fi
+  echo "   redis pid $REDIS_PID on port $REDIS_PORT (appendonly, appendfsync always, dir $WORK/redis)" >&2
+  CLUSTER_FLAGS=(--max-ops-per-second 100000 --max-connections-per-room 5000 --room-idle-seconds 600 $SERVER_FLAGS)
+  serve "$WORK/server-n1.log" --redis "redis://127.0.0.1:$REDIS_PORT" --data "$WORK/data-n1" --node-id n1 \
+    "${CLUSTER_FLAGS[@]}"
+  N1_PID=$STARTED_PID
+  N1_PORT=$STARTED_PORT
+  CLUSTER_PIDS="$N1_PID"
+  serve "$WORK/server-n2.log" --redis "redis://127.0.0.1:$REDIS_PORT" --data "$WORK/data-n2" --node-id n2 \
+    "${CLUSTER_FLAGS[@]}"
+  N2_PID=$STARTED_PID
+  N2_PORT=$STARTED_PORT
+  CLUSTER_PIDS="$CLUSTER_PIDS $N2_PID"
+  serve "$WORK/server-1node.log" --data "$WORK/data-1node" --node-id n0 "${CLUSTER_FLAGS[@]}"
+  ONE_PID=$STARTED_PID
+  ONE_PORT=$STARTED_PORT
+  CLUSTER_PIDS="$CLUSTER_PIDS $ONE_PID"
+  STARTED_PID=""
+  echo "   cluster: n1 pid $N1_PID on port $N1_PORT, n2 pid $N2_PID on port $N2_PORT; one node: pid $ONE_PID on port $ONE_PORT" >&2
+  : >"$REPORTS/redis.txt"
+  # pair LABEL TITLE FLAGS…: LABEL on the cluster, then LABEL-1node on the one node.
+  pair() {
+    local label=$1 title=$2
+    shift 2
+    local before after
+    before=$(redis_figures)
+    RUN_URL="ws://127.0.0.1:$N1_PORT,ws://127.0.0.1:$N2_PORT" RUN_PID=$N1_PID \
+      run "$label" "$title, 2 nodes through Redis" "$@"
+    after=$(redis_figures)
+    if wanted "$label" "$RUN_GROUP"; then
+      echo "$label $before $after" | awk '{ printf "%s: redis commands %d, redis CPU %.2f s\n", $1, $4 - $2 - 1, $5 - $3 }' \
+        | tee -a "$REPORTS/redis.txt" >&2
+    fi
+    RUN_URL="ws://127.0.0.1:$ONE_PORT" RUN_PID=$ONE_PID run "$label-1node" "$title, one node (SQLite)" "$@"
+  }
+  RUN_GROUP=g
+  pair g "1 room × 1,000 clients, 10 draggers × 30/s" \
+    --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)"
+  RUN_GROUP=h
+  pair h "1 room × 50 clients, 2,000 committed moves/s in total (durable)" \
+    --clients 50 --draggers 0 --move-rate 2000 --duration "$(seconds 10)" --drain 3
+  # As e-ramp: few clients (one per node), so that the fan-out of `applied` does not hide the rate.
+  pair h-ramp "1 room × 2 clients, moves/s ×1.5 every 2 s from 2,000 until acks stop rising" \
+    --clients 2 --draggers 0 --move-rate 2000 --ramp --ramp-factor 1.5 --ramp-step-seconds 2 \
+    --duration "$(seconds 24)" --drain 3
+  RUN_GROUP=""
+  stop $CLUSTER_PIDS
+  CLUSTER_PIDS=""
+  stop "$REDIS_PID"
+  REDIS_PID=""
+fi
+
 echo "== summary" >&2
 "$BIN" load --summarize "$RUNS" --json "$REPORTS/load.json" --html "$REPORTS/load.html"
 echo "" >&2
 echo "reports: $REPORTS/load.json, $REPORTS/load.html (one JSON per run in $RUNS/)" >&2
+if [ -n "$FAILED" ]; then
+  echo "$FAILED" >&2
+  exit 1
+fi

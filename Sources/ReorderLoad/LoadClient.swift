@@ -7,6 +7,8 @@ final class LoadClient: @unchecked Sendable {
   let index: Int
   /// Room index.
   let room: Int
+  /// Node index: which of the `--url` list this client connects to.
+  let node: Int
   var connection: (any LoadSocket)?
   var phase = Phase.idle
   var connectStarted: Int64 = 0
@@ -24,9 +26,10 @@ final class LoadClient: @unchecked Sendable {
   /// Committed moves sent so far (numbers op ids).
   var movesSent = 0
 
-  init(index: Int, room: Int) {
+  init(index: Int, room: Int, node: Int = 0) {
     self.index = index
     self.room = room
+    self.node = node
   }
 }
 

@@ -12,7 +12,8 @@ public struct LoadConfiguration: Sendable {
 
   /// A room token every client sends in its `hello` (a server that checks tokens); nil: none.
   public var token: String?
-  /// Server URL, `ws://HOST:PORT` (a path is ignored; rooms are `/ws/<room>`).
+  /// Server URL, `ws://HOST:PORT` (a path is ignored; rooms are `/ws/<room>`), or a comma list
+  /// of the nodes of a cluster, which the clients are spread over (`RoomPlan.nodeOfClient`).
   public var url = "ws://127.0.0.1:8080"
   /// Allow a target that is not a loopback address (`--allow-remote`).
   public var allowRemote = false

@@ -16,7 +16,7 @@ public enum LoadError: Error, CustomStringConvertible, Equatable {
   public var description: String {
     switch self {
     case .invalidURL(let url):
-      return "'\(url)' is not a websocket URL: use ws://HOST:PORT (or wss://)"
+      return "'\(url)' is not a websocket URL: use ws://HOST:PORT (or wss://), or a comma list of them"
     case .remoteTargetRefused(let host):
       return "refusing to load '\(host)': it is not a loopback address; pass --allow-remote if you own that server"
     case .invalidConfiguration(let problems):

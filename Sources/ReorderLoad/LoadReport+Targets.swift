@@ -55,7 +55,8 @@ public struct ScaleFigures: Sendable, Codable, Equatable {
 }
 
 extension LoadReport {
-  /// Markdown tables for `f`, the join runs and the isolation rounds (empty when none ran).
+  /// Markdown tables for `f`, the join runs, the isolation rounds and the cluster runs g and h
+  /// (empty when none ran).
   var targetsMarkdown: String {
     var lines: [String] = []
     let figures = ScaleFigures(runs: runs)
@@ -150,6 +151,8 @@ extension LoadReport {
             + " (target ≤ 1.10×).")
       }
     }
+    let cluster = clusterTargetsMarkdown
+    if !cluster.isEmpty { lines.append(cluster) }
     return lines.joined(separator: "\n")
   }
 

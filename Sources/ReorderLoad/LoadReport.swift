@@ -37,6 +37,8 @@ public struct LoadReport: Sendable, Codable, Equatable {
   public var comparisons: [Comparison]
   /// The join ratio and the isolation rounds (`ScaleFigures`), when those runs are among `runs`.
   public var scale: ScaleFigures
+  /// The cluster runs of issue 14 (`ClusterFigures`), when any is among `runs`.
+  public var cluster: ClusterFigures?
 
   /// Pairs every non-mirror run with the mirror run labelled `<label>-mirror`, if any.
   public init(runs: [LoadResult]) {
@@ -45,6 +47,7 @@ public struct LoadReport: Sendable, Codable, Equatable {
     self.runs = runs.sorted { Self.sortKey($0.label) < Self.sortKey($1.label) }
     let runs = self.runs
     scale = ScaleFigures(runs: runs)
+    cluster = ClusterFigures(runs: runs)
     let byLabel = Dictionary(runs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
     comparisons = runs.filter { $0.mode == .reorder && $0.counters.dragUpdatesSent > 0 }.map { ours in
       let mirror = byLabel[ours.label + "-mirror"]

@@ -20,6 +20,9 @@ extension LoadResult {
       "\(counters.connected) ready, \(counters.connectFailures) failed in \(String(format: "%.1f", connectSeconds)) s"
         + (settleSeconds.map { String(format: ", join traffic settled %.1f s later", $0) } ?? "") + "; "
         + Self.latency(connect))
+    if let nodes, nodes.count > 1 {
+      row("nodes", Self.nodeSplit(nodes))
+    }
     if let join {
       row(
         "join",
@@ -61,6 +64,9 @@ extension LoadResult {
           + "); duplicates \(counters.dragDuplicates), out of order \(counters.dragOutOfOrder); "
           + "ends \(counters.dragEndsDelivered)/\(counters.dragEndsExpected)")
       row("drag latency", Self.latency(dragLatency))
+      if let crossNodeDragLatency {
+        row("across nodes", Self.latency(crossNodeDragLatency) + " (dragger and receiver on different nodes)")
+      }
       row("staleness", Self.latency(staleness))
       if let receiverSilence, receiverSilence.count > 0 {
         row("max silence", Self.latency(receiverSilence) + " (per receiver, without a drag frame)")
@@ -124,6 +130,11 @@ extension LoadResult {
     }
     for note in notes { row("note", note) }
     return lines.joined(separator: "\n")
+  }
+
+  /// "ws://127.0.0.1:1 500 clients (500 ready), ws://127.0.0.1:2 …": the spread over `--url`.
+  static func nodeSplit(_ nodes: [NodeShare]) -> String {
+    nodes.map { "\($0.url) \($0.clients) clients (\($0.connected) ready)" }.joined(separator: ", ")
   }
 
   /// Right-aligns cells in 12-character columns.

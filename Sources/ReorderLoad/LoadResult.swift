@@ -23,6 +23,16 @@ public struct RampStep: Sendable, Codable, Equatable {
   public var ackP50: Double? = nil
 }
 
+/// One node of `--url` and its share of the clients.
+public struct NodeShare: Sendable, Codable, Equatable {
+  /// The node's origin (`ws://HOST:PORT`); a URL given twice appears twice.
+  public var url: String
+  /// Clients assigned to it (round-robin by position in the room).
+  public var clients: Int
+  /// Of those, clients that became ready (`welcome`; opened, for the mirror).
+  public var connected: Int
+}
+
 /// Everything one run measured; encoded as the `--json` report.
 public struct LoadResult: Sendable, Codable, Equatable {
   public var label: String
@@ -101,6 +111,10 @@ public struct LoadResult: Sendable, Codable, Equatable {
   /// The machine's 1-minute load average at the start and at the end of the run (the machines
   /// are shared: a high load means the figures are noisy).
   public var loadAverage: [Double] = []
+  /// The nodes of `--url` in order with their clients (nil in results from before the list).
+  public var nodes: [NodeShare]? = nil
+  /// Drag update sent → seen by a client on another node than the dragger (ms); nil with one URL.
+  public var crossNodeDragLatency: LatencySummary? = nil
 
   /// Plot edges of latency histograms, in µs: 1 ms … 10 s, roughly ×1.5 apart.
   static let plotEdges: [UInt64] = {

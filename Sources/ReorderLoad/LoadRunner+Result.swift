@@ -42,7 +42,7 @@ extension LoadRunner {
       return $0.coveredPerSecond < $1.coveredPerSecond
     }
     return LoadResult(
-      label: configuration.label, title: configuration.title, mode: configuration.mode, url: target.origin,
+      label: configuration.label, title: configuration.title, mode: configuration.mode, url: origins,
       clients: configuration.clients, rooms: configuration.rooms, draggers: plan.initialDraggers.count,
       dragRate: configuration.dragRate, moveRate: configuration.moveRate, ramp: configuration.ramp,
       startedAt: startedAt, trafficSeconds: seconds, connectSeconds: connectSeconds, counters: counters,
@@ -71,7 +71,16 @@ extension LoadRunner {
       loadClient: selfBefore.map {
         Self.usage(before: $0, idle: nil, samples: traffic.selfSamples, clients: max(1, counters.connected))
       },
-      steps: steps, best: best, notes: notes)
+      steps: steps, best: best, notes: notes, nodes: nodeShares(measurements),
+      crossNodeDragLatency: targets.count > 1 ? LatencySummary(measurements.crossNodeDragLatency) : nil)
+  }
+
+  /// How many clients went to each node of `--url`, and how many of them got in.
+  func nodeShares(_ measurements: Measurements) -> [NodeShare] {
+    targets.enumerated().map { node, target in
+      NodeShare(
+        url: target.origin, clients: plan.clientsPerNode[node], connected: measurements.connectedPerNode[node] ?? 0)
+    }
   }
 
   /// Per-step figures from the per-second series; a step's first second is skipped (transient)

@@ -7,7 +7,9 @@ import Foundation
 /// publish); each shard is one lws client context whose service thread owns its clients.
 public final class LoadRunner {
   public let configuration: LoadConfiguration
-  public let target: LoadTarget
+  /// The nodes of `--url`, in order (one for a single server); clients are spread over them
+  /// (`RoomPlan.nodeOfClient`); the loader goes to the first.
+  public let targets: [LoadTarget]
   let plan: RoomPlan
   let sentLog = Locked(DragSentLog())
   var shards: [LoadShard] = []
@@ -25,7 +27,7 @@ public final class LoadRunner {
   let log: @Sendable (String) -> Void
   let makeContext: LoadSocketContextFactory
 
-  /// Validates `configuration` and the target.
+  /// Validates `configuration` and the targets (every node of `--url`).
   ///
   /// - Throws: `LoadError.invalidURL`, `.remoteTargetRefused` (a non-loopback target without
   ///   `allowRemote`), `.invalidConfiguration`.
@@ -35,19 +37,22 @@ public final class LoadRunner {
   ) throws {
     let problems = configuration.problems()
     guard problems.isEmpty else { throw LoadError.invalidConfiguration(problems) }
-    let target = try LoadTarget(url: configuration.url)
-    guard configuration.allowRemote || target.isLoopback else {
-      throw LoadError.remoteTargetRefused(target.host)
+    let targets = try LoadTarget.list(configuration.url)
+    if !configuration.allowRemote, let remote = targets.first(where: { !$0.isLoopback }) {
+      throw LoadError.remoteTargetRefused(remote.host)
     }
     self.configuration = configuration
-    self.target = target
+    self.targets = targets
     let maxDraggers = configuration.ramp ? configuration.clients : configuration.effectiveDraggers
-    plan = RoomPlan(configuration, maxDraggers: maxDraggers)
+    plan = RoomPlan(configuration, nodes: targets.count, maxDraggers: maxDraggers)
     serverSampler = configuration.serverPID.map { ProcessSampler(pid: $0) }
     progress = ProgressPrinter(label: configuration.label, enabled: configuration.progress, log: log)
     self.log = log
     self.makeContext = makeContext
   }
+
+  /// The nodes' origins, comma-separated, as `--url` gave them.
+  var origins: String { targets.map(\.origin).joined(separator: ",") }
 
   /// Writes a line to standard error.
   public static let standardError: @Sendable (String) -> Void = { line in
@@ -63,16 +68,19 @@ public final class LoadRunner {
     let runID = "L\(String(UInt32(truncatingIfNeeded: MonotonicClock.microseconds()), radix: 36))"
     shards = try (0..<configuration.threads).map {
       try LoadShard(
-        number: $0, configuration: configuration, target: target, runID: runID, sentLog: sentLog,
+        number: $0, configuration: configuration, targets: targets, nodeOfClient: plan.nodeOfClient, runID: runID,
+        sentLog: sentLog,
         makeContext: makeContext)
     }
     if let room = configuration.loaderRoom {
       loader = RoomLoader(
-        context: try makeContext(), url: target.roomURL(room), room: room, clientID: "\(runID)-loader",
+        context: try makeContext(), url: targets[0].roomURL(room), room: room, clientID: "\(runID)-loader",
         intervalMilliseconds: configuration.loaderIntervalMilliseconds)
     }
     defer { shutdown() }
-    clients = (0..<configuration.clients).map { LoadClient(index: $0, room: plan.roomOfClient[$0]) }
+    clients = (0..<configuration.clients).map {
+      LoadClient(index: $0, room: plan.roomOfClient[$0], node: plan.nodeOfClient[$0])
+    }
     let stride = configuration.measureStride
     for client in clients { client.measured = client.index % stride == 0 }
     let loadBefore = ProcessSampler.loadAverage()
@@ -181,7 +189,7 @@ public final class LoadRunner {
         if state.failed > 0 {
           throw LoadError.connectFailed(
             connected: state.ready, wanted: clients.count,
-            reason: "could not connect to \(target.origin): \(state.lastConnectFailure ?? "no reason given")")
+            reason: "could not connect to \(origins): \(state.lastConnectFailure ?? "no reason given")")
         }
         boards = Array(repeating: RoomBoard(list: "mirror", items: ["item"]), count: configuration.rooms)
         return
@@ -190,7 +198,7 @@ public final class LoadRunner {
       if state.failed > 0 {
         throw LoadError.connectFailed(
           connected: state.ready, wanted: clients.count,
-          reason: "the first client of a room could not connect to \(target.origin): "
+          reason: "the first client of a room could not connect to \(targets[0].origin): "
             + (state.lastConnectFailure ?? "no reason given") + "; is the server running there?")
       }
       if state.boards.count == seeders.count {

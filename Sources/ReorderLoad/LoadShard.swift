@@ -6,7 +6,8 @@ final class LoadShard: @unchecked Sendable {
   let number: Int
   let context: any LoadSocketContext
   let configuration: LoadConfiguration
-  let target: LoadTarget
+  /// The nodes, in `--url` order; a client connects to `targets[client.node]`.
+  let targets: [LoadTarget]
   let runID: String
   let sentLog: Locked<DragSentLog>
   /// Clients on this shard, by run index.
@@ -32,17 +33,18 @@ final class LoadShard: @unchecked Sendable {
   let result = Locked<Measurements?>(nil)
 
   init(
-    number: Int, configuration: LoadConfiguration, target: LoadTarget, runID: String,
+    number: Int, configuration: LoadConfiguration, targets: [LoadTarget], nodeOfClient: [Int], runID: String,
     sentLog: Locked<DragSentLog>, makeContext: LoadSocketContextFactory
   ) throws {
     self.number = number
     self.configuration = configuration
-    self.target = target
+    self.targets = targets
     self.runID = runID
     self.sentLog = sentLog
     random = SplitMix64(seed: 0x5EED_0000 &+ UInt64(number))
     context = try makeContext()
     measurements.window = Int64(configuration.coverageWindowMilliseconds * 1_000)
+    if targets.count > 1 { measurements.nodeOfClient = nodeOfClient }
   }
 
   var isMirror: Bool { configuration.mode == .mirror }
@@ -54,6 +56,7 @@ final class LoadShard: @unchecked Sendable {
     client.connectStarted = MonotonicClock.microseconds()
     if firstConnectAt == nil { firstConnectAt = client.connectStarted }
     let roomName = "\(configuration.roomPrefix)\(client.room)"
+    let target = targets[client.node]
     let url = isMirror ? target.mirrorURL(roomName) : target.roomURL(roomName)
     let subprotocol: String? = isMirror ? "lws-mirror-protocol" : nil
     client.connection = context.connect(url: url, subprotocol: subprotocol) { [unowned self] event in
@@ -101,6 +104,7 @@ final class LoadShard: @unchecked Sendable {
     client.phase = .ready
     ready += 1
     measurements.counters.connected += 1
+    measurements.connectedPerNode[client.node, default: 0] += 1
     let now = MonotonicClock.microseconds()
     measurements.connectLatency.record(microseconds: now - client.connectStarted)
     if firstReadyAt == nil { firstReadyAt = now }

@@ -44,6 +44,20 @@ public struct LoadTarget: Sendable, Equatable {
     guard !host.isEmpty, (1...65_535).contains(port) else { throw LoadError.invalidURL(url) }
   }
 
+  /// Parses `--url`: one URL, or a comma list of node URLs of one cluster (spaces around the
+  /// commas are ignored). The same URL may appear twice (two shares of one node).
+  ///
+  /// - Throws: `LoadError.invalidURL` for an empty entry or one `init(url:)` refuses.
+  public static func list(_ text: String) throws -> [LoadTarget] {
+    let entries = text.split(separator: ",", omittingEmptySubsequences: false).map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    return try entries.map { entry in
+      guard !entry.isEmpty else { throw LoadError.invalidURL(text) }
+      return try LoadTarget(url: entry)
+    }
+  }
+
   /// `scheme://host:port` with IPv6 literals bracketed.
   public var origin: String {
     let shownHost = host.contains(":") ? "[\(host)]" : host

@@ -48,6 +48,13 @@ struct Measurements {
   var window: Int64 = 100_000
   /// Why connections closed during the run (`code reason` → count).
   var closeReasons: [String: Int] = [:]
+  /// Clients that became ready, by node index.
+  var connectedPerNode: [Int: Int] = [:]
+  /// Node of each client, with more than one node in `--url` (empty otherwise); not merged.
+  var nodeOfClient: [Int] = []
+  /// Drag update sent → delivered, for a receiver on another node than the dragger (µs): the
+  /// path through the nodes' shared store.
+  var crossNodeDragLatency = LatencyHistogram()
 
   /// Whole second of traffic containing `time`, or -1 before the traffic phase.
   @inline(__always)
@@ -86,6 +93,10 @@ struct Measurements {
     ThroughputSeries.bump(&series.dragUpdatesDelivered, second)
     let latency = arrival - stamp.sent
     dragLatency.record(microseconds: latency)
+    let owner = log.owners[stamp.drag]
+    if receiver < nodeOfClient.count, owner < nodeOfClient.count, nodeOfClient[owner] != nodeOfClient[receiver] {
+      crossNodeDragLatency.record(microseconds: latency)
+    }
     Self.record(&dragLatencyPerSecond, second, latency)
     var view = state.views[stamp.drag] ?? ReceiverDragView()
     if stamp.seq == view.lastSeq {
@@ -181,6 +192,8 @@ struct Measurements {
     connectLatency.merge(other.connectLatency)
     receiverSilence.merge(other.receiverSilence)
     closeReasons.merge(other.closeReasons, uniquingKeysWith: +)
+    connectedPerNode.merge(other.connectedPerNode, uniquingKeysWith: +)
+    crossNodeDragLatency.merge(other.crossNodeDragLatency)
     for (second, histogram) in other.dragLatencyPerSecond.enumerated() {
       if second >= dragLatencyPerSecond.count { dragLatencyPerSecond.append(LatencyHistogram()) }
       dragLatencyPerSecond[second].merge(histogram)

@@ -5,6 +5,13 @@ struct RoomPlan: Sendable {
   let roomOfClient: [Int]
   /// Clients of each room, in order; the first one seeds the room.
   let clientsOfRoom: [[Int]]
+  /// Node (index into the `--url` list) each client connects to: round-robin by the client's
+  /// position in its room, so every room's clients are split evenly over the nodes (with one room
+  /// that is the client index: 1,000 clients on 2 nodes are 500 on each, clients 0, 2, 4… on the
+  /// first). The seeder of every room is on the first node.
+  let nodeOfClient: [Int]
+  /// Clients assigned to each node, in `--url` order.
+  let clientsPerNode: [Int]
   /// Clients that drag from the start, in order (spread evenly over the rooms).
   let initialDraggers: [Int]
   /// Clients that commit moves.
@@ -12,14 +19,20 @@ struct RoomPlan: Sendable {
   /// Draggers per room when every client that may ever drag does (sizes the seeded items).
   let maxDraggersPerRoom: Int
 
-  /// Plans `configuration`; `maxDraggers` bounds a ramp (defaults to the configured draggers).
-  init(_ configuration: LoadConfiguration, maxDraggers: Int? = nil, movers: Int? = nil) {
+  /// Plans `configuration` over `nodes` node URLs; `maxDraggers` bounds a ramp (defaults to the
+  /// configured draggers).
+  init(_ configuration: LoadConfiguration, nodes: Int = 1, maxDraggers: Int? = nil, movers: Int? = nil) {
     let rooms = max(1, configuration.rooms)
     let clients = max(1, configuration.clients)
     roomOfClient = (0..<clients).map { $0 % rooms }
     var members = Array(repeating: [Int](), count: rooms)
     for client in 0..<clients { members[client % rooms].append(client) }
     clientsOfRoom = members
+    let nodes = max(1, nodes)
+    nodeOfClient = (0..<clients).map { ($0 / rooms) % nodes }
+    var perNode = Array(repeating: 0, count: nodes)
+    for node in nodeOfClient { perNode[node] += 1 }
+    clientsPerNode = perNode
     initialDraggers = Array(0..<configuration.effectiveDraggers)
     let moverCount = configuration.moveRate > 0 ? min(clients, movers ?? clients) : 0
     self.movers = Array(0..<moverCount)

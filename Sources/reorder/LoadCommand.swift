@@ -11,7 +11,9 @@ enum LoadCommand {
     options: [
       OptionSpec(
         name: "url", kind: .string, defaultValue: "ws://127.0.0.1:8080",
-        help: "Server to load (ws://HOST:PORT); only loopback unless --allow-remote."),
+        help:
+          "Server to load (ws://HOST:PORT), or a comma list of cluster nodes (ws://A:P1,ws://B:P2): clients go "
+          + "round-robin by position in their room; only loopback unless --allow-remote."),
       OptionSpec(
         name: "allow-remote", kind: .flag, defaultValue: nil, help: "Allow a target that is not a loopback address."),
       OptionSpec(

@@ -4,8 +4,10 @@ import Foundation
 @testable import ReorderLoad
 
 /// An in-memory stand-in for a server, so the runner can be tested without sockets: either a
-/// mirror (every message to every connection of the same URL, sender included) or a minimal
+/// mirror (every message to every connection of the same room, sender included) or a minimal
 /// rooms server (hello → welcome, op → applied to all, drags coalesced per tick to the others).
+/// A room is the URL's path: connections to different origins (the nodes of a cluster) share it,
+/// as nodes sharing rooms through Redis do.
 final class FakeServer: @unchecked Sendable {
   enum Mode { case mirror, rooms }
   /// How joins are announced to the members of a room: not at all, one `peer` frame per join
@@ -20,6 +22,8 @@ final class FakeServer: @unchecked Sendable {
   let queue = DispatchQueue(label: "fake-server")
   /// Server queue only: `hello`s per room (the URL) and ops received.
   private(set) var hellos: [String: Int] = [:]
+  /// Server queue only: connections opened per origin (`ws://HOST:PORT`).
+  private var openedByOrigin: [String: Int] = [:]
   private(set) var opsReceived = 0
   private var joinedThisTick: [String: [String]] = [:]
   private var helloed: Set<Int> = []
@@ -50,6 +54,16 @@ final class FakeServer: @unchecked Sendable {
     queue.sync { hellos.filter { $0.key.hasSuffix(room) }.values.reduce(0, +) }
   }
 
+  /// Connections opened to `origin` (`ws://HOST:PORT`), over every room.
+  func connections(to origin: String) -> Int { queue.sync { openedByOrigin[origin] ?? 0 } }
+
+  /// Splits `ws://HOST:PORT/path` into origin and path (the room).
+  static func split(_ url: String) -> (origin: String, room: String) {
+    guard let scheme = url.range(of: "://") else { return ("", url) }
+    let slash = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+    return (String(url[..<slash]), String(url[slash...]))
+  }
+
   /// Ops received, over every room.
   func ops() -> Int { queue.sync { opsReceived } }
 
@@ -63,7 +77,9 @@ final class FakeServer: @unchecked Sendable {
         return
       }
       self.connections[connection.id] = connection
-      self.roomOf[connection.id] = connection.url
+      let (origin, room) = Self.split(connection.url)
+      self.openedByOrigin[origin, default: 0] += 1
+      self.roomOf[connection.id] = room
       connection.deliver(.opened)
     }
   }

@@ -54,6 +54,8 @@ struct RunnerTests {
     #expect(counters.movesAcknowledged == counters.movesSent)
     #expect(counters.movesAppliedRemote == counters.movesSent * 3)
     #expect(counters.appliedGaps == 0 && counters.appliedDuplicates == 0)
+    #expect(result.crossNodeDragLatency == nil)
+    #expect(result.nodes == [NodeShare(url: "ws://127.0.0.1:9", clients: 8, connected: 8)])
     #expect(counters.dragEndsDelivered == counters.dragEndsExpected)
     #expect(counters.dragEndsExpected == 2 * 3)
     #expect(
