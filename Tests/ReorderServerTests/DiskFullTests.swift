@@ -15,6 +15,8 @@ struct DiskFullTests {
     c.maxOpsPerSecond = 100_000
   }
 
+  /// Moves acknowledged before the disk is filled.
+  static let movesBeforeFull = 150
   /// Ops sent while the disk is full before the test gives up waiting for a refusal.
   static let maxOpsToFill = 5_000
 
@@ -41,6 +43,11 @@ struct DiskFullTests {
         let op = Ops.insert("i\(i)", list: "l", after: i == 0 ? nil : "i\(i - 1)")
         #expect(try submit(writer, "i\(i)", op, &model) == .applied)
       }
+      // Enough acknowledged ops for a few snapshots (every 50) before the disk fills.
+      for n in 0..<Self.movesBeforeFull {
+        let op = Ops.move("i\(n % 10)", list: "l", after: "i\((n + 7) % 10)")
+        #expect(try submit(writer, "m\(n)", op, &model) == .applied)
+      }
 
       try Tmpfs.fill(filler)
       var refused: String?
@@ -62,6 +69,16 @@ struct DiskFullTests {
       for n in 0..<3 {
         let outcome = try submit(writer, "full\(n)", Ops.move("i4", list: "l", after: "i\(n)"), &model)
         #expect(outcome == .rejected("storage_full"))
+      }
+      // A burst: several ops pending when the append fails, and the store's refusals of the writes
+      // queued behind it; every op is answered, each one refused.
+      // A join is welcomed only once a rebuild under way is over: the burst meets a room taking ops.
+      try RoomClient.join(port: server.port, client: "p").close()
+      let burst = (0..<20).map { "burst\($0)" }
+      for (n, id) in burst.enumerated() { writer.op(id, Ops.move("i\(n % 10)", list: "l", after: "i\((n + 1) % 10)")) }
+      for id in burst {
+        let answer = try writer.next(timeout: 20) { $0["id"] == .string(id) }
+        #expect(answer["type"] == .string("rejected") && answer["code"] == .string("storage_full"), "\(id): \(answer)")
       }
 
       // Presence flows both ways.
