@@ -4,11 +4,12 @@ import TestSupport
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderStore
 
 /// The data directory on a small tmpfs that the test fills: ops are refused `storage_full`, the
 /// room and its members go on, and it recovers by itself once space is freed (docs/RELIABILITY.md,
 /// "A full disk").
-@Suite("A full disk, end to end (a 4 MB tmpfs)", .serialized)
+@Suite("A full disk, end to end", .serialized)
 struct DiskFullTests {
   static func configure(_ c: inout ServerConfiguration) {
     c.snapshotEvery = 50
@@ -117,6 +118,78 @@ struct DiskFullTests {
     let stored = try server.server.store.ops(room: "t", after: 0, limit: 100_000).map(\.seq)
     #expect(stored == Array(1...model.seq), "stored seqs are not exactly the acknowledged ones")
     after.close()
+  }
+
+  @Test(
+    "Snapshots refused for a full disk (a fault point): the ops after each are refused storage_full, nobody is disconnected, and every acknowledged op survives a restart"
+  )
+  func snapshotsRefusedForFullDisk() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let data = directory.path + "/data"
+    let configure: (inout ServerConfiguration) -> Void = {
+      $0.snapshotEvery = 20
+      $0.maxOpsPerSecond = 100_000
+    }
+    var model: ClientModel
+    do {
+      let server = try TestServer(data: data, configure: configure)
+      defer { server.server.shutdown() }
+      let writer = try RoomClient.join(port: server.port, client: "w")
+      model = ClientModel(welcome: writer.welcome)
+      #expect(try submit(writer, "l", Ops.createList("l"), &model) == .applied)
+      for i in 0..<10 {
+        let op = Ops.insert("i\(i)", list: "l", after: i == 0 ? nil : "i\(i - 1)")
+        #expect(try submit(writer, "i\(i)", op, &model) == .applied)
+      }
+      for n in 0..<28 {
+        _ = try submit(writer, "m\(n)", Ops.move("i\(n % 10)", list: "l", after: "i\((n + 4) % 10)"), &model)
+      }
+      #expect(model.seq == 39)
+      setSnapshotFault(of: server) { at in at >= 40 ? .diskFull(operation: "save a snapshot (test fault)") : nil }
+      let burst = (0..<30).map { "b\($0)" }
+      for (n, id) in burst.enumerated() { writer.op(id, Ops.move("i\(n % 10)", list: "l", after: "i\((n + 6) % 10)")) }
+      var refused: [String] = []
+      for id in burst {
+        let answer = try writer.next(timeout: 20) { $0["id"] == .string(id) }
+        if answer["type"] == .string("applied") {
+          model.apply(answer)
+        } else {
+          #expect(answer["code"] == .string("storage_full"), "\(id): \(answer)")
+          refused.append(id)
+        }
+      }
+      #expect(model.seq >= 40, "the op whose snapshot failed was stored before it")
+      #expect(writer.closeEvent == nil)
+      // Space again: the refused ops, sent again with their ids, apply.
+      setSnapshotFault(of: server) { _ in nil }
+      for id in refused {
+        var outcome = Outcome.rejected("")
+        for _ in 0..<100 where outcome != .applied {
+          outcome = try submit(writer, id, Ops.move("i0", list: "l", after: "i9"), &model)
+          if outcome != .applied { usleep(20_000) }
+        }
+        #expect(outcome == .applied, "\(id) was not applied once snapshots were stored again")
+      }
+      let reader = try RoomClient.join(port: server.port, client: "r")
+      #expect(ClientModel(welcome: reader.welcome) == model)
+      writer.close()
+      reader.close()
+    }
+    let server = try TestServer(data: data, configure: configure)
+    defer { server.server.shutdown() }
+    let after = try RoomClient.join(port: server.port, client: "z")
+    #expect(ClientModel(welcome: after.welcome) == model, "the board after the restart is not the acknowledged one")
+    let stored = try server.server.store.ops(room: "t", after: 0, limit: 100_000).map(\.seq)
+    #expect(stored == Array(1...model.seq), "stored seqs are not exactly the acknowledged ones")
+    after.close()
+  }
+
+  /// Sets the store's snapshot fault point (a snapshot's write fails alone, with the error given).
+  private func setSnapshotFault(of server: TestServer, _ fault: @escaping @Sendable (UInt64) -> StoreError?) {
+    let writer = server.server.store.writer
+    _ = writer.enqueue(.barrier({ writer.snapshotFault = { _, at in fault(at) } }))
+    server.server.store.flush()
   }
 
   enum Outcome: Equatable {
