@@ -60,6 +60,19 @@ struct StorageFullTests {
     #expect(h.registry.statistics.opsRejected["storage_full"] == 2)
   }
 
+  @Test("A client that reconnected and re-sent a pending op hears of its refusal on the new connection too")
+  func reconnectedSenderHearsTheRefusal() {
+    let (h, one, _) = Self.room()
+    h.storage.fail(.append, with: Self.full)
+    h.send(one, Self.move("m1", "a", after: "c"))
+    h.storage.answerPending()
+    let again = h.join(3, client: "one")
+    h.send(again, Self.move("m1", "a", after: "c"))
+    Self.failPending(h)
+    #expect(Self.rejections(h.take(one)) == ["m1": "storage_full"])
+    #expect(Self.rejections(h.take(again)) == ["m1": "storage_full"])
+  }
+
   @Test("The rebuilt room has the stored board, keeps its members' streams, and takes ops again once space is freed")
   func rebuiltRoomGoesOn() throws {
     let (h, one, two) = Self.room()
