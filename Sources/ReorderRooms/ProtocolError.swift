@@ -58,6 +58,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   /// Cluster mode: the shared log could not be reached, so the op was not applied. Retryable: the
   /// client re-sends it later with the same id.
   case unavailable = "unavailable"
+  /// The disk under the server's data directory is full: the op was not stored and nobody saw it.
+  /// The room goes on (reads, joins, presence) and takes ops again once space is freed; the web
+  /// client does not re-send it (docs/PROTOCOL.md, "Rejection codes").
+  case storageFull = "storage_full"
 }
 
 /// A protocol violation, turned into an `error` or `rejected` frame.

@@ -41,6 +41,10 @@ extension Room {
       counters.opsRepeated += 1
       return (.applied(id: id, seq: known, op: resolvedOp(seq: known)), [])
     }
+    if rebuilding {
+      counters.opsRejected[ErrorCode.storageFull.rawValue, default: 0] += 1
+      return (.rejected(id: id, error: Room.storageFullError), [])
+    }
     do {
       let intent = try intent.get()
       try checkLimits(intent)

@@ -5,6 +5,7 @@ extension Room {
     guard let member = members[connection] else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
+    if rebuilding { return refuseWhileRebuilding(request.id, to: connection) }
     do {
       try checkLimits(request.intent)
       let ids = GeneratedIDs(seq: seq + 1)

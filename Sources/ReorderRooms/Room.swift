@@ -61,6 +61,9 @@ public struct Room: Sendable {
   var lastSnapshotBytes = 0
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
+  /// The disk was full for one of its writes: the room is being rebuilt from what is stored
+  /// (`Room+Rebuild.swift`), and until the rebuilt room replaces it, it takes no op.
+  var rebuilding = false
   /// Cluster mode: seqs come from the shared log (see `Room+Sequenced.swift`); nil on one node.
   var shared: SharedRoom?
 

@@ -121,6 +121,7 @@ public final class RoomRegistry {
   /// closes those connections (`room_unavailable`, 1011 `storage failure: <kind>`) and is logged;
   /// the next connection to the room loads it again.
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+    if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {
@@ -225,6 +226,41 @@ public final class RoomRegistry {
 }
 
 extension RoomRegistry {
+  /// A write (append or snapshot) of `room` failed with `error`. On one node a full disk does not
+  /// drop the room: its ops that were not stored are rejected `storage_full`, its members stay,
+  /// and a `.load` rebuilds it from what is stored (`Room+Rebuild.swift`, answered in
+  /// `loaded(room:result:now:)`). Any other failure, and any failure in cluster mode, drops the
+  /// room (`fail`). While the room rebuilds, failures are of writes the store refused after the
+  /// first one (`RoomStore`'s rule): their ops were rejected already.
+  public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
+    guard let room = rooms[name], !room.rebuilding else { return [] }
+    guard case .full = error, cluster == nil else { return fail(room: name, reason: "storage failure: \(error.kind)") }
+    var actions = rooms[name]!.beginRebuild()
+    actions.append(.log(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
+    actions.append(
+      .load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)))
+    return actions
+  }
+
+  /// The answer to a rebuilding room's `.load`: the loaded room takes over the members of the old
+  /// one (`Room.adoptMembers(rebuilding:)`). A failed load drops the room as a failed write does.
+  func rebuilt(room name: String, result: Result<PreparedRoom, RoomStoreError>) -> [RoomAction] {
+    guard let old = rooms[name] else { return [] }
+    switch result {
+    case .success(let prepared):
+      loadsCompleted += 1
+      var room = prepared.room
+      var actions: [RoomAction] = [.log(.info, "room rebuilt", [("room", name), ("seq", "\(room.seq)")])]
+      actions.append(contentsOf: room.adoptMembers(rebuilding: old))
+      rooms[name] = room
+      return actions
+    case .failure(let error):
+      loadsFailed += 1
+      return [.log(.error, "room rebuild failed", [("room", name), ("error", "\(error)")])]
+        + fail(room: name, reason: "storage failure: \(error.kind)")
+    }
+  }
+
   /// Storage failed for `room`: its in-memory state is ahead of the disk, so close its connections
   /// (1011) and drop it; the next join reloads what is durable.
   public func fail(room name: String, reason: String) -> [RoomAction] {

@@ -121,9 +121,10 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 /// calls the store and hands the answers back (`RoomRegistry.loaded`, `durable`, `fail`, `read`).
 ///
 /// After a failed write (append or snapshot) of a room, a store stores no later write of that room
-/// until `reopen(room:)`: the rooms drop a room whose write failed (its memory is ahead of the
-/// disk), and its writes queued before the drop were made on that memory, e.g. ops made on the
-/// board the room compacted at a snapshot that was not stored, or ops after a gap.
+/// until `reopen(room:)`: the rooms drop a room whose write failed, or rebuild it from storage when
+/// the disk was full (its memory is ahead of the disk either way), and its writes queued before
+/// that were made on that memory, e.g. ops made on the board the room compacted at a snapshot that
+/// was not stored, or ops after a gap.
 public protocol RoomStore: AnyObject, Sendable {
   /// Everything `room` is opened from (see `RoomHistory`; `remembering` bounds `remembered`);
   /// `RoomHistory.empty` for a room with nothing stored. It reads after every write of the room

@@ -126,14 +126,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         flush(&persists)
         // The room compacted its board for this snapshot and makes its next ops on that board: if
         // the snapshot is not stored, the store refuses the room's later writes (see `RoomStore`)
-        // and the room is dropped as after a failed append, so its clients reconnect to what is
-        // stored.
+        // and the room fails as after a failed append: rebuilt from what is stored when the disk
+        // is full, else dropped, so that its clients reconnect to what is stored.
         storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { [weak self] result in
           guard case .failure(let error) = result else { return }
           Log.log(.error, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
           self?.transport?.post { [weak self] in
             guard let self else { return }
-            self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
+            self.perform(self.registry.writeFailed(room: room, error: error))
           }
         }
       case .load(let load):
@@ -195,7 +195,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
           }
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
-          self.perform(self.registry.fail(room: room, reason: "storage failure: \(error.kind)"))
+          // A full disk rebuilds the room and rejects its ops not stored; another failure drops it.
+          // Either way none of its pending ops will be stored: their API requests are answered.
+          self.perform(self.registry.writeFailed(room: room, error: error))
           self.apiHistoryEnded(room: room, reason: "storage failure: \(error.kind)")
         }
       }

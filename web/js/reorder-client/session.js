@@ -10,7 +10,8 @@
  *   made in; a welcome that replaces the board or brings another `epoch` rejects them
  *   (`board_replaced`), a viewer's welcome rejects them (`read_only`), a 4404 close rejects them
  *   (`board_deleted`). These three codes are the client's own; every other code is the server's.
- * - `rate_limited` and `unavailable` are not refusals: the op is re-sent a second later.
+ * - `rate_limited` and `unavailable` are not refusals: the op is re-sent a second later;
+ *   `storage_full` (the server's disk is full, maybe for hours) is one (docs/PROTOCOL.md).
  * - Everything the client schedules goes through `timers`, cleared by `close` and by a close
  *   that ends the session.
  */
