@@ -51,7 +51,9 @@ let package = Package(
     .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderBasics"]),
     .target(
       name: "ReorderServer",
-      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth"]
+      dependencies: [
+        "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth", "ReorderRedis",
+      ]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),

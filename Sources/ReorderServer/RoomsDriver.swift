@@ -37,6 +37,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   private(set) var durableLatency = LatencyBuckets()
   /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
   var apiWaiters = APIWaiters()
+  /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.
+  var cluster: ClusterAdapter?
 
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry
@@ -144,9 +146,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):
         Log.log(level, event, fields)
-      case .cluster:
-        // Cluster mode is not wired into the server yet; its registry is made without it.
-        break
+      case .cluster(let work):
+        // Only a registry in cluster mode returns these, and its driver has the adapter.
+        cluster?.perform(work)
       }
     }
     flush(&persists)
