@@ -52,7 +52,8 @@ let package = Package(
     .target(
       name: "ReorderServer",
       dependencies: [
-        "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth", "ReorderRedis",
+        "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
+        "ReorderRedis",
       ]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),

@@ -8,7 +8,8 @@ import ReorderRedis
 /// ahead; sessions another node expired meanwhile are put again), removes expired sessions, and
 /// reads the roster and the log seq of every followed room: the rosters go to `deliver` (so a
 /// crashed node's sessions leave within `rosterExpirySeconds` + `refreshSeconds`), the seqs to
-/// `ClusterHealth` (each room's lag in /metrics). A newly followed room's roster is read at once.
+/// `ClusterHealth` (each room's lag in /metrics), after a `PING` that keeps `/healthz` current on
+/// a node without rooms. A newly followed room's roster is read at once.
 /// While Redis is unreachable publishes are dropped (presence is not data) and joins and leaves
 /// wait in `sessions` for the next refresh.
 final class ClusterControl: @unchecked Sendable {
@@ -62,7 +63,8 @@ final class ClusterControl: @unchecked Sendable {
   func publish(room: String, payload: [UInt8]) {
     enqueue(.publish(room: room, payload: payload)) { jobs in
       let publishes = jobs.lazy.filter { if case .publish = $0 { true } else { false } }.count
-      guard publishes > Self.publishLimit, let first = jobs.firstIndex(where: { if case .publish = $0 { true } else { false } })
+      guard publishes > Self.publishLimit,
+        let first = jobs.firstIndex(where: { if case .publish = $0 { true } else { false } })
       else { return }
       jobs.remove(at: first)
     }
@@ -88,7 +90,8 @@ final class ClusterControl: @unchecked Sendable {
     condition.signal()
     condition.unlock()
     for (room, peers) in all where !peers.isEmpty {
-      _ = try? link.run { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
+      _ = try? link.run { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys))
+      }
     }
   }
 
@@ -163,11 +166,15 @@ final class ClusterControl: @unchecked Sendable {
     condition.lock()
     let mine = sessions
     condition.unlock()
+    // A probe, so that /healthz follows Redis on a node with no rooms too.
+    call { (redis) throws(RedisError) in _ = try redis.command("PING") }
     sendLeaves()
     for (room, peers) in mine {
       call { (redis) throws(RedisError) in
         let missing = try redis.refreshRoster(room: room, sessions: Array(peers.keys), expiresAt: Self.expiry())
-        let again = missing.compactMap { session in peers[session].map { ClusterRosterEntry(session: session, peer: $0) } }
+        let again = missing.compactMap { session in
+          peers[session].map { ClusterRosterEntry(session: session, peer: $0) }
+        }
         try redis.putRoster(room: room, again, expiresAt: Self.expiry())
       }
     }

@@ -2,8 +2,9 @@ import Foundation
 import ReorderRedis
 
 /// Whether this node reaches Redis, as its cluster threads last found it: `/healthz` answers 503
-/// `degraded` while any of them failed its last call, and `/metrics` shows each followed room's
-/// lag. Any thread (a lock).
+/// `degraded` from a call that could not reach Redis until a later call of any part did (they all
+/// talk to the same Redis, and an idle part, such as the appender between ops, would otherwise
+/// keep an old failure), and `/metrics` shows each followed room's lag. Any thread (a lock).
 final class ClusterHealth: @unchecked Sendable {
   /// One of the threads that talk to Redis.
   enum Part: String, CaseIterable, Sendable {
@@ -14,9 +15,9 @@ final class ClusterHealth: @unchecked Sendable {
   private var failing: [Part: String] = [:]
   private var logSeqs: [String: UInt64] = [:]
 
-  /// The part's last call reached Redis.
+  /// The part's last call reached Redis: so does this node.
   func succeeded(_ part: Part) {
-    _ = lock.withLock { failing.removeValue(forKey: part) }
+    lock.withLock { if !failing.isEmpty { failing.removeAll() } }
   }
 
   /// The part's last call could not reach Redis (`error` says why).

@@ -56,6 +56,7 @@ enum HTTPRoutes {
       + "\"rooms\":\(figures.rooms),\"uptime_s\":\(figures.uptimeSeconds)"
       + (figures.degraded ? ",\"redis\":\"unreachable\"}\n" : "}\n")
     return HTTPResponse(
-      status: figures.degraded ? 503 : 200, contentType: "application/json", headers: [("cache-control", "no-store")], body: Array(json.utf8))
+      status: figures.degraded ? 503 : 200, contentType: "application/json", headers: [("cache-control", "no-store")],
+      body: Array(json.utf8))
   }
 }

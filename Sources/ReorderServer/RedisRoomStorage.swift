@@ -43,7 +43,8 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
                 try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
               }
             },
-            entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) })
+            entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
+          )
         })
     }
   }

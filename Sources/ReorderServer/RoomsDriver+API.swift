@@ -33,7 +33,11 @@ extension RoomsDriver {
     case .success(let write) where write.isWrite && cluster != nil:
       // API writes apply to this node's replica and its store, bypassing the shared log: in
       // cluster mode they would fork the board's history (docs/CLUSTER.md).
-      responder.respond(APIRoutes.Problem(503, "not in cluster mode yet", "board writes through the API work on one node only; in cluster mode change boards over a websocket").response)
+      responder.respond(
+        APIRoutes.Problem(
+          503, "not in cluster mode yet",
+          "board writes through the API work on one node only; in cluster mode change boards over a websocket"
+        ).response)
     case .success(let write) where write.isWrite:
       apiWrite(write, request, responder)
     case .success(.board(let name)):
