@@ -82,7 +82,8 @@ let package = Package(
     .testTarget(
       name: "ReorderServerTests",
       dependencies: [
-        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom", "TestTokens",
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "TestSupport",
+        "TestRandom", "TestTokens",
       ]
     ),
   ],

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import ReorderRedis
 
@@ -40,6 +41,8 @@ final class ClusterControl: @unchecked Sendable {
   /// Leaves not yet sent to Redis (it was unreachable).
   private var leaves: [String: Set<String>] = [:]
   private var lastRefresh = 0.0
+  /// Signalled when the thread has ended.
+  private let stopped = DispatchSemaphore(value: 0)
 
   init(
     link: RedisLink, node: String, health: ClusterHealth, followed: @escaping @Sendable () -> [String],
@@ -79,20 +82,15 @@ final class ClusterControl: @unchecked Sendable {
   /// Reads the room's roster soon (the room was just followed).
   func read(room: String) { enqueue(.read(room: room)) }
 
-  /// Removes this node's sessions from every roster (waits for Redis, at most its timeouts) and
-  /// ends the thread: the other nodes see them leave at once rather than when they expire.
-  func stop() {
+  /// Ends the thread, which first removes this node's sessions from every roster, so that the
+  /// other nodes see them leave at once rather than when they expire. Waits for that at most
+  /// `timeoutSeconds` (the link belongs to the thread: only it may use it).
+  func stop(timeoutSeconds: Double = 2) {
     condition.lock()
     stopping = true
-    let all = sessions
-    sessions = [:]
-    jobs = []
     condition.signal()
     condition.unlock()
-    for (room, peers) in all where !peers.isEmpty {
-      _ = try? link.run { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys))
-      }
-    }
+    _ = stopped.wait(timeout: .now() + timeoutSeconds)
   }
 
   private func enqueue(_ job: Job, trim: (inout [Job]) -> Void = { _ in }) {
@@ -114,7 +112,14 @@ final class ClusterControl: @unchecked Sendable {
         due = lastRefresh + Self.refreshSeconds
       }
       if stopping {
+        let all = sessions
+        sessions = [:]
         condition.unlock()
+        for (room, peers) in all where !peers.isEmpty {
+          call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
+        }
+        link.close()
+        stopped.signal()
         return
       }
       let batch = jobs

@@ -69,7 +69,12 @@ final class ClusterPresence: @unchecked Sendable {
     var backoff = RedisBackoff()
     while true {
       condition.lock()
-      while wanted.isEmpty && !stopping { condition.wait() }
+      if wanted.isEmpty && !stopping {
+        // Nothing to follow: drop the connection rather than leave old channels unread.
+        subscriber?.close()
+        subscriber = nil
+        while wanted.isEmpty && !stopping { condition.wait() }
+      }
       let rooms = wanted
       let stop = stopping
       condition.unlock()

@@ -112,12 +112,26 @@ struct ClusterTests {
     try ClusterPair.seed(onA, items: ["x", "y"])
     let onB = try RoomClient.join(port: pair.b.port, client: "b", name: "Bob", context: context)
     let session = onA.session
-    // B learns of A's session (a presence message or the roster), then of its drag.
+    // B subscribes to the room's channel once its room is loaded: a drag published before that
+    // is not seen there, as presence is not stored; a dragging client keeps sending moves.
     onA.send(#"{"type":"drag","phase":"start","item":"x","list":"l"}"#)
-    let drag = try onB.next(timeout: 15) { frame in
-      guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return false }
-      return updates.contains { $0["session"] == .string(session) && $0["item"] == .string("x") }
+    var drag: JSONValue = .null
+    var t = 0
+    let seen = waitUntil(timeout: 15, pollMilliseconds: 1) {
+      t += 1
+      onA.send(#"{"type":"drag","phase":"move","item":"x","list":"l","x":0.5,"y":0.5,"t":\#(t)}"#)
+      guard
+        let frame = try? onB.next(
+          timeout: 0.1,
+          where: { frame in
+            guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return false }
+            return updates.contains { $0["session"] == .string(session) && $0["item"] == .string("x") }
+          })
+      else { return false }
+      drag = frame
+      return true
     }
+    #expect(seen)
     #expect(drag["type"] == .string("drags"))
     onA.close()
     let left = try onB.next(timeout: 15) { frame in
