@@ -102,4 +102,101 @@ struct ClusterKillTests {
     #expect(fresh.welcome["seq"]?.numberValue == Double(seeded + UInt64(4 * perClient)))
     #expect(Set(boardItems(fresh.welcome["board"], list: "l")) == Set(items))
   }
+
+  /// Reads `c`'s frames until each of `ids` has an answer (`applied` or `rejected`), or `timeout`:
+  /// the answers, `applied` as its seq and `rejected` as its code.
+  static func answers(_ c: RoomClient, ids: Set<String>, timeout: Double) -> [String: Result<UInt64, RejectedOp>] {
+    var answers: [String: Result<UInt64, RejectedOp>] = [:]
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    func take() {
+      for frame in c.buffer {
+        guard let id = frame["id"]?.stringValue, ids.contains(id) else { continue }
+        if frame["type"] == .string("applied"), let seq = frame["seq"]?.numberValue {
+          answers[id] = .success(UInt64(seq))
+        } else if frame["type"] == .string("rejected") {
+          answers[id] = .failure(RejectedOp(code: frame["code"]?.stringValue ?? ""))
+        }
+      }
+      c.buffer.removeAll()
+    }
+    while answers.count < ids.count, deadline.timeIntervalSinceNow > 0 {
+      take()
+      guard answers.count < ids.count, c.pump(timeout: min(1, max(0.01, deadline.timeIntervalSinceNow))) else { break }
+    }
+    take()
+    return answers
+  }
+
+  struct RejectedOp: Error, Equatable {
+    var code: String
+  }
+
+  @Test("SIGKILL of redis-server during ops, restarted on its directory: acknowledged ops stay, the rest re-sent once")
+  func killRedisDuringOps() throws {
+    let pair = try ClusterPair()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let items = ["x", "y", "z"]
+    let clients = [
+      try RoomClient.join(port: pair.a.port, client: "r0", context: context),
+      try RoomClient.join(port: pair.b.port, client: "r1", context: context),
+    ]
+    try ClusterPair.seed(clients[0], items: items)
+    let seeded = UInt64(items.count + 1)
+    var rng = SplitMix64(seed: 7)
+    let ops = clients.indices.map { k in
+      (0..<80).map { n -> (id: String, op: JSONValue) in
+        let item = items[rng.below(items.count)]
+        let anchor = items[rng.below(items.count)]
+        return ("r\(k):\(n)", anchor == item ? Ops.move(item, list: "l") : Ops.move(item, list: "l", after: anchor))
+      }
+    }
+    var acknowledged: [String: UInt64] = [:]
+    // 0..<40 with Redis up; 40..<70 sent as Redis is killed; 70..<80 sent while it is down.
+    for (k, c) in clients.enumerated() { for op in ops[k].prefix(40) { c.op(op.id, op.op) } }
+    for (k, c) in clients.enumerated() {
+      let seqs = Self.acks(c, ids: Set(ops[k].prefix(40).map(\.id)))
+      #expect(seqs.count == 40)
+      acknowledged.merge(seqs) { a, _ in a }
+    }
+    for (k, c) in clients.enumerated() { for op in ops[k][40..<70] { c.op(op.id, op.op) } }
+    pair.redis.kill()
+    for (k, c) in clients.enumerated() {
+      for (id, answer) in Self.answers(c, ids: Set(ops[k][40..<70].map(\.id)), timeout: 15) {
+        if case .success(let seq) = answer { acknowledged[id] = seq }
+      }
+    }
+    var rejectedDuringOutage = 0
+    for (k, c) in clients.enumerated() {
+      for op in ops[k][70..<80] { c.op(op.id, op.op) }
+      let answers = Self.answers(c, ids: Set(ops[k][70..<80].map(\.id)), timeout: 15)
+      rejectedDuringOutage += answers.values.filter { $0 == .failure(RejectedOp(code: "unavailable")) }.count
+    }
+    #expect(rejectedDuringOutage == 20)
+    try pair.redis.start()
+    // Every op re-sent until applied: those acknowledged keep their seq, the others get one each.
+    for (k, c) in clients.enumerated() {
+      var pending = ops[k]
+      var final: [String: UInt64] = [:]
+      let done = waitUntil(timeout: 30, pollMilliseconds: 100) {
+        for op in pending { c.op(op.id, op.op) }
+        for (id, answer) in Self.answers(c, ids: Set(pending.map(\.id)), timeout: 5) {
+          if case .success(let seq) = answer { final[id] = seq }
+        }
+        pending.removeAll { final[$0.id] != nil }
+        return pending.isEmpty
+      }
+      #expect(done, "client r\(k): \(pending.count) ops never applied")
+      for (id, seq) in final {
+        if let earlier = acknowledged[id] { #expect(seq == earlier, "\(id) acknowledged at \(earlier), now \(seq)") }
+        acknowledged[id] = seq
+      }
+    }
+    #expect(acknowledged.count == 160)
+    #expect(Set(acknowledged.values) == Set((seeded + 1)...(seeded + 160)))
+    let fresh = try RoomClient.join(port: pair.b.port, client: "fresh", context: context)
+    var model = ClientModel(welcome: fresh.welcome)
+    _ = try fresh.follow(&model, until: seeded + 160)
+    #expect(model.seq == seeded + 160)
+  }
 }
