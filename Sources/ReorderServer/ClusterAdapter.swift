@@ -85,7 +85,10 @@ final class ClusterAdapter: @unchecked Sendable {
     case .append(let append):
       appender.append(append)
     case .readRange(let room, let after, let through):
-      storage.entries(room: room, after: after, limit: Int(min(through - after, 10_000))) { [weak self] result in
+      // The room asks for a gap it saw (through > after); at most 10,000 entries a read, the
+      // rest is asked for again with the next entry.
+      let limit = through > after ? Int(min(through - after, 10_000)) : 1
+      storage.entries(room: room, after: after, limit: limit) { [weak self] result in
         self?.rangeRead(room: room, through: through, result: result)
       }
     case .follow(let room, let after):
