@@ -137,6 +137,13 @@ final class ClusterAdapter: @unchecked Sendable {
 
 /// The answers of the cluster threads, on the service thread.
 extension RoomsDriver {
+  /// The API routes cluster mode answers 503: writes (they would bypass the shared log) and the
+  /// op log (its records in Redis hold the maker's intent, not the resolved op of an `applied`).
+  static func clusterRefuses(_ route: APIRoutes.Route) -> Bool {
+    if case .ops = route { return true }
+    return route.isWrite
+  }
+
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()
     for answer in answers { perform(registry.appended(answer.append, result: answer.result, now: now)) }

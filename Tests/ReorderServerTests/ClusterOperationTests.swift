@@ -31,7 +31,7 @@ struct ClusterOperationTests {
     #expect(samples.contains { $0.hasPrefix("reorder_redis_command_seconds_bucket{le=+Inf}") })
   }
 
-  @Test("API board writes answer 503 in cluster mode (they would bypass the shared log); reads work")
+  @Test("API writes, the op log and the board list answer 503 in cluster mode; board reads work")
   func apiWritesRefused() throws {
     let redis = try RedisServer()
     defer { redis.stop() }
@@ -45,7 +45,7 @@ struct ClusterOperationTests {
     let api = APITests()
     for (method, path, body) in [
       ("PUT", "/api/v1/boards/b", #"{"lists":[]}"#), ("DELETE", "/api/v1/boards/b", nil),
-      ("POST", "/api/v1/boards/b/ops", #"{"ops":[]}"#),
+      ("POST", "/api/v1/boards/b/ops", #"{"ops":[]}"#), ("GET", "/api/v1/boards/b/ops?since=0", nil),
     ] {
       let reply = try api.call(server.port, method, path, body: body)
       #expect(reply.status == 503, "\(method) \(path)")
@@ -58,6 +58,8 @@ struct ClusterOperationTests {
     let read = try api.call(server.port, "GET", "/api/v1/boards/b")
     #expect(read.status == 200)
     #expect(read.json?["seq"] == .number(2))
+    // Listing needs the single-node board directory (summaries in SQLite).
+    #expect(try api.call(server.port, "GET", "/api/v1/boards").status == 503)
   }
 
   @Test("--redis takes redis://HOST:PORT[/DB]; --redis-password-file needs it; --demo is refused with it")
@@ -120,5 +122,30 @@ struct ClusterOperationTests {
     let fresh = try RoomClient.join(port: c.port, client: "fresh", context: context)
     #expect(fresh.welcome["seq"] == .number(13))
     #expect(ClientModel(welcome: fresh.welcome).lists == model.lists)
+  }
+
+  @Test("--redis-password-file: a node with the password works; with a wrong one /healthz is 503 degraded")
+  func passwordFile() throws {
+    let redis = try RedisServer(password: "s3cret pass")
+    defer { redis.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try directory.write("good", "s3cret pass\n")
+    try directory.write("bad", "wrong\n")
+    let url = "redis://127.0.0.1:\(redis.port)/1"
+    let good = try TestServer {
+      $0.redis = url
+      $0.redisPasswordFile = directory.path + "/good"
+    }
+    let bad = try TestServer {
+      $0.redis = url
+      $0.redisPasswordFile = directory.path + "/bad"
+    }
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let c = try RoomClient.join(port: good.port, client: "p", context: context)
+    try ClusterPair.seed(c, items: ["x"])
+    #expect(try httpGet(port: good.port, rawPath: "/healthz").status == 200)
+    #expect(waitUntil(timeout: 10) { (try? httpGet(port: bad.port, rawPath: "/healthz").status) == 503 })
   }
 }
