@@ -137,7 +137,7 @@ extension ServerConfiguration {
       do {
         return try RedisURL(parsing: redis, passwordFile: redisPasswordFile)
       } catch {
-        throw ConfigurationError("--redis: \(error.description)")
+        throw ConfigurationError(error.description)
       }
     }
   }
