@@ -79,10 +79,20 @@ final class ClusterAdapter: @unchecked Sendable {
     presence.stop()
   }
 
+  /// When each append in flight was queued (service thread only): its wait for the log goes to
+  /// `reorder_op_commit_seconds`, as the store's commit does on one node.
+  private var appendedAt: [UInt64: Double] = [:]
+
+  /// The wait of an append that was answered (service thread), or nil if unknown.
+  func answered(_ append: SharedAppend, now: Double) -> Double? {
+    appendedAt.removeValue(forKey: append.ticket).map { now - $0 }
+  }
+
   /// Queues one action of the registry (service thread; never waits).
   func perform(_ action: ClusterAction) {
     switch action {
     case .append(let append):
+      appendedAt[append.ticket] = MonotonicClock.now()
       appender.append(append)
     case .readRange(let room, let after, let through):
       // The room asks for a gap it saw (through > after); at most 10,000 entries a read, the
@@ -146,7 +156,11 @@ extension RoomsDriver {
 
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()
-    for answer in answers { perform(registry.appended(answer.append, result: answer.result, now: now)) }
+    for answer in answers {
+      let waited = cluster?.answered(answer.append, now: now)
+      if case .success = answer.result, let waited { recordDurable(seconds: waited) }
+      perform(registry.appended(answer.append, result: answer.result, now: now))
+    }
     requestTick(due: registry.nextTick(now: now), now: now)
   }
 

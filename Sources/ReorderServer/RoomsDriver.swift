@@ -32,9 +32,12 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
   /// Per append: from the frames that made the ops (the pass that received them) to the service
-  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out.
-  /// Service thread only.
+  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out; in
+  /// cluster mode from the op's `.append` to its reply (`ClusterAdapter`). Service thread only.
   private(set) var durableLatency = LatencyBuckets()
+
+  /// Counts one append's wait for durability (`durableLatency`).
+  func recordDurable(seconds: Double) { durableLatency.record(seconds: seconds) }
   /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
   var apiWaiters = APIWaiters()
   /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.

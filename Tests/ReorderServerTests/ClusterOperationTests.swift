@@ -29,6 +29,8 @@ struct ClusterOperationTests {
     let count = samples.first { $0.hasPrefix("reorder_redis_command_seconds_count{}") }
     #expect((count?.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= 2, "the seed's appends at least")
     #expect(samples.contains { $0.hasPrefix("reorder_redis_command_seconds_bucket{le=+Inf}") })
+    // The ops' wait for the log, as the store's commit on one node.
+    #expect(samples.contains("reorder_op_commit_seconds_count{} 2"))
   }
 
   @Test("API writes, the op log and the board list answer 503 in cluster mode; board reads work")
