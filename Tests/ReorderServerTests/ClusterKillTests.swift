@@ -199,4 +199,46 @@ struct ClusterKillTests {
     _ = try fresh.follow(&model, until: seeded + 160)
     #expect(model.seq == seeded + 160)
   }
+
+  @Test("a SIGKILLed node's sessions leave the other node's rooms within the roster expiry, drags cancelled")
+  func killedNodeSessionsLeave() throws {
+    let redis = try RedisServer()
+    defer { redis.stop() }
+    let url = "redis://127.0.0.1:\(redis.port)"
+    let (child, portA) = try Self.startNode(redis: url)
+    defer { child.terminate() }
+    let nodeB = try TestServer { $0.redis = url }
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let onB = try RoomClient.join(port: nodeB.port, client: "b", name: "Bob", context: context)
+    try ClusterPair.seed(onB, items: ["x"])
+    let onA = try RoomClient.join(port: portA, client: "a", name: "Ann", context: context)
+    let session = onA.session
+    // A drags; B sees the drag, so it knows A's session.
+    var t = 0
+    let seen = waitUntil(timeout: 15, pollMilliseconds: 1) {
+      t += 1
+      onA.send(#"{"type":"drag","phase":"move","item":"x","list":"l","x":0.5,"y":0.5,"t":\#(t)}"#)
+      return
+        (try? onB.next(
+          timeout: 0.1,
+          where: { frame in
+            guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return false }
+            return updates.contains { $0["session"] == .string(session) }
+          })) != nil
+    }
+    #expect(seen)
+    child.terminate()
+    // No leave was published: the roster entry expires (7 s) and B's next read (every 2 s) drops it.
+    let left = try onB.next(timeout: 20) { frame in
+      frame["type"] == .string("peer") && frame["event"] == .string("leave") && frame["session"] == .string(session)
+    }
+    #expect(left["name"] == .string("Ann"))
+    // Its drag was in progress: B's members get it cancelled.
+    let cancel = try onB.next(timeout: 5) { frame in
+      guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return false }
+      return updates.contains { $0["session"] == .string(session) && $0["phase"] == .string("cancel") }
+    }
+    #expect(cancel["type"] == .string("drags"))
+  }
 }
