@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRedis
 
 /// Whether this node reaches Redis, as its cluster threads last found it: `/healthz` answers 503
@@ -15,15 +16,26 @@ final class ClusterHealth: @unchecked Sendable {
   private var failing: [Part: String] = [:]
   private var logSeqs: [String: UInt64] = [:]
 
-  /// The part's last call reached Redis: so does this node.
+  /// The part's last call reached Redis: so does this node. The change is logged once.
   func succeeded(_ part: Part) {
-    lock.withLock { if !failing.isEmpty { failing.removeAll() } }
+    let recovered = lock.withLock {
+      guard !failing.isEmpty else { return false }
+      failing.removeAll()
+      return true
+    }
+    if recovered { Log.log(.info, "redis reachable again", [("part", part.rawValue)]) }
   }
 
-  /// The part's last call could not reach Redis (`error` says why).
+  /// The part's last call could not reach Redis (`error` says why). The change is logged once:
+  /// ops are rejected `unavailable` and `/healthz` answers 503 until Redis is reached again.
   func failed(_ part: Part, _ error: RedisError) {
     guard error.isConnectionFailure else { return }
-    lock.withLock { failing[part] = error.description }
+    let first = lock.withLock {
+      let first = failing.isEmpty
+      failing[part] = error.description
+      return first
+    }
+    if first { Log.log(.warn, "redis unreachable", [("part", part.rawValue), ("error", error.description)]) }
   }
 
   /// Why Redis is unreachable (the first failing part's error), or nil while every part reaches it.
