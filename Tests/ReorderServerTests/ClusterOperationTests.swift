@@ -60,6 +60,15 @@ struct ClusterOperationTests {
     let read = try api.call(server.port, "GET", "/api/v1/boards/b")
     #expect(read.status == 200)
     #expect(read.json?["seq"] == .number(2))
+    // A node where the board is not loaded reads it from Redis.
+    let other = try TestServer {
+      $0.redis = "redis://127.0.0.1:\(redis.port)"
+      $0.apiKeyFile = directory.path + "/keys"
+    }
+    let remote = try api.call(other.port, "GET", "/api/v1/boards/b")
+    #expect(remote.status == 200)
+    #expect(remote.json?["seq"] == .number(2))
+    #expect(remote.json?["board"] == read.json?["board"])
     // Listing needs the single-node board directory (summaries in SQLite).
     #expect(try api.call(server.port, "GET", "/api/v1/boards").status == 503)
   }
