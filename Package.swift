@@ -51,7 +51,10 @@ let package = Package(
     .target(name: "ReorderRooms", dependencies: ["ReorderCRDT", "ReorderBasics"]),
     .target(
       name: "ReorderServer",
-      dependencies: ["ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth"]
+      dependencies: [
+        "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
+        "ReorderRedis",
+      ]
     ),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),
@@ -79,7 +82,8 @@ let package = Package(
     .testTarget(
       name: "ReorderServerTests",
       dependencies: [
-        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "TestSupport", "TestRandom", "TestTokens",
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "TestSupport",
+        "TestRandom", "TestTokens",
       ]
     ),
   ],

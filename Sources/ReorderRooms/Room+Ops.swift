@@ -112,12 +112,17 @@ extension Room {
   /// Whether enough ops were applied since the last snapshot to write one.
   var snapshotDue: Bool { opsSinceSnapshot >= snapshotInterval }
 
-  /// A snapshot of the board now, as an action; counts start again. The board is compacted first
-  /// (`RoomBoard.compactedSnapshot()`): the room's replica makes every op that follows from an
-  /// intent, so nothing applied later refers to what compaction drops, and a reload (this snapshot
-  /// plus the ops after it) rebuilds exactly the compacted board.
+  /// A snapshot of the board now, as an action; counts start again. On one node the board is
+  /// compacted first (`RoomBoard.compactedSnapshot()`): the room's replica makes every op that
+  /// follows from an intent, so nothing applied later refers to what compaction drops, and a
+  /// reload (this snapshot plus the ops after it) rebuilds exactly the compacted board.
+  ///
+  /// In cluster mode (`shared`) the board is never compacted: other nodes' replicas make ops
+  /// against their own state, which may refer to what this one would drop, and every replica would
+  /// have to compact at the same seq (docs/CRDT.md, "Compaction"; docs/CLUSTER.md). The snapshot
+  /// is then the plain one, which keeps the board's tombstones.
   mutating func takeSnapshot() -> RoomAction {
-    let bytes = board.compactedSnapshot()
+    let bytes = shared == nil ? board.compactedSnapshot() : board.snapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
     return .snapshot(room: name, seq: seq, bytes: bytes)

@@ -43,14 +43,20 @@ enum HTTPRoutes {
     var uptimeSeconds: Int
     var connections: Int
     var rooms: Int
+    /// Cluster mode: Redis is unreachable (ops are rejected `unavailable` until it is back).
+    var degraded = false
   }
 
-  /// `200 {"status":"ok","connections":…,"rooms":…,"uptime_s":…}`, never cached.
+  /// `200 {"status":"ok","connections":…,"rooms":…,"uptime_s":…}`, never cached; in cluster mode
+  /// while Redis is unreachable `503 {"status":"degraded",…,"redis":"unreachable"}`, so that a
+  /// load balancer sends new clients to a node that can commit their ops.
   static func health(_ figures: HealthFigures) -> HTTPResponse {
     let json =
-      "{\"status\":\"ok\",\"connections\":\(figures.connections),\"rooms\":\(figures.rooms),"
-      + "\"uptime_s\":\(figures.uptimeSeconds)}\n"
+      "{\"status\":\"\(figures.degraded ? "degraded" : "ok")\",\"connections\":\(figures.connections),"
+      + "\"rooms\":\(figures.rooms),\"uptime_s\":\(figures.uptimeSeconds)"
+      + (figures.degraded ? ",\"redis\":\"unreachable\"}\n" : "}\n")
     return HTTPResponse(
-      status: 200, contentType: "application/json", headers: [("cache-control", "no-store")], body: Array(json.utf8))
+      status: figures.degraded ? 503 : 200, contentType: "application/json", headers: [("cache-control", "no-store")],
+      body: Array(json.utf8))
   }
 }

@@ -1,3 +1,4 @@
+import ReorderRedis
 import ReorderStore
 
 /// `/metrics` in the Prometheus text exposition format (version 0.0.4): the server's statistics
@@ -61,6 +62,7 @@ struct MetricsText {
     m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
+    if let cluster = statistics.cluster { m.cluster(cluster) }
     m.family(
       "process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.",
       [([], process.cpuSeconds)])
@@ -68,6 +70,26 @@ struct MetricsText {
       "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", [([], Double(process.residentBytes))])
     m.family("process_open_fds", "gauge", "Number of open file descriptors.", [([], Double(process.openFiles))])
     return m.lines.joined(separator: "\n") + "\n"
+  }
+
+  /// Cluster mode's series: Redis round trips, reconnects, and each followed room's lag.
+  private mutating func cluster(_ c: ClusterStatistics) {
+    lines.append("# HELP reorder_redis_command_seconds Redis round trips (a pipeline is one), blocking reads excluded.")
+    lines.append("# TYPE reorder_redis_command_seconds histogram")
+    for (le, count) in c.redis.commandSeconds.cumulative {
+      lines.append(
+        Self.sample(
+          "reorder_redis_command_seconds_bucket", [("le", le.isInfinite ? "+Inf" : Self.number(le))], Double(count)))
+    }
+    lines.append(Self.sample("reorder_redis_command_seconds_sum", [], c.redis.commandSeconds.sum))
+    lines.append(Self.sample("reorder_redis_command_seconds_count", [], Double(c.redis.commandSeconds.count)))
+    family(
+      "reorder_redis_reconnects_total", "counter", "Redis connections made again after one was lost.",
+      [([], Double(c.redis.reconnects))])
+    family(
+      "reorder_redis_stream_lag_ops", "gauge",
+      "Per followed room: ops in its Redis log this node has not applied yet (as of the last read of the log's seq).",
+      c.streamLag.sorted { $0.key < $1.key }.map { ([("room", $0.key)], Double($0.value)) })
   }
 
   private mutating func family(

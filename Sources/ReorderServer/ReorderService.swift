@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ReorderBasics
+import ReorderRedis
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
@@ -27,6 +28,8 @@ public final class ReorderService: @unchecked Sendable {
   let registry: RoomRegistry
   let driver: RoomsDriver
   let transport: WebSocketServer
+  /// Cluster mode's Redis side, when `--redis` is given.
+  let cluster: ClusterAdapter?
   /// Signed webhooks, when `--webhook-url` is given.
   let webhooks: Webhooks?
   /// `--metrics-listen`'s own server, when given.
@@ -56,13 +59,29 @@ public final class ReorderService: @unchecked Sendable {
       store.close()
       throw error
     }
-    registry = RoomRegistry(
-      limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
-      sessionPrefix: identity.sessionPrefix)
+    let storage: any RoomStore
+    if let redisURL = try configuration.redisURL {
+      // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
+      // a node ignores its own presence messages and a restarted one is another process.
+      let node = ClusterNode(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
+      let adapter = ClusterAdapter(url: redisURL, node: node, retainedOps: configuration.retainedOps)
+      cluster = adapter
+      storage = adapter.storage
+      registry = RoomRegistry(
+        limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
+        sessionPrefix: identity.sessionPrefix, cluster: node)
+    } else {
+      cluster = nil
+      storage = StoreRoomStorage(store: store)
+      registry = RoomRegistry(
+        limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
+        sessionPrefix: identity.sessionPrefix)
+    }
     registry.presencePacing = configuration.presencePacing
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
-    driver = RoomsDriver(
-      registry: registry, storage: StoreRoomStorage(store: store), admission: AdmissionControl(limits: admissionLimits))
+    driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
+    driver.cluster = cluster
+    cluster?.driver = driver
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {
@@ -120,12 +139,21 @@ public final class ReorderService: @unchecked Sendable {
     ServerStatistics(
       transport: driver.transport?.statistics ?? TransportStatistics(), rooms: driver.registry.statistics,
       store: store.statistics, durableLatency: driver.durableLatency,
-      webhooks: driver.webhooks?.statistics ?? WebhookStatistics())
+      webhooks: driver.webhooks?.statistics ?? WebhookStatistics(),
+      cluster: driver.cluster.map { cluster in
+        var lag: [String: UInt64] = [:]
+        for (room, logSeq) in cluster.health.logSequences {
+          guard let seq = driver.registry.room(room)?.seq else { continue }
+          lag[room] = logSeq > seq ? logSeq - seq : 0
+        }
+        return ClusterStatistics(redis: cluster.metrics.snapshot, streamLag: lag)
+      })
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
   public func start() throws -> Int {
     if configuration.demo { try createDemoRooms() }
+    cluster?.start()
     boundPort = try transport.start()
     if let metricsServer {
       do {
@@ -145,7 +173,8 @@ public final class ReorderService: @unchecked Sendable {
       [
         ("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)"),
         ("node", identity.id),
-      ] + (metricsServer == nil ? [] : [("metrics_port", "\(boundMetricsPort)")]))
+      ] + (cluster.map { [("redis", configuration.redis ?? ""), ("cluster_node", $0.node.node)] } ?? [])
+        + (metricsServer == nil ? [] : [("metrics_port", "\(boundMetricsPort)")]))
     if configuration.transportConfiguration.webRoot == nil && configuration.webRoot == nil {
       Log.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])
     }
@@ -187,6 +216,7 @@ public final class ReorderService: @unchecked Sendable {
       transport.shutdown()
     }
     metricsServer?.shutdown()
+    cluster?.stop()
     webhooks?.shutdown()
     store.close()
     Log.log(.info, "server stopped", [])

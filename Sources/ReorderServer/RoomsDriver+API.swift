@@ -30,6 +30,15 @@ extension RoomsDriver {
       responder.respond(problem.response)
     case .success(.boards):
       boards(request.head, responder)
+    case .success(let route) where cluster != nil && Self.clusterRefuses(route):
+      // API writes apply to this node's replica and its store, bypassing the shared log: in
+      // cluster mode they would fork the board's history. The op log's records in Redis hold the
+      // maker's intent, not the resolved op an `applied` carries (docs/CLUSTER.md).
+      responder.respond(
+        APIRoutes.Problem(
+          503, "not in cluster mode yet",
+          "board writes and the op log through the API work on one node only; in cluster mode use a websocket"
+        ).response)
     case .success(let write) where write.isWrite:
       apiWrite(write, request, responder)
     case .success(.board(let name)):

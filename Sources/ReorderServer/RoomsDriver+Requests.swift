@@ -43,7 +43,7 @@ extension RoomsDriver {
     case .health:
       let figures = HTTPRoutes.HealthFigures(
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
-        rooms: registry.roomCount)
+        rooms: registry.roomCount, degraded: cluster?.health.problem != nil)
       responder.respond(HTTPRoutes.health(figures))
     case .api:
       handleAPI(request, responder: responder)

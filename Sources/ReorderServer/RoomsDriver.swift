@@ -32,11 +32,16 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
   /// Per append: from the frames that made the ops (the pass that received them) to the service
-  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out.
-  /// Service thread only.
+  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out; in
+  /// cluster mode from the op's `.append` to its reply (`ClusterAdapter`). Service thread only.
   private(set) var durableLatency = LatencyBuckets()
+
+  /// Counts one append's wait for durability (`durableLatency`).
+  func recordDurable(seconds: Double) { durableLatency.record(seconds: seconds) }
   /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
   var apiWaiters = APIWaiters()
+  /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.
+  var cluster: ClusterAdapter?
 
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry
@@ -152,9 +157,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):
         Log.log(level, event, fields)
-      case .cluster:
-        // Cluster mode is not wired into the server yet; its registry is made without it.
-        break
+      case .cluster(let work):
+        // Only a registry in cluster mode returns these, and its driver has the adapter.
+        cluster?.perform(work)
       }
     }
     flush(&persists)

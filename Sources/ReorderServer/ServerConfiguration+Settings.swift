@@ -1,4 +1,5 @@
 import ReorderAuth
+import ReorderRedis
 import ReorderTransport
 
 extension ServerConfiguration {
@@ -79,6 +80,13 @@ extension ServerConfiguration {
       "metrics-listen", \.metricsListen,
       "Serve /metrics on HOST:PORT instead of the main port (which then answers 404)."),
     .flag("metrics-auth", \.metricsAuth, "/metrics wants Authorization: Bearer <API key> (needs --api-key-file)."),
+    .optionalString(
+      "redis", \.redis,
+      "Cluster mode: share every room with the other nodes through this Redis, redis://HOST:PORT[/DB] "
+        + "(docs/CLUSTER.md). An op is acknowledged once Redis has it: run Redis with appendonly yes and "
+        + "appendfsync always for nothing acknowledged lost when Redis or its machine crashes."),
+    .optionalString(
+      "redis-password-file", \.redisPasswordFile, "The Redis password, in a file of its own (needs --redis)."),
     .flag(
       "allow-anonymous", \.allowAnonymous,
       "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
@@ -103,6 +111,10 @@ extension ServerConfiguration {
     _ = try apiKeys
     _ = try webhookTarget
     _ = try metricsAddress
+    _ = try redisURL
+    if redis != nil && demo {
+      throw ConfigurationError("--demo is for one node: in cluster mode (--redis) make boards over a websocket")
+    }
     if metricsAuth && apiKeyFile == nil {
       throw ConfigurationError("--metrics-auth checks the API's keys: give --api-key-file too")
     }
@@ -111,6 +123,22 @@ extension ServerConfiguration {
         "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
           + "Turn tokens on with --auth-secret-file FILE (openssl rand -hex 32 > FILE; docs/AUTH.md) or "
           + "--auth-public-key FILE, or give --allow-anonymous to serve anyone anyway")
+    }
+  }
+
+  /// The Redis of cluster mode, when `--redis` is given (its password read from
+  /// `--redis-password-file`).
+  var redisURL: RedisURL? {
+    get throws(ConfigurationError) {
+      guard let redis else {
+        if redisPasswordFile != nil { throw ConfigurationError("--redis-password-file needs --redis") }
+        return nil
+      }
+      do {
+        return try RedisURL(parsing: redis, passwordFile: redisPasswordFile)
+      } catch {
+        throw ConfigurationError(error.description)
+      }
     }
   }
 

@@ -95,6 +95,11 @@ public struct ServerConfiguration: Sendable {
   public var metricsAuth = false
   /// Serve anyone who can reach a non-loopback address without tokens (`--allow-anonymous`).
   public var allowAnonymous = false
+  /// Cluster mode: the Redis that every node shares rooms through, `redis://HOST:PORT[/DB]`
+  /// (`--redis`; docs/CLUSTER.md); nil: one node, rooms in SQLite.
+  public var redis: String?
+  /// The file holding the Redis password (`--redis-password-file`; needs `redis`).
+  public var redisPasswordFile: String?
   /// `error`, `warn`, `info`, `debug` (`--log-level`).
   public var logLevel = "info"
   /// `text` or `json` (`--log-format`).

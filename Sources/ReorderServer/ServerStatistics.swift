@@ -17,6 +17,8 @@ public struct ServerStatistics: Sendable, Equatable {
   public var durableLatency: LatencyBuckets
   /// Webhook deliveries by result (`Webhooks.statistics`; zeros without `--webhook-url`).
   public var webhooks = WebhookStatistics()
+  /// Cluster mode's Redis figures (nil on one node).
+  public var cluster: ClusterStatistics?
 }
 
 /// A value handed from another thread to a caller that waits for it (a statistics snapshot from the

@@ -1,0 +1,99 @@
+import Foundation
+import ReorderRedis
+import ReorderRooms
+
+/// Appends the rooms' ops to the shared log on a thread of its own (never the service thread).
+///
+/// Whatever is queued when a round trip ends goes out as the next one: one pipeline of
+/// `reorder_append` calls (at most `batchLimit`). With `appendfsync always` Redis fsyncs once per
+/// pass for everything that pass carries, so one op per round trip would cap a node at one fsync
+/// per op (about 500 ops/s on the machine docs/CLUSTER.md measured); a batch shares it.
+///
+/// Each answer goes back through `deliver` (which posts to the service thread): `.applied` /
+/// `.known`, `.epoch` for an epoch mismatch, `.unavailable` for every op of a round trip that
+/// failed (the rooms reject them `unavailable`; re-sent, the log answers `known` for any that
+/// did get in).
+final class ClusterAppender: @unchecked Sendable {
+  typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
+
+  /// Most ops in one pipeline.
+  static let batchLimit = 500
+
+  private let link: RedisLink
+  private let health: ClusterHealth
+  private let deliver: @Sendable ([Answer]) -> Void
+  private let condition = NSCondition()
+  private var queued: [SharedAppend] = []
+  private var stopping = false
+  private var thread: Thread?
+
+  init(link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable ([Answer]) -> Void) {
+    self.link = link
+    self.health = health
+    self.deliver = deliver
+  }
+
+  /// Starts the thread.
+  func start() {
+    let thread = Thread { [self] in run() }
+    thread.name = "reorder-redis-append"
+    self.thread = thread
+    thread.start()
+  }
+
+  /// Queues an append (any thread; never waits for Redis).
+  func append(_ append: SharedAppend) {
+    condition.lock()
+    queued.append(append)
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Ends the thread after the round trip in flight; queued appends are answered `unavailable`.
+  func stop() {
+    condition.lock()
+    stopping = true
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func run() {
+    while true {
+      condition.lock()
+      while queued.isEmpty && !stopping { condition.wait() }
+      if stopping {
+        let left = queued
+        queued = []
+        condition.unlock()
+        if !left.isEmpty { deliver(left.map { ($0, .failure(.unavailable("the node is stopping"))) }) }
+        link.close()
+        return
+      }
+      let batch = Array(queued.prefix(Self.batchLimit))
+      queued.removeFirst(batch.count)
+      condition.unlock()
+      deliver(roundTrip(batch))
+    }
+  }
+
+  /// One pipeline for `batch`, and its answers in order.
+  private func roundTrip(_ batch: [SharedAppend]) -> [Answer] {
+    let ops = batch.map {
+      ClusterAppend(room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload)
+    }
+    do {
+      let outcomes = try link.run { (redis) throws(RedisError) in try redis.append(ops) }
+      health.succeeded(.appender)
+      return zip(batch, outcomes).map { append, outcome in
+        switch outcome {
+        case .applied(let seq): return (append, .success(.applied(seq)))
+        case .known(let seq): return (append, .success(.known(seq)))
+        case .epochMismatch(let current): return (append, .failure(.epoch(current)))
+        }
+      }
+    } catch {
+      health.failed(.appender, error)
+      return batch.map { ($0, .failure(.unavailable(error.description))) }
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import Dispatch
+import Foundation
+import ReorderRedis
+
+/// Presence publishes and the rooms' rosters, on a thread and a connection of their own.
+///
+/// Publishes, joins and leaves are queued by the service thread and sent in order. Every
+/// `refreshSeconds` the thread refreshes the expiry of this node's sessions (`rosterExpirySeconds`
+/// ahead; sessions another node expired meanwhile are put again), removes expired sessions, and
+/// reads the roster and the log seq of every followed room: the rosters go to `deliver` (so a
+/// crashed node's sessions leave within `rosterExpirySeconds` + `refreshSeconds`), the seqs to
+/// `ClusterHealth` (each room's lag in /metrics), after a `PING` that keeps `/healthz` current on
+/// a node without rooms. A newly followed room's roster is read at once.
+/// While Redis is unreachable publishes are dropped (presence is not data) and joins and leaves
+/// wait in `sessions` for the next refresh.
+final class ClusterControl: @unchecked Sendable {
+  /// How long a session stays in a roster without a refresh: with a read every `refreshSeconds`,
+  /// a crashed node's sessions leave the other nodes within 9 s (the issue asks for 10).
+  static let rosterExpirySeconds = 7.0
+  /// How often this node refreshes its sessions and reads its rooms' rosters.
+  static let refreshSeconds = 2.0
+  /// Most publishes waiting; older ones are dropped first (a newer one supersedes them anyway).
+  static let publishLimit = 1_000
+
+  private enum Job {
+    case publish(room: String, payload: [UInt8])
+    case join(room: String, session: String, peer: [UInt8])
+    case leave(room: String, session: String)
+    case read(room: String)
+  }
+
+  private let link: RedisLink
+  private let node: String
+  private let health: ClusterHealth
+  private let followed: @Sendable () -> [String]
+  private let deliver: @Sendable (String, [[UInt8]]) -> Void
+  private let condition = NSCondition()
+  private var jobs: [Job] = []
+  private var stopping = false
+  /// This node's sessions per room, with their peer JSON: what refreshes keep alive.
+  private var sessions: [String: [String: String]] = [:]
+  /// Leaves not yet sent to Redis (it was unreachable).
+  private var leaves: [String: Set<String>] = [:]
+  private var lastRefresh = 0.0
+  /// Signalled when the thread has ended.
+  private let stopped = DispatchSemaphore(value: 0)
+
+  init(
+    link: RedisLink, node: String, health: ClusterHealth, followed: @escaping @Sendable () -> [String],
+    deliver: @escaping @Sendable (String, [[UInt8]]) -> Void
+  ) {
+    self.link = link
+    self.node = node
+    self.health = health
+    self.followed = followed
+    self.deliver = deliver
+  }
+
+  /// Starts the thread.
+  func start() {
+    let thread = Thread { [self] in run() }
+    thread.name = "reorder-redis-control"
+    thread.start()
+  }
+
+  /// Publishes this node's presence changes of `room`.
+  func publish(room: String, payload: [UInt8]) {
+    enqueue(.publish(room: room, payload: payload)) { jobs in
+      let publishes = jobs.lazy.filter { if case .publish = $0 { true } else { false } }.count
+      guard publishes > Self.publishLimit,
+        let first = jobs.firstIndex(where: { if case .publish = $0 { true } else { false } })
+      else { return }
+      jobs.remove(at: first)
+    }
+  }
+
+  /// Adds one of this node's sessions to the room's roster (and keeps it there).
+  func join(room: String, session: String, peer: [UInt8]) { enqueue(.join(room: room, session: session, peer: peer)) }
+
+  /// Removes one of this node's sessions from the room's roster.
+  func leave(room: String, session: String) { enqueue(.leave(room: room, session: session)) }
+
+  /// Reads the room's roster soon (the room was just followed).
+  func read(room: String) { enqueue(.read(room: room)) }
+
+  /// Ends the thread, which first removes this node's sessions from every roster, so that the
+  /// other nodes see them leave at once rather than when they expire. Waits for that at most
+  /// `timeoutSeconds` (the link belongs to the thread: only it may use it).
+  func stop(timeoutSeconds: Double = 2) {
+    condition.lock()
+    stopping = true
+    condition.signal()
+    condition.unlock()
+    _ = stopped.wait(timeout: .now() + timeoutSeconds)
+  }
+
+  private func enqueue(_ job: Job, trim: (inout [Job]) -> Void = { _ in }) {
+    condition.lock()
+    jobs.append(job)
+    trim(&jobs)
+    condition.signal()
+    condition.unlock()
+  }
+
+  private static func nowSeconds() -> Double { Date().timeIntervalSince1970 }
+
+  private func run() {
+    while true {
+      condition.lock()
+      var due = lastRefresh + Self.refreshSeconds
+      while jobs.isEmpty && !stopping && Self.nowSeconds() < due {
+        _ = condition.wait(until: Date(timeIntervalSince1970: due))
+        due = lastRefresh + Self.refreshSeconds
+      }
+      if stopping {
+        let all = sessions
+        sessions = [:]
+        condition.unlock()
+        for (room, peers) in all where !peers.isEmpty {
+          call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
+        }
+        link.close()
+        stopped.signal()
+        return
+      }
+      let batch = jobs
+      jobs = []
+      for job in batch {
+        switch job {
+        case .join(let room, let session, let peer):
+          sessions[room, default: [:]][session] = String(decoding: peer, as: UTF8.self)
+          leaves[room]?.remove(session)
+        case .leave(let room, let session):
+          sessions[room]?[session] = nil
+          if sessions[room]?.isEmpty == true { sessions[room] = nil }
+          leaves[room, default: []].insert(session)
+        default: break
+        }
+      }
+      condition.unlock()
+      perform(batch)
+      if Self.nowSeconds() >= lastRefresh + Self.refreshSeconds {
+        lastRefresh = Self.nowSeconds()
+        refresh()
+      }
+    }
+  }
+
+  private func perform(_ batch: [Job]) {
+    for job in batch {
+      switch job {
+      case .publish(let room, let payload):
+        call { (redis) throws(RedisError) in _ = try redis.publishPresence(room: room, node: node, payload: payload) }
+      case .join(let room, let session, let peer):
+        call { (redis) throws(RedisError) in
+          try redis.putRoster(
+            room: room, [ClusterRosterEntry(session: session, peer: String(decoding: peer, as: UTF8.self))],
+            expiresAt: Self.expiry())
+        }
+      case .leave:
+        sendLeaves()
+      case .read(let room):
+        readRoster(room)
+      }
+    }
+  }
+
+  private static func expiry() -> Int64 { Int64((nowSeconds() + rosterExpirySeconds) * 1000) }
+
+  /// Keeps this node's sessions alive, sends leaves that waited, reads every followed room.
+  private func refresh() {
+    condition.lock()
+    let mine = sessions
+    condition.unlock()
+    // A probe, so that /healthz follows Redis on a node with no rooms too.
+    call { (redis) throws(RedisError) in _ = try redis.command("PING") }
+    sendLeaves()
+    for (room, peers) in mine {
+      call { (redis) throws(RedisError) in
+        let missing = try redis.refreshRoster(room: room, sessions: Array(peers.keys), expiresAt: Self.expiry())
+        let again = missing.compactMap { session in
+          peers[session].map { ClusterRosterEntry(session: session, peer: $0) }
+        }
+        try redis.putRoster(room: room, again, expiresAt: Self.expiry())
+      }
+    }
+    var seqs: [String: UInt64] = [:]
+    for room in followed() {
+      readRoster(room)
+      call { (redis) throws(RedisError) in seqs[room] = try redis.meta(room: room).seq }
+    }
+    health.setLogSequences(seqs)
+  }
+
+  private func sendLeaves() {
+    condition.lock()
+    let pending = leaves
+    leaves = [:]
+    condition.unlock()
+    for (room, gone) in pending where !gone.isEmpty {
+      let sent = call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(gone)) }
+      if sent == nil {
+        condition.lock()
+        leaves[room, default: []].formUnion(gone)
+        condition.unlock()
+      }
+    }
+  }
+
+  private func readRoster(_ room: String) {
+    let now = Int64(Self.nowSeconds() * 1000)
+    let entries = call { (redis) throws(RedisError) in
+      _ = try redis.expireRoster(room: room, now: now)
+      return try redis.roster(room: room, now: now)
+    }
+    if let entries { deliver(room, entries.map { Array($0.peer.utf8) }) }
+  }
+
+  /// Runs `body` on the link; nil when it failed (the health says why).
+  @discardableResult
+  private func call<T>(_ body: (RedisConnection) throws(RedisError) -> T) -> T? {
+    do {
+      let value = try link.run(body)
+      health.succeeded(.control)
+      return value
+    } catch {
+      health.failed(.control, error)
+      return nil
+    }
+  }
+}

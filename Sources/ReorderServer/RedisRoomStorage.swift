@@ -1,0 +1,132 @@
+import ReorderBasics
+import ReorderRedis
+import ReorderRooms
+
+/// The rooms' storage port (`RoomStore`) over the shared Redis of cluster mode (docs/CLUSTER.md).
+///
+/// Loads read the latest snapshot and the log after it (`XRANGE`), catch-up reads the log; both
+/// run on a queue of this adapter with a connection of its own, never the service thread. A
+/// snapshot is written only by the holder of the room's lease (`reorder_lease_acquire`, `SET NX
+/// PX`, which renews it for its holder, so each snapshot renews it), which then trims the log and
+/// the op ids below the windows before the snapshot. Ops are never appended through this port in
+/// cluster mode: they go to the shared log through `ClusterAppender`.
+final class RedisRoomStorage: RoomStore, @unchecked Sendable {
+  private let link: RedisLink
+  private let node: String
+  /// Ops kept before each snapshot: the catch-up and the idempotency window.
+  private let retainedOps: Int
+  private let health: ClusterHealth
+  /// One call at a time on the link (a `RedisLink` serves one thread at a time).
+  private let queue = BackgroundQueue(name: "reorder-redis-store")
+
+  /// How long a snapshot lease lasts; its holder renews it with each snapshot, so another node
+  /// takes it over once the holder stopped snapshotting for this long.
+  static let leaseMilliseconds = 30_000
+
+  init(link: RedisLink, node: String, retainedOps: Int, health: ClusterHealth) {
+    self.link = link
+    self.node = node
+    self.retainedOps = retainedOps
+    self.health = health
+  }
+
+  func load(
+    room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try RoomHistory.read(
+            remembering: remembering,
+            snapshot: { () throws(RoomStoreError) in
+              try self.call { (redis) throws(RedisError) in
+                try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+              }
+            },
+            entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
+          )
+        })
+    }
+  }
+
+  func append(
+    room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
+  ) {
+    // Cluster mode's rooms append through the shared log (`.cluster(.append)`), never here; a
+    // writer that bypassed the log would fork the room's history.
+    completion(.failure(.unavailable("cluster mode appends through the shared log only")))
+  }
+
+  func saveSnapshot(
+    room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in
+            guard try redis.acquireLease(room: room, node: node, milliseconds: Self.leaseMilliseconds) else { return }
+            guard try redis.putSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes) else { return }
+            // Keep the windows before the snapshot (catch-up, idempotency); older entries and
+            // their op ids go, in steps so that one call never holds Redis for long.
+            guard snapshot.seq > UInt64(retainedOps) else { return }
+            let keep = snapshot.seq - UInt64(retainedOps) + 1
+            while try redis.trim(room: room, keepFrom: keep, count: 1_000).removed == 1_000 {}
+          }
+        })
+    }
+  }
+
+  func entries(
+    room: String, after: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(Result { () throws(RoomStoreError) in try entries(room: room, after: after, limit: limit) })
+    }
+  }
+
+  func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in try Self.scanRooms(redis) }
+        })
+    }
+  }
+
+  /// Every room with a meta hash (`SCAN … MATCH reorder:{*}:meta`), sorted.
+  private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] {
+    var cursor = "0"
+    var names: Set<String> = []
+    repeat {
+      let reply = try redis.command("SCAN", cursor, "MATCH", "reorder:{*}:meta", "COUNT", 1_000)
+      guard let parts = reply.elements, parts.count == 2, let next = parts[0].text, let keys = parts[1].elements
+      else { throw .unexpectedReply(command: "SCAN", reply: reply.description) }
+      for key in keys {
+        guard let text = key.text, text.hasPrefix("reorder:{"), text.hasSuffix("}:meta") else { continue }
+        names.insert(String(text.dropFirst("reorder:{".count).dropLast("}:meta".count)))
+      }
+      cursor = next
+    } while cursor != "0"
+    return names.sorted()
+  }
+
+  private func entries(room: String, after: UInt64, limit: Int) throws(RoomStoreError) -> [LogEntry] {
+    try call { (redis) throws(RedisError) in
+      try redis.entries(room: room, after: after, limit: max(1, limit)).map { LogEntry(seq: $0.seq, payload: $0.op) }
+    }
+  }
+
+  /// Runs `body` on the link; a Redis error becomes the port's `unavailable` (retry later), and
+  /// the health of this part follows the outcome.
+  private func call<T>(_ body: (RedisConnection) throws(RedisError) -> T) throws(RoomStoreError) -> T {
+    do {
+      let value = try link.run(body)
+      health.succeeded(.storage)
+      return value
+    } catch {
+      health.failed(.storage, error)
+      throw .unavailable(error.description)
+    }
+  }
+}
