@@ -73,11 +73,14 @@ extension LoadRunner {
       },
       steps: steps, best: best, notes: notes, nodes: nodeShares(measurements),
       crossNodeDragLatency: targets.count > 1 ? LatencySummary(measurements.crossNodeDragLatency) : nil)
-    result.slowReaders = slowReaderSummary(measurements, seconds: seconds)
+    // Slow readers read on through the drain what was queued for them: their rates, and the
+    // others' frames beside them, are over the traffic and the drain.
+    let read = max(0.001, Double(max(traffic.end, traffic.drainEnd) - traffic.origin) / 1e6)
+    result.slowReaders = slowReaderSummary(measurements, seconds: read)
     return result
   }
 
-  /// The slow readers' figures beside the others', with `--slow-readers`.
+  /// The slow readers' figures beside the others', with `--slow-readers`; rates are per `seconds`.
   func slowReaderSummary(_ measurements: Measurements, seconds: Double) -> SlowReaderSummary? {
     let slow = measurements.slow
     let count = plan.slowReaders.count

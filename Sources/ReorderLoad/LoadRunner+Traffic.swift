@@ -4,6 +4,8 @@ extension LoadRunner {
   struct Timeline {
     var origin: Int64 = 0
     var end: Int64 = 0
+    /// When the drain after the traffic ended (µs; 0: no drain ran).
+    var drainEnd: Int64 = 0
     var steps: [(from: Int, draggers: Int, moveRate: Double)] = []
     var serverSamples: [ProcessSample] = []
     var selfSamples: [ProcessSample] = []

@@ -116,6 +116,7 @@ public final class LoadRunner {
     } else {
       traffic = runTraffic()
       drain()
+      traffic.drainEnd = MonotonicClock.microseconds()
     }
     let loaderSummary = stopLoader()
     let measurements = collect()

@@ -32,7 +32,8 @@ public struct SlowReaderSummary: Sendable, Codable, Equatable {
   public var bytesPerSecond: Int
   /// Receivers that read at full speed (every client but the slow ones).
   public var otherClients: Int
-  /// Frames with drag updates per second per client: the slow ones' and the others'.
+  /// Frames with drag updates per second per client: the slow ones' and the others'. Rates are
+  /// over the traffic and the drain after it (the slow ones read what was queued for them then).
   public var framesPerSecondPerClient: Double
   public var otherFramesPerSecondPerClient: Double
   /// Drag updates received per second per slow client.
