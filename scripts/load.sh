@@ -12,6 +12,9 @@
 #   LOAD_ONLY="g h" scripts/load.sh  # issue 14: cluster mode, 2 nodes sharing rooms through Redis, beside
 #                                    # one node (g g-1node; h h-1node h-ramp h-ramp-1node); needs a
 #                                    # build whose `reorder serve` has --redis, and fails clearly if not
+#   LOAD_ONLY=slow scripts/load.sh  # issue 15: b beside b with 10 % slow readers at 10 KB/s, alternating
+#                                    # (LOAD_SLOW_ROUNDS rounds, default 3); ratios on stderr and in
+#                                    # reports/slow.txt
 #   LOAD_BIN=.build/debug/reorder scripts/load.sh   # use that binary instead of building release
 #                                    # (a smoke test of the script; its figures are not comparable)
 #
@@ -306,6 +309,55 @@ if wanted isolation; then
       --loader-interval-ms 100
   done
   RUN_GROUP=""
+fi
+
+# --- issue 15: slow readers ---------------------------------------------------------------------
+# b, then b with 10 % of the clients (never a dragger nor the room's first) reading their socket at
+# 10 KB/s at most (`--slow-readers 0.1 --slow-read-bytes-per-second 10240`: they stop reading, so
+# the server sees TCP backpressure), alternating for LOAD_SLOW_ROUNDS rounds (default 3) on one
+# fresh server of their own. Prints, per round and as the median over the rounds, the others'
+# drag p99 and coverage with slow readers over without, and what the slow ones got.
+if wanted slow; then
+  rm -rf "$WORK/data-slow" && mkdir -p "$WORK/data-slow"
+  fresh_server slow --data "$WORK/data-slow" "${BIG_FLAGS[@]}"
+  RUN_GROUP=slow
+  SLOW_ROUNDS=${LOAD_SLOW_ROUNDS:-3}
+  for round in $(seq 1 "$SLOW_ROUNDS"); do
+    run "slow-b-$round" "b: 1 room × 1,000 clients, 10 draggers × 30/s (round $round)" \
+      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)"
+    run "slow-b10-$round" "b with 10 % slow readers at 10 KB/s (round $round)" \
+      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)" \
+      --slow-readers 0.1 --slow-read-bytes-per-second 10240
+  done
+  RUN_GROUP=""
+  if command -v jq >/dev/null; then
+    echo "== slow readers: the others' figures with 10 % slow readers / without (b), per round" >&2
+    for round in $(seq 1 "$SLOW_ROUNDS"); do
+      base=$RUNS/slow-b-$round.json slow=$RUNS/slow-b10-$round.json
+      [ -f "$base" ] && [ -f "$slow" ] || continue
+      jq -n -r --slurpfile b "$base" --slurpfile s "$slow" --arg round "$round" '
+        ($b[0]) as $b | ($s[0]) as $s | ($s.slowReaders // {}) as $r |
+        "round \($round): p99 \($b.dragLatency.p99 * 100 | round / 100) → \($s.dragLatency.p99 * 100 | round / 100) ms "
+        + "(×\(($s.dragLatency.p99 / $b.dragLatency.p99) * 100 | round / 100)), p50 \($b.dragLatency.p50) → \($s.dragLatency.p50) ms, "
+        + "coverage \($b.coverage * 10000 | round / 100) → \($s.coverage * 10000 | round / 100) % "
+        + "(×\(($s.coverage / $b.coverage) * 1000 | round / 1000)); slow: \($r.clients // 0) clients, "
+        + "\(($r.framesPerSecondPerClient // 0) * 10 | round / 10) frames/s each (others \(($r.otherFramesPerSecondPerClient // 0) * 10 | round / 10)), "
+        + "update age p50 \($r.dragAge.p50 // "-") p99 \($r.dragAge.p99 // "-") ms, closed \($r.closedByCode // {} | tostring)"'
+    done | tee "$REPORTS/slow.txt" >&2
+    jq -s -r '
+      def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+        else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+      map(select(.label | startswith("slow-b"))) as $runs
+      | [$runs[] | select(.label | startswith("slow-b-"))] as $base
+      | [$runs[] | select(.label | startswith("slow-b10-"))] as $slow
+      | "median over \($slow | length) rounds: others'"'"' p99 \($base | map(.dragLatency.p99) | median) → "
+        + "\($slow | map(.dragLatency.p99) | median) ms (ratio \(($slow | map(.dragLatency.p99) | median) / ($base | map(.dragLatency.p99) | median) * 100 | round / 100)), "
+        + "coverage \($base | map(.coverage) | median * 10000 | round / 100) → \($slow | map(.coverage) | median * 10000 | round / 100) % "
+        + "(ratio \(($slow | map(.coverage) | median) / ($base | map(.coverage) | median) * 1000 | round / 1000))"' \
+      "$RUNS"/slow-b-*.json "$RUNS"/slow-b10-*.json | tee -a "$REPORTS/slow.txt" >&2
+  else
+    echo "load.sh: jq not found (apt install jq): no slow-reader ratios; see $RUNS/slow-b*.json" >&2
+  fi
 fi
 [ -n "$EXTRA_PID" ] && stop "$EXTRA_PID"
 EXTRA_PID=""

@@ -16,6 +16,8 @@ final class LoadClient: @unchecked Sendable {
   /// Whether this client accounts drag updates one by one (`--measure-receivers`); the others only
   /// count the frames.
   var measured = true
+  /// Set for a slow reader (`--slow-readers`): holds its reading to the configured rate.
+  var throttle: ReadThrottle?
   /// Seeds the room when this is its first client.
   var seeder: RoomSeeder?
   /// The drag this client sends, once it drags.

@@ -72,6 +72,13 @@ public struct LoadConfiguration: Sendable {
   /// the others only count frames, so that a room of 10,000 does not make the tool the limit.
   /// Coverage, latency, staleness and silence are then those of the measured receivers.
   public var measureReceivers = 0
+  /// Fraction of the clients that read slowly (`--slow-readers`, 0…1): never a dragger nor the
+  /// first client of a room (`RoomPlan.slowReaders`). Their figures are reported apart
+  /// (`LoadResult.slowReaders`); latency, coverage and staleness are the other clients'.
+  public var slowReaders = 0.0
+  /// Bytes per second a slow reader takes from its socket at most during the traffic
+  /// (`--slow-read-bytes-per-second`): it stops reading (lws rx flow control) when ahead.
+  public var slowReadBytesPerSecond = 10_240
   /// Client service threads (`--threads`): each is one lws client context.
   public var threads = 1
   /// Window within which an update must be covered (`--coverage-window-ms`).
@@ -132,6 +139,9 @@ public struct LoadConfiguration: Sendable {
       result.append(
         "--mirror has no rooms to prepare, join or load: drop --seed-only, --join-only, --loader-room, --seed-moves")
     }
+    if !(0...1).contains(slowReaders) { result.append("--slow-readers is a fraction of the clients, 0 to 1") }
+    if slowReadBytesPerSecond < 1 { result.append("--slow-read-bytes-per-second must be at least 1") }
+    if slowReaders > 0 && mode == .mirror { result.append("--slow-readers needs the rooms protocol; drop --mirror") }
     if seedMoves < 0 { result.append("--seed-moves cannot be negative") }
     if seedWindow < 1 { result.append("--seed-window must be at least 1") }
     if loaderIntervalMilliseconds <= 0 { result.append("--loader-interval-ms must be positive") }

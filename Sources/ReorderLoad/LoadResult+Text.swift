@@ -71,6 +71,7 @@ extension LoadResult {
       if let receiverSilence, receiverSilence.count > 0 {
         row("max silence", Self.latency(receiverSilence) + " (per receiver, without a drag frame)")
       }
+      if let slowReaders { lines += Self.slowReaderRows(slowReaders) }
     }
     if counters.movesSent > 0 {
       row(
@@ -133,6 +134,23 @@ extension LoadResult {
   }
 
   /// "ws://127.0.0.1:1 500 clients (500 ready), ws://127.0.0.1:2 …": the spread over `--url`.
+  /// The slow readers' rows; the rows above them are the other clients'.
+  static func slowReaderRows(_ slow: SlowReaderSummary) -> [String] {
+    let closed = slow.closedByCode.sorted { $0.key < $1.key }.map { "\($0.value) with \($0.key)" }
+    return [
+      "  slow readers   \(slow.clients) reading at most \(slow.bytesPerSecond) B/s (the rows above are the other "
+        + "\(slow.otherClients) clients')",
+      "    frames       "
+        + String(
+          format: "%.1f drags frames/s per slow client (others %.1f), %.1f updates/s, %.0f B/s read; %d pauses",
+          slow.framesPerSecondPerClient, slow.otherFramesPerSecondPerClient, slow.updatesPerSecondPerClient,
+          slow.bytesPerSecondPerClient, slow.pauses),
+      "    update age   " + latency(slow.dragAge),
+      "    closed       " + (closed.isEmpty ? "none" : closed.joined(separator: ", "))
+        + slow.closes.sorted { $0.key < $1.key }.map { " [\($0.key) × \($0.value)]" }.joined(),
+    ]
+  }
+
   static func nodeSplit(_ nodes: [NodeShare]) -> String {
     nodes.map { "\($0.url) \($0.clients) clients (\($0.connected) ready)" }.joined(separator: ", ")
   }

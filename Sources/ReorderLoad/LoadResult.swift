@@ -115,6 +115,9 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var nodes: [NodeShare]? = nil
   /// Drag update sent → seen by a client on another node than the dragger (ms); nil with one URL.
   public var crossNodeDragLatency: LatencySummary? = nil
+  /// What the slow readers got beside the others, with `--slow-readers`; `dragLatency`,
+  /// `coverage`, `staleness` and `receiverSilence` are then the other clients' alone.
+  public var slowReaders: SlowReaderSummary? = nil
 
   /// Plot edges of latency histograms, in µs: 1 ms … 10 s, roughly ×1.5 apart.
   static let plotEdges: [UInt64] = {

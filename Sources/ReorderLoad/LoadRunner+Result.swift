@@ -41,7 +41,7 @@ extension LoadRunner {
       if configuration.mode == .mirror { return $0.deliveredPerSecond < $1.deliveredPerSecond }
       return $0.coveredPerSecond < $1.coveredPerSecond
     }
-    return LoadResult(
+    var result = LoadResult(
       label: configuration.label, title: configuration.title, mode: configuration.mode, url: origins,
       clients: configuration.clients, rooms: configuration.rooms, draggers: plan.initialDraggers.count,
       dragRate: configuration.dragRate, moveRate: configuration.moveRate, ramp: configuration.ramp,
@@ -73,6 +73,32 @@ extension LoadRunner {
       },
       steps: steps, best: best, notes: notes, nodes: nodeShares(measurements),
       crossNodeDragLatency: targets.count > 1 ? LatencySummary(measurements.crossNodeDragLatency) : nil)
+    // Slow readers read on through the drain what was queued for them: their rates, and the
+    // others' frames beside them, are over the traffic and the drain.
+    let read = max(0.001, Double(max(traffic.end, traffic.drainEnd) - traffic.origin) / 1e6)
+    result.slowReaders = slowReaderSummary(measurements, seconds: read)
+    return result
+  }
+
+  /// The slow readers' figures beside the others', with `--slow-readers`; rates are per `seconds`.
+  func slowReaderSummary(_ measurements: Measurements, seconds: Double) -> SlowReaderSummary? {
+    let slow = measurements.slow
+    let count = plan.slowReaders.count
+    guard count > 0 else { return nil }
+    let others = max(1, configuration.clients - count)
+    var byCode: [String: Int] = [:]
+    for (key, closed) in slow.closes {
+      let code = key.hasPrefix("no close frame") ? "none" : String(key.prefix { $0 != " " })
+      byCode[code, default: 0] += closed
+    }
+    return SlowReaderSummary(
+      clients: count, bytesPerSecond: configuration.slowReadBytesPerSecond, otherClients: others,
+      framesPerSecondPerClient: Double(slow.dragFrames) / seconds / Double(count),
+      otherFramesPerSecondPerClient: Double(measurements.counters.dragFrames - slow.dragFrames) / seconds
+        / Double(others),
+      updatesPerSecondPerClient: Double(slow.dragUpdates) / seconds / Double(count),
+      bytesPerSecondPerClient: Double(slow.bytes) / seconds / Double(count), dragAge: LatencySummary(slow.dragAge),
+      pauses: slow.pauses, closes: slow.closes, closedByCode: byCode)
   }
 
   /// How many clients went to each node of `--url`, and how many of them got in.

@@ -4,6 +4,8 @@ extension LoadRunner {
   struct Timeline {
     var origin: Int64 = 0
     var end: Int64 = 0
+    /// When the drain after the traffic ended (µs; 0: no drain ran).
+    var drainEnd: Int64 = 0
     var steps: [(from: Int, draggers: Int, moveRate: Double)] = []
     var serverSamples: [ProcessSample] = []
     var selfSamples: [ProcessSample] = []
@@ -22,7 +24,12 @@ extension LoadRunner {
     var timeline = Timeline()
     let origin = MonotonicClock.microseconds() + 20_000
     timeline.origin = origin
-    for shard in shards { shard.context.post { shard.measurements.origin = origin } }
+    for shard in shards {
+      shard.context.post {
+        shard.measurements.origin = origin
+        shard.startThrottles(at: origin)
+      }
+    }
     let dragPeriod = Int64(1e6 / max(0.001, configuration.dragRate))
     var draggers: [Sender] = []
     var draggerCount = plan.initialDraggers.count
@@ -54,6 +61,7 @@ extension LoadRunner {
     var nextPublish = origin + 250_000
     var nextSecond = origin + 1_000_000
     var nextStaleness = origin + Int64(configuration.stalenessIntervalMilliseconds * 1_000)
+    var nextResume = plan.slowReaders.isEmpty ? Int64.max : origin
     var stepStart = published().counters
     var best = 0.0
     var flatSteps = 0
@@ -105,6 +113,10 @@ extension LoadRunner {
       if now >= nextStaleness && !draggers.isEmpty {
         nextStaleness += Int64(configuration.stalenessIntervalMilliseconds * 1_000)
         for shard in shards { shard.context.post { shard.sampleStaleness(limit: stalenessPerShard) } }
+      }
+      if now >= nextResume {
+        nextResume = now + Self.resumeInterval
+        resumeSlowReaders()
       }
       if now >= nextPublish {
         nextPublish += 250_000
@@ -166,6 +178,16 @@ extension LoadRunner {
   }
 
   /// Posts `work` to the shard of `client` with the board of its room.
+  /// How often paused slow readers are checked for resuming (µs): at 10 KB/s, 10 ms is 100 bytes
+  /// of budget, below one drags frame, so the rate holds to within a frame.
+  static let resumeInterval: Int64 = 10_000
+
+  /// Has every shard let its slow readers that are back within their budget read again.
+  func resumeSlowReaders() {
+    guard !plan.slowReaders.isEmpty else { return }
+    for shard in shards { shard.context.post { shard.resumeSlowReaders() } }
+  }
+
   func post(_ client: Int, _ work: @escaping @Sendable (LoadShard, RoomBoard) -> Void) {
     let shard = shard(of: client)
     let board = boards[plan.roomOfClient[client]]
@@ -180,7 +202,10 @@ extension LoadRunner {
     var quietSince = MonotonicClock.microseconds()
     while MonotonicClock.microseconds() < deadline {
       for shard in shards { shard.context.post { shard.publishProgress() } }
-      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 50_000)
+      for _ in 0..<5 {
+        resumeSlowReaders()
+        MonotonicClock.sleep(until: MonotonicClock.microseconds() + Self.resumeInterval)
+      }
       let counters = published().counters
       let delivered = counters.dragUpdatesDelivered + counters.movesAppliedRemote + counters.movesAcknowledged
       let now = MonotonicClock.microseconds()

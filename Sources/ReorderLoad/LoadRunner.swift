@@ -83,6 +83,12 @@ public final class LoadRunner {
     }
     let stride = configuration.measureStride
     for client in clients { client.measured = client.index % stride == 0 }
+    // Slow readers are accounted apart (`SlowReaderFigures`), so the run's latency and coverage
+    // are those of the clients that read at full speed.
+    for index in plan.slowReaders {
+      clients[index].measured = false
+      clients[index].throttle = ReadThrottle(bytesPerSecond: Double(configuration.slowReadBytesPerSecond))
+    }
     let loadBefore = ProcessSampler.loadAverage()
     let rssBefore = serverSampler?.sample()
     let selfBefore = selfSampler.sample()
@@ -110,6 +116,7 @@ public final class LoadRunner {
     } else {
       traffic = runTraffic()
       drain()
+      traffic.drainEnd = MonotonicClock.microseconds()
     }
     let loaderSummary = stopLoader()
     let measurements = collect()

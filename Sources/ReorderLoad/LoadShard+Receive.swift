@@ -14,6 +14,10 @@ extension LoadShard {
     var appliedSeq: Int64?
     text.withUTF8 { bytes in
       measurements.counters.bytesReceived += bytes.count
+      if client.throttle != nil {
+        if measurements.origin != nil { measurements.slow.bytes += bytes.count }
+        throttle(client, payload: bytes.count, at: arrival)
+      }
       let scanner = FrameScanner(bytes: bytes)
       if isMirror {
         measurements.counters.dragFrames += 1
@@ -26,7 +30,11 @@ extension LoadShard {
       case .drags:
         measurements.counters.dragFrames += 1
         ThroughputSeries.bump(&measurements.series.dragFrames, measurements.second(of: arrival))
-        receiveStamps(scanner, client: client, arrival: arrival)
+        if client.throttle != nil {
+          receiveSlow(scanner, client: client, arrival: arrival)
+        } else {
+          receiveStamps(scanner, client: client, arrival: arrival)
+        }
       case .applied:
         appliedID = scanner.string("id")
         appliedSeq = scanner.integer("seq")

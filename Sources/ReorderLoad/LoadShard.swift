@@ -25,6 +25,8 @@ final class LoadShard: @unchecked Sendable {
   var lastReadyAt: Int64?
   /// Picks moved items and anchors.
   var random: SplitMix64
+  /// Slow readers that stopped reading, waiting for their budget (`LoadShard+Throttle.swift`).
+  var pausedReaders: Set<Int> = []
   /// Next receiver to sample staleness at.
   var stalenessCursor = 0
   /// What the driver reads.
@@ -87,6 +89,7 @@ final class LoadShard: @unchecked Sendable {
       if !closing {
         let key = (code.map { String($0) } ?? "no close frame") + (reason.isEmpty ? "" : " '\(reason.prefix(80))'")
         measurements.closeReasons[key, default: 0] += 1
+        if client.throttle != nil { measurements.slow.closes[key, default: 0] += 1 }
       }
       if !wasReady {
         lastConnectFailure = reason.isEmpty ? "closed with code \(code.map { String($0) } ?? "none")" : reason

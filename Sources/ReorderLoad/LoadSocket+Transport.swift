@@ -38,6 +38,8 @@ final class TransportSocket: LoadSocket, @unchecked Sendable {
   func send(_ text: String) { connection.send(text) }
 
   func close(code: UInt16, reason: String) { connection.close(code: code, reason: reason) }
+
+  func setReceiving(_ receiving: Bool) { connection.setReceiving(receiving) }
 }
 
 extension LoadRunner {

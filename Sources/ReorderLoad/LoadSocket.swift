@@ -17,6 +17,9 @@ public protocol LoadSocket: AnyObject, Sendable {
   func send(_ text: String)
   /// Any thread: closes the connection.
   func close(code: UInt16, reason: String)
+  /// Any thread: stops (false) or resumes (true) reading from the socket, so that what the server
+  /// sends stays in the kernel's buffers and the server sees a client that does not read.
+  func setReceiving(_ receiving: Bool)
 }
 
 /// What happens to a connection.

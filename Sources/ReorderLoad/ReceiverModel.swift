@@ -55,6 +55,8 @@ struct Measurements {
   /// Drag update sent → delivered, for a receiver on another node than the dragger (µs): the
   /// path through the nodes' shared store.
   var crossNodeDragLatency = LatencyHistogram()
+  /// What the slow readers (`--slow-readers`) got; the figures above are the other clients'.
+  var slow = SlowReaderFigures()
 
   /// Whole second of traffic containing `time`, or -1 before the traffic phase.
   @inline(__always)
@@ -194,6 +196,7 @@ struct Measurements {
     closeReasons.merge(other.closeReasons, uniquingKeysWith: +)
     connectedPerNode.merge(other.connectedPerNode, uniquingKeysWith: +)
     crossNodeDragLatency.merge(other.crossNodeDragLatency)
+    slow.merge(other.slow)
     for (second, histogram) in other.dragLatencyPerSecond.enumerated() {
       if second >= dragLatencyPerSecond.count { dragLatencyPerSecond.append(LatencyHistogram()) }
       dragLatencyPerSecond[second].merge(histogram)

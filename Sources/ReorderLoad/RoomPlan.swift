@@ -18,6 +18,10 @@ struct RoomPlan: Sendable {
   let movers: [Int]
   /// Draggers per room when every client that may ever drag does (sizes the seeded items).
   let maxDraggersPerRoom: Int
+  /// Clients that read slowly (`--slow-readers`): `slowReaders × clients` rounded, taken evenly
+  /// from the clients that neither drag (at any ramp step) nor seed a room, fewer if there are
+  /// not enough of those.
+  let slowReaders: [Int]
 
   /// Plans `configuration` over `nodes` node URLs; `maxDraggers` bounds a ramp (defaults to the
   /// configured draggers).
@@ -38,6 +42,10 @@ struct RoomPlan: Sendable {
     self.movers = Array(0..<moverCount)
     let most = min(clients, maxDraggers ?? configuration.effectiveDraggers)
     maxDraggersPerRoom = (most + rooms - 1) / rooms
+    let wanted = Int((configuration.slowReaders * Double(clients)).rounded())
+    let eligible = (0..<clients).filter { $0 >= most && $0 >= rooms }
+    let count = min(wanted, eligible.count)
+    slowReaders = (0..<count).map { eligible[$0 * eligible.count / count] }
   }
 
   /// Seeder (first client) of each room.

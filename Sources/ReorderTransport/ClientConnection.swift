@@ -63,6 +63,16 @@ public final class ClientConnection: @unchecked Sendable {
     }
   }
 
+  /// Any thread: stops (false) or resumes (true) taking data from the socket, through lws rx flow
+  /// control. While stopped the kernel buffers fill, so the server sees a client that does not
+  /// read (TCP backpressure); what lws had already read is delivered after resuming.
+  public func setReceiving(_ receiving: Bool) {
+    context.loop.post { [self] in
+      guard !finished, let wsi else { return }
+      _ = lws_rx_flow_control(wsi, receiving ? 1 : 0)
+    }
+  }
+
   /// Service thread.
   private func enqueue(_ bytes: [UInt8], kind: OutgoingQueue.Kind, isFirst: Bool, isFinal: Bool) {
     guard !finished, pendingClose == nil else { return }

@@ -52,6 +52,14 @@ enum LoadCommand {
         help:
           "Account drag updates at about this many receivers, spread evenly (0: every client); the rest count frames."),
       OptionSpec(
+        name: "slow-readers", kind: .decimal(0...1), defaultValue: "0",
+        help:
+          "This fraction of the clients (never a dragger nor a room's first) reads its socket at most at "
+          + "--slow-read-bytes-per-second during the traffic; their figures are reported apart."),
+      OptionSpec(
+        name: "slow-read-bytes-per-second", kind: .integer(1...1_000_000_000), defaultValue: "10240",
+        help: "Bytes per second a slow reader takes from its socket at most."),
+      OptionSpec(
         name: "connect-rate", kind: .decimal(0...1_000_000), defaultValue: "0",
         help: "Connection attempts started per second at most (0: only --connect-concurrency bounds them)."),
       OptionSpec(
@@ -139,6 +147,8 @@ enum LoadCommand {
     if let value = options.decimal("loader-interval-ms") { configuration.loaderIntervalMilliseconds = value }
     if let value = options.integer("measure-receivers") { configuration.measureReceivers = value }
     if let value = options.decimal("connect-rate") { configuration.connectRate = value }
+    if let value = options.decimal("slow-readers") { configuration.slowReaders = value }
+    if let value = options.integer("slow-read-bytes-per-second") { configuration.slowReadBytesPerSecond = value }
     configuration.partialConnect = options.flag("partial")
     configuration.joinOnly = options.flag("join-only")
     configuration.seedOnly = options.flag("seed-only")

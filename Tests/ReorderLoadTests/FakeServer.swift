@@ -19,6 +19,10 @@ final class FakeServer: @unchecked Sendable {
   let roster: Roster
   /// Connections beyond this are closed at once with 1013 (nil: no limit).
   let maxConnections: Int?
+  /// A connection that stopped reading with more than this many frames waiting for it is closed
+  /// with 1008 `outgoing queue overflow`, as the server closes a client that does not read
+  /// (nil: never).
+  let maxHeldFrames: Int?
   let queue = DispatchQueue(label: "fake-server")
   /// Server queue only: `hello`s per room (the URL) and ops received.
   private(set) var hellos: [String: Int] = [:]
@@ -34,10 +38,11 @@ final class FakeServer: @unchecked Sendable {
   private var timer: DispatchSourceTimer?
   private var items = (1...30).map { "i\($0)" }
 
-  init(mode: Mode, roster: Roster = .none, maxConnections: Int? = nil) {
+  init(mode: Mode, roster: Roster = .none, maxConnections: Int? = nil, maxHeldFrames: Int? = nil) {
     self.mode = mode
     self.roster = roster
     self.maxConnections = maxConnections
+    self.maxHeldFrames = maxHeldFrames
     if mode == .rooms {
       let timer = DispatchSource.makeTimerSource(queue: queue)
       timer.schedule(deadline: .now() + .milliseconds(33), repeating: .milliseconds(33))
@@ -84,13 +89,16 @@ final class FakeServer: @unchecked Sendable {
     }
   }
 
-  func close(_ connection: FakeConnection) {
+  func close(_ connection: FakeConnection, code: UInt16 = 1000, reason: String = "") {
     queue.async {
       guard self.connections.removeValue(forKey: connection.id) != nil else { return }
       self.helloed.remove(connection.id)
-      connection.deliver(.closed(code: 1000, reason: ""))
+      connection.deliver(.closed(code: code, reason: reason))
     }
   }
+
+  /// Times a client stopped reading (`setReceiving(false)`), over every connection.
+  let pauses = Locked(0)
 
   func receive(_ text: String, from connection: FakeConnection) {
     queue.async {
@@ -212,7 +220,46 @@ final class FakeConnection: LoadSocket, @unchecked Sendable {
     self.onEvent = onEvent
   }
 
-  func deliver(_ event: LoadSocketEvent) { context.queue.async { self.onEvent(event) } }
+  /// Client queue only: whether the client stopped reading, and the frames waiting meanwhile.
+  private var paused = false
+  private var held: [LoadSocketEvent] = []
+  private var overflowed = false
+
+  /// Delivers `event` on the client queue, or holds it while the client does not read (a close
+  /// is never held: the socket going away is seen at once).
+  func deliver(_ event: LoadSocketEvent) {
+    context.queue.async {
+      if case .closed = event {
+        self.onEvent(event)
+        return
+      }
+      guard self.paused else {
+        self.onEvent(event)
+        return
+      }
+      self.held.append(event)
+      if let limit = self.context.server.maxHeldFrames, self.held.count > limit, !self.overflowed {
+        self.overflowed = true
+        self.held = []
+        self.context.server.close(self, code: 1008, reason: "outgoing queue overflow: fake")
+      }
+    }
+  }
+
   func send(_ text: String) { context.server.receive(text, from: self) }
   func close(code: UInt16, reason: String) { context.server.close(self) }
+
+  func setReceiving(_ receiving: Bool) {
+    context.queue.async {
+      if !receiving {
+        if !self.paused { self.context.server.pauses.withLock { $0 += 1 } }
+        self.paused = true
+        return
+      }
+      self.paused = false
+      let waiting = self.held
+      self.held = []
+      for event in waiting { self.onEvent(event) }
+    }
+  }
 }
