@@ -1,8 +1,9 @@
-@testable import ReorderServer
 import Foundation
 import FuzzSupport
 import ReorderRooms
 import ReorderTransport
+
+@testable import ReorderServer
 
 // The HTTP API request bodies (and paths and queries), through the server's own handler
 // (`RoomsDriver.handle`, as the transport calls it once a body is read), over an in-memory store

@@ -1,8 +1,9 @@
-@testable import ReorderServer
 import FuzzSupport
 import ReorderAuth
 import ReorderRooms
 import TestTokens
+
+@testable import ReorderServer
 
 // The hello/token path: a `hello` frame carrying a token, through the rooms (`RoomRegistry`) and the
 // server's `TokenAccess` over `TokenVerifier` (HS256). The first byte picks what the rest is:

@@ -21,7 +21,8 @@ let edits: [String: [Intent]] = [
     .assign(item: "pasta", target: "john"), .delete(item: "burger"), .restore(item: "burger"),
     .set(item: "pizza", field: "price", value: .number(21.5)), .unassign(assignment: "_a10"),
     .createList(list: "drinks", title: "Drinks", layout: "list", after: "foods"),
-    .insert(list: "drinks", after: nil, before: nil, fields: ["title": .string("Tea"), "hot": .bool(true)], item: "tea"),
+    .insert(
+      list: "drinks", after: nil, before: nil, fields: ["title": .string("Tea"), "hot": .bool(true)], item: "tea"),
     .move(item: "tea", list: "foods", after: nil, before: "pizza"), .moveList(list: "drinks", after: nil),
     .deleteList(list: "drinks"),
   ]
