@@ -24,7 +24,10 @@ let package = Package(
     // hand-made token signer; nothing in this package depends on it.
     .library(
       name: "ReorderFuzzable",
-      targets: ["ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "TestTokens"]),
+      targets: [
+        "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
+        "TestTokens",
+      ]),
   ],
   targets: [
     .systemLibrary(

@@ -147,6 +147,8 @@ class Client:
         self.sending = True
         self.stopped = False
         self.ws = None
+        self.attempts = 0  # connections that ended, for the slow-recovery note
+        self.last_error = ""
 
     def hello(self, fresh=False):
         frame = {"type": "hello", "room": self.room, "client": self.name, "name": self.name, "color": "#2196f3"}
@@ -158,7 +160,11 @@ class Client:
     def on_applied(self, frame):
         seq = frame["seq"]
         if seq <= self.seq:
-            return  # an idempotent re-send's applied again, or one the welcome's ops held
+            # An idempotent re-send's applied again (to the sender only), or one the welcome held.
+            if frame["id"] in self.pending:
+                del self.pending[frame["id"]]
+                self.stats.acked[frame["id"]] = seq
+            return
         if seq != self.seq + 1:
             self.stats.client_gaps += 1
             raise ConnectionResetError(f"{self.name}: applied {seq} after {self.seq}")
@@ -258,13 +264,15 @@ class Client:
                     self.ws = ws
                     await ws.send(self.hello())
                     tasks = [asyncio.create_task(self.reader(ws)), asyncio.create_task(self.writer(ws))]
-                    done, rest = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                    for task in rest:
-                        task.cancel()
-                    for task in done:
-                        task.exception()  # read, so that asyncio does not log it
-            except (OSError, WebSocketException, asyncio.TimeoutError, ConnectionResetError):
-                pass
+                    try:
+                        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                    finally:
+                        for task in tasks:
+                            task.cancel()
+                        await asyncio.gather(*tasks, return_exceptions=True)  # read, so asyncio does not log them
+            except (OSError, WebSocketException, asyncio.TimeoutError, ConnectionResetError) as error:
+                self.attempts += 1
+                self.last_error = f"{type(error).__name__}: {error}"
             finally:
                 self.ws = None
             if not self.stopped:
@@ -319,7 +327,9 @@ async def soak(args):
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     log = open(os.path.join(data, "server.log"), "ab")
-    server = Server(args.binary, os.path.join(data, "data"), port, log)
+    # --lose-data checks the soak itself: every restart is on a fresh `:memory:` store, so what was
+    # acknowledged before is gone and the run must fail.
+    server = Server(args.binary, ":memory:" if args.lose_data else os.path.join(data, "data"), port, log)
     server.start()
     stats = Stats()
     clients = []
@@ -332,7 +342,9 @@ async def soak(args):
         clients = [Client(f"c{r}x{k}", room, url, stats, random.Random(rng.random()))
                    for r, room in enumerate(ROOMS) for k in range(CLIENTS_PER_ROOM)]
         tasks = [asyncio.create_task(c.run()) for c in clients]
-        recoveries = []
+        recoveries = []  # restart -> every client welcomed again
+        outages = []  # SIGKILL -> every client welcomed again (includes the random time the server stays down)
+        serving = []  # restart -> a probe's hello welcomed (the server is up and its room loaded)
         for cycle in range(args.cycles):
             await asyncio.sleep(rng.uniform(0.3, 2.5))
             server.kill()
@@ -341,14 +353,25 @@ async def soak(args):
                 c.welcomed.clear()
             await asyncio.sleep(rng.uniform(0.0, 0.3))  # clients find the port closed, and retry
             server.start()
+            restarted = time.monotonic()
             if await wait_up(url, time.monotonic() + 30) is None:
                 print("soak: the server did not come back in 30 s; see", log.name, file=sys.stderr)
                 return None
+            serving.append(time.monotonic() - restarted)
+            attempts = {c.name: c.attempts for c in clients}
             try:
-                await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 30)
+                await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 3)
             except asyncio.TimeoutError:
-                print(f"soak: cycle {cycle + 1}: clients not back in 30 s", file=sys.stderr)
-            recoveries.append(time.monotonic() - killed)
+                slow = [f"{c.name} ({c.attempts - attempts[c.name]} tries, last {c.last_error!r})"
+                        for c in clients if not c.welcomed.is_set()]
+                print(f"soak: cycle {cycle + 1}: not welcomed 3 s after the restart: {', '.join(slow)}",
+                      file=sys.stderr)
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 27)
+                except asyncio.TimeoutError:
+                    print(f"soak: cycle {cycle + 1}: clients not back in 30 s", file=sys.stderr)
+            recoveries.append(time.monotonic() - restarted)
+            outages.append(time.monotonic() - killed)
             result["cycles"] = cycle + 1
             if (cycle + 1) % 10 == 0:
                 print(f"soak: {cycle + 1}/{args.cycles} cycles, {len(stats.acked)} acked,"
@@ -360,8 +383,10 @@ async def soak(args):
         deadline = time.monotonic() + 60
         while any(c.pending or not c.welcomed.is_set() for c in clients) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        await asyncio.sleep(0.5)  # the last applied frames reach every client
         unanswered = sum(len(c.pending) for c in clients)
+        room_seq = {room: (await fetch(url, room))["seq"] for room in ROOMS}
+        while any(c.seq < room_seq[c.room] for c in clients) and time.monotonic() < deadline + 30:
+            await asyncio.sleep(0.1)  # the last applied frames reach every client
         for c in clients:
             c.stopped = True
         for t in tasks:
@@ -400,6 +425,10 @@ async def soak(args):
             "acked": len(stats.acked), "lost": lost + stats.rollbacks, "duplicates": duplicates, "gaps": gaps,
             "diverged": diverged, "max_recovery_s": round(max(recoveries), 3) if recoveries else 0,
             "mean_recovery_s": round(sum(recoveries) / len(recoveries), 3) if recoveries else 0,
+            "max_outage_s": round(max(outages), 3) if outages else 0,
+            "median_recovery_s": round(sorted(recoveries)[len(recoveries) // 2], 3) if recoveries else 0,
+            "max_serving_s": round(max(serving), 3) if serving else 0,
+            "median_serving_s": round(sorted(serving)[len(serving) // 2], 3) if serving else 0,
             "ops_logged": len(logged), "ops_sent": stats.sent, "ops_resent": stats.resent,
             "ops_rejected": stats.rejected, "ops_unanswered": unanswered, "drags_sent": stats.drags,
             "welcomes": stats.welcomes, "full_board_resyncs": stats.resyncs, "rollbacks": stats.rollbacks,
@@ -440,6 +469,8 @@ def main():
     parser.add_argument("--report", default="reports/soak.json")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", "1")))
     parser.add_argument("--keep", action="store_true", help="keep the data directory and server log")
+    parser.add_argument("--lose-data", action="store_true",
+                        help="self-check: restart on an empty :memory: store each cycle (the soak must fail)")
     args = parser.parse_args()
     if args.mode == "cluster":
         print("soak: the cluster mode comes with the cluster (issue 15, second part); run --mode single",

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 
@@ -14,6 +15,7 @@ import ReorderTransport
 // Contract: never crashes; an answer made now (routes that read storage answer later, through the
 // transport this target has not) is JSON with a 2xx or a 4xx status: a problem+json
 // `{type,title,status,detail}` whose `status` is the response's, never a 5xx for a bad request.
+Log.configure(level: .error, format: .text)  // the rooms' info lines would fill the fuzzer's log
 let keyFile = NSTemporaryDirectory() + "reorder-fuzz-api-key-\(getpid())"
 let key = "fuzz-api-key-fuzz-api-key-0123456789"
 FileManager.default.createFile(atPath: keyFile, contents: Data(key.utf8))

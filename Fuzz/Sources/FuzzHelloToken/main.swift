@@ -1,5 +1,6 @@
 import FuzzSupport
 import ReorderAuth
+import ReorderBasics
 import ReorderRooms
 import TestTokens
 
@@ -13,6 +14,7 @@ import TestTokens
 // Contract: never crashes; the connection is either welcomed (and the verifier's claims obey the
 // claim rules, and minting them again verifies to the same claims) or sent an `error` with code
 // `unauthorized` / `forbidden` and closed 4401 / 4403; nothing else.
+Log.configure(level: .error, format: .text)  // the rooms' info lines would fill the fuzzer's log
 let secret = Array("fuzz-secret-fuzz-secret-fuzz-secret-0123".utf8)
 let now: Int64 = 1_800_000_000
 let verifier = TokenVerifier(key: .secret(secret), now: { now })
