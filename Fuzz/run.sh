@@ -4,7 +4,8 @@
 # status), after the rest have run. `make fuzz` calls it from the repository root.
 #
 #   FUZZ_SECONDS   seconds per target (default 60)           -> -max_total_time
-#   FUZZ_RUNS      executions per target instead of a time    -> -runs (a campaign: 10000000)
+#   FUZZ_RUNS      executions per target instead of a time    -> -runs (a campaign: 10000000);
+#                  with FUZZ_SECONDS as well, whichever comes first
 #   FUZZ_TARGETS   which targets (default: every Sources/Fuzz*/ but FuzzSupport), e.g. "JSON Op"
 #   FUZZ_JOBS      targets run at once (default 1; the machine is shared)
 #
@@ -36,7 +37,9 @@ mkdir -p .build/fuzz/logs
 # -rss_limit_mb: Swift with ASan's quarantine sits near 500 MB, 2 GB is a real blow-up;
 # -detect_leaks=1: LeakSanitizer at exit and on growth (the Swift runtime's caches are not reported).
 limit=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -dict=json.dict)
-if [[ -n $runs ]]; then limit+=(-runs="$runs"); else limit+=(-max_total_time="$seconds"); fi
+# FUZZ_RUNS alone runs to that count; with FUZZ_SECONDS too, whichever comes first.
+if [[ -n $runs ]]; then limit+=(-runs="$runs"); fi
+if [[ -z $runs || -n ${FUZZ_SECONDS:-} ]]; then limit+=(-max_total_time="$seconds"); fi
 
 run_one() {
   local name=$1 start status
