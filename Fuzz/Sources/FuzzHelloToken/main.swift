@@ -13,7 +13,8 @@ import TestTokens
 //   reach libjwt's decoding and the claim rules past the signature.
 // Contract: never crashes; the connection is either welcomed (and the verifier's claims obey the
 // claim rules, and minting them again verifies to the same claims) or sent an `error` with code
-// `unauthorized` / `forbidden` and closed 4401 / 4403; nothing else.
+// `unauthorized` / `forbidden` and closed 4401 / 4403, or, for a hello frame over the 16 KiB a
+// connection may send before hello (a token's escapes count), closed 1008 with no frame.
 Log.configure(level: .error, format: .text)  // the rooms' info lines would fill the fuzzer's log
 let secret = Array("fuzz-secret-fuzz-secret-fuzz-secret-0123".utf8)
 let now: Int64 = 1_800_000_000
@@ -52,8 +53,14 @@ runFuzzer { bytes in
     ("type", .string("hello")), ("room", .string("food")), ("client", .string("c-fuzz")), ("name", .string("Fuzz")),
     ("color", .string("#e91e63")), ("token", .string(token)),
   ])
-  rooms.receive(connection, hello.encoded())
+  let frame = hello.encoded()
+  rooms.receive(connection, frame)
   let types = rooms.types(connection)
+  if frame.count > AccessTimes.maxBytesBeforeHello {
+    // Over the pre-hello budget (docs/PROTOCOL.md): closed before the token is read.
+    fuzzCheck(types.isEmpty && rooms.closes[connection]?.code == 1008, "over budget: \(types)")
+    return
+  }
   switch verified {
   case .success:
     fuzzCheck(types.first == "welcome", "a verified token was not welcomed: \(types)")
