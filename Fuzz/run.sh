@@ -29,8 +29,10 @@ else
   done
 fi
 
-swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
-  $(printf -- '--product Fuzz%s ' "${targets[@]}")
+# One product per call: `swift build` honours only the last of several `--product` flags.
+for name in "${targets[@]}"; do
+  swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "Fuzz$name"
+done
 
 mkdir -p .build/fuzz/logs
 # -timeout: one input taking 10 s is a hang (inputs are at most -max_len bytes, 4 KiB by default);
