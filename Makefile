@@ -1,11 +1,13 @@
 # Reorder: the two commands of the README, plus benchmarks and load runs.
 #   make run    installs missing packages, builds in release, serves the demo boards on :8080
 #   make test   installs what the tests need, then lint + import check + unit/integration + browser tests
+#   make fuzz   libFuzzer targets of Fuzz/ (a package of its own), FUZZ_SECONDS each (docs/RELIABILITY.md)
+#   make soak   kill-and-restart soak, SOAK_CYCLES cycles, writes reports/soak.json (docs/RELIABILITY.md)
 
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
 
-.PHONY: run test build lint check-imports swift-test browser-test bench bench-web load clean
+.PHONY: run test build lint check-imports swift-test browser-test bench bench-web load fuzz soak clean
 
 run:
 	@scripts/install-deps.sh run
@@ -45,6 +47,18 @@ bench-web:
 load:
 	@scripts/install-deps.sh load
 	scripts/load.sh
+
+# Not part of `make test`: long, opt-in runs. Fuzz/ is its own SwiftPM package (the root build never
+# sees it); FUZZ_SECONDS (default 60) per target, FUZZ_RUNS for a fixed count, FUZZ_TARGETS to pick.
+fuzz:
+	@scripts/install-deps.sh run
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} Fuzz/run.sh
+
+# SOAK_CYCLES (default 100) kills and restarts; SOAK_MODE single (cluster: later).
+soak:
+	@scripts/install-deps.sh run
+	$(SWIFT) build -c release --product reorder
+	scripts/soak.sh
 
 clean:
 	rm -rf .build

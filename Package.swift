@@ -22,6 +22,14 @@ let package = Package(
     .executable(name: "reorder", targets: ["reorder"]),
     .executable(name: "reorder-bench", targets: ["reorder-bench"]),
     .library(name: "ReorderCRDT", targets: ["ReorderCRDT"]),
+    // For the libFuzzer package in Fuzz/ only (docs/RELIABILITY.md): the decoders it fuzzes and the
+    // hand-made token signer; nothing in this package depends on it.
+    .library(
+      name: "ReorderFuzzable",
+      targets: [
+        "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
+        "TestTokens",
+      ]),
   ],
   targets: [
     .systemLibrary(

@@ -179,6 +179,16 @@ struct AccessTests {
     #expect(h.closed[big]?.code == 1008)
   }
 
+  @Test("a hello over 16 KiB closes with 1008 before its token is read, even when the token is under 8 KiB")
+  func escapedTokenOverHelloBudget() {
+    // The budget counts the bytes sent (escapes included): 3,000 escaped NULs are 18,000 bytes.
+    let h = harness()
+    let c = h.open(1)
+    h.send(c, hello(String(repeating: #"\u0000"#, count: 3_000)))
+    #expect(h.closed[c]?.code == 1008)
+    #expect(h.take(c).isEmpty)
+  }
+
   @Test("without a verifier a token is ignored and everyone edits")
   func noVerifier() {
     let h = RoomsHarness()

@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+/// libFuzzer targets for Reorder's decoders (docs/RELIABILITY.md), kept out of the root package so
+/// that `swift build` and `make test` at the root never build them. Built by `make fuzz`:
+/// `swift build -c release -Xswiftc -sanitize=fuzzer,address`.
+///
+/// Every directory `Sources/Fuzz<Name>/` is one fuzz target: an executable whose one file,
+/// `main.swift`, calls `runFuzzer { bytes in … }` (libFuzzer's `LLVMFuzzerRunDriver`, declared by
+/// `CFuzzer`). The targets are found here by listing the directory, so adding one is adding that
+/// one file (and, optionally, seeds in `corpus/<Name>/`). `FuzzSupport` holds the shared checks.
+let sources = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("Sources").path
+let fuzzTargets = ((try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? [])
+  .filter { $0.hasPrefix("Fuzz") && $0 != "FuzzSupport" }
+  .sorted()
+
+let package = Package(
+  name: "ReorderFuzz",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(name: "Reorder", path: "..")],
+  targets: [
+    .target(name: "CFuzzer"),
+    // Writes the binary seeds of corpus/Op and corpus/Snapshot (not a fuzz target).
+    .executableTarget(
+      name: "SeedCorpus", dependencies: [.product(name: "ReorderFuzzable", package: "Reorder")],
+      linkerSettings: [.unsafeFlags(["-use-ld=lld"])]),
+    .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "ReorderFuzzable", package: "Reorder")]),
+  ]
+    + fuzzTargets.map { name in
+      .executableTarget(
+        name: name,
+        dependencies: ["FuzzSupport", .product(name: "ReorderFuzzable", package: "Reorder")],
+        // gold stops with an internal error on these sanitized binaries; the toolchain's lld links them.
+        linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+      )
+    },
+  swiftLanguageModes: [.v6]
+)

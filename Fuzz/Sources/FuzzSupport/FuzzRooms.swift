@@ -1,0 +1,73 @@
+import ReorderRooms
+
+/// A `RoomRegistry` driven with no sockets for the fuzz targets: it performs the registry's actions
+/// into per-connection frames and closes, over an `InMemoryRoomStore` that answers at once, and makes
+/// every append durable at once. One thread only.
+public final class FuzzRooms: @unchecked Sendable {
+  /// The registry under test.
+  public let registry: RoomRegistry
+  /// The store behind it.
+  public let storage = InMemoryRoomStore()
+  /// Frames sent to each connection, parsed, in order.
+  public private(set) var frames: [ConnectionHandle: [JSONValue]] = [:]
+  /// The close of each closed connection.
+  public private(set) var closes: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
+  /// The clock handed to the registry, in seconds.
+  public var now = 1_000.0
+
+  /// A registry of CRDT boards with default limits and `verifier` checking hello tokens.
+  public init(verifier: (any AccessVerifier)? = nil) {
+    registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
+    registry.accessVerifier = verifier
+  }
+
+  /// Opens `connection` on `room` (loading the room through the store).
+  public func open(_ connection: ConnectionHandle, room: String) {
+    perform(registry.opened(connection, room: room, now: now))
+  }
+
+  /// Hands `connection` one frame.
+  public func receive(_ connection: ConnectionHandle, _ bytes: [UInt8]) {
+    perform(registry.received(connection, message: bytes, isBinary: false, now: now))
+  }
+
+  /// The `type` of each frame `connection` was sent.
+  public func types(_ connection: ConnectionHandle) -> [String] {
+    (frames[connection] ?? []).map { $0["type"]?.stringValue ?? "?" }
+  }
+
+  func perform(_ actions: [RoomAction]) {
+    for action in actions {
+      switch action {
+      case .send(let c, let bytes, _): deliver(c, bytes)
+      case .broadcast(let cs, let bytes, _): for c in cs { deliver(c, bytes) }
+      case .persist(let room, let ops):
+        storage.append(room: room, entries: ops) { _ in }
+        perform(registry.durable(room: room, upTo: ops.map(\.seq).max() ?? 0))
+      case .snapshot(let room, let seq, let bytes):
+        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { _ in }
+      case .load(let load):
+        load.run(on: storage) { result in
+          self.perform(self.registry.loaded(room: load.room, result: result, now: self.now))
+        }
+      case .read(let read):
+        storage.entries(room: read.room, after: read.after, limit: read.limit) { result in
+          self.perform(self.registry.read(read, result: result))
+        }
+      case .close(let c, let code, let reason):
+        closes[c] = (code, reason)
+      case .log:
+        break
+      }
+    }
+  }
+
+  private func deliver(_ c: ConnectionHandle, _ bytes: [UInt8]) {
+    guard closes[c] == nil else { return }
+    guard let frame = try? JSONValue.parse(bytes) else {
+      fuzzCheck(false, "the server sent a frame that is not JSON")
+      return
+    }
+    frames[c, default: []].append(frame)
+  }
+}
