@@ -80,7 +80,7 @@ let package = Package(
     .target(name: "TestRandom", path: "Tests/TestRandom"),
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
-    .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore"]),
+    .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore", "ReorderBasics"]),
     .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
     .testTarget(name: "ReorderRedisTests", dependencies: ["ReorderRedis", "TestSupport"]),
     .target(name: "TestTokens", path: "Tests/TestTokens"),

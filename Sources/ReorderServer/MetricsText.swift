@@ -1,3 +1,4 @@
+import ReorderBasics
 import ReorderRedis
 import ReorderStore
 
@@ -74,15 +75,9 @@ struct MetricsText {
 
   /// Cluster mode's series: Redis round trips, reconnects, and each followed room's lag.
   private mutating func cluster(_ c: ClusterStatistics) {
-    lines.append("# HELP reorder_redis_command_seconds Redis round trips (a pipeline is one), blocking reads excluded.")
-    lines.append("# TYPE reorder_redis_command_seconds histogram")
-    for (le, count) in c.redis.commandSeconds.cumulative {
-      lines.append(
-        Self.sample(
-          "reorder_redis_command_seconds_bucket", [("le", le.isInfinite ? "+Inf" : Self.number(le))], Double(count)))
-    }
-    lines.append(Self.sample("reorder_redis_command_seconds_sum", [], c.redis.commandSeconds.sum))
-    lines.append(Self.sample("reorder_redis_command_seconds_count", [], Double(c.redis.commandSeconds.count)))
+    histogram(
+      "reorder_redis_command_seconds", "Redis round trips (a pipeline is one), blocking reads excluded.",
+      c.redis.commandSeconds)
     family(
       "reorder_redis_reconnects_total", "counter", "Redis connections made again after one was lost.",
       [([], Double(c.redis.reconnects))])

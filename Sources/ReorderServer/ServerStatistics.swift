@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport

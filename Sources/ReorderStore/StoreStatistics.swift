@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// Counters about the writer, for tests, benchmarks and health output: a snapshot value.
 public struct StoreStatistics: Sendable, Equatable {
   /// Transactions committed by the writer (each is one fsync with `synchronous=FULL`).

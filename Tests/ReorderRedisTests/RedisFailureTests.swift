@@ -222,6 +222,6 @@ struct RedisFailureTests {
     #expect(after.count == before.count + 2)
     #expect(after.sum > before.sum)
     #expect(after.cumulative.last?.count == after.count)
-    #expect(RedisLatencyHistogram.bounds.first == 0.000_1)
+    #expect(RedisStatistics().commandSeconds.bounds.first == 0.000_1)
   }
 }
