@@ -35,7 +35,7 @@ struct ReadThrottle: Sendable, Equatable {
     return true
   }
 
-  /// Whether a paused client may read again at `now` (it is then no longer `paused`).
+  /// Whether a paused client may read again at `now` (if so, `paused` is false afterwards).
   mutating func resume(at now: Int64) -> Bool {
     guard paused, let resume = resumeTime, resume <= now else { return false }
     paused = false

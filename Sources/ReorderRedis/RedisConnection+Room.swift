@@ -54,8 +54,8 @@ extension RedisConnection {
     try command(arguments)
   }
 
-  /// Moves the expiry of `sessions` to `expiresAt`; the sessions no longer in the roster (expired
-  /// by another node), which the caller should put again.
+  /// Moves the expiry of `sessions` to `expiresAt`; returns the sessions missing
+  /// from the roster (another node expired them), which the caller should put again.
   public func refreshRoster(room: String, sessions: [String], expiresAt: Int64) throws(RedisError) -> [String] {
     guard !sessions.isEmpty else { return [] }
     let keys = ClusterKeys(room: room)

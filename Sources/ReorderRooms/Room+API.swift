@@ -1,7 +1,7 @@
 /// What became of one op of `POST /api/v1/boards/{room}/ops`.
 public enum APIOpResult: Sendable, Equatable {
   /// Applied at `seq` (now, or earlier under the same id); `op` is the resolved op, nil when it
-  /// is no longer in memory (the caller reads it from the log).
+  /// is not among the ops kept in memory (the caller reads it from the log).
   case applied(id: String, seq: UInt64, op: JSONValue?)
   /// Refused; the board did not change.
   case rejected(id: String, error: ProtocolError)

@@ -46,7 +46,7 @@ final class ClusterHealth: @unchecked Sendable {
   /// The last seq of each followed room's log, as last read (`reorder:{R}:meta` `seq`).
   var logSequences: [String: UInt64] { lock.withLock { logSeqs } }
 
-  /// Records the rooms' log seqs read now, dropping the rooms no longer followed.
+  /// Records the rooms' log seqs read now; rooms not in `seqs` are not followed and are dropped.
   func setLogSequences(_ seqs: [String: UInt64]) { lock.withLock { logSeqs = seqs } }
 }
 
