@@ -11,8 +11,9 @@
  * - Release commits one intent (a move, or an assign when dropped on a person); Escape or
  *   pointercancel puts everything back exactly.
  */
-import { measureSlots, toContent, slotAt, insertionIndex, fractionIn } from "./geometry.js";
-import { liftSnapshot, dropSnapshot, movePlaceholder } from "./drag-snapshot.js";
+import { fractionIn } from "./geometry.js";
+import { followPointer, dragPresence } from "./drag-target.js";
+import { liftSnapshot, dropSnapshot } from "./drag-snapshot.js";
 import { autoScroll } from "./auto-scroll.js";
 import { startSwipe, followSwipe, endSwipe, isDeletingSwipe, pushSample } from "./swipe.js";
 /** @typedef {import("./scope.js").Scope} Scope */
@@ -260,71 +261,13 @@ export class DragController {
     d.snapshot.style.transform = `translate3d(${d.x - d.offX}px, ${d.y - d.offY}px, 0) scale(1.05)`;
   }
 
-  /** @private @param {HTMLElement} ul */
-  slotsOf(ul) {
-    let s = this.drag.slots.get(ul);
-    if (!s) {
-      s = measureSlots(ul);
-      this.drag.slots.set(ul, s);
-    }
-    return s;
-  }
-
-  /** Follows the pointer: moves the snapshot, finds the target, moves the placeholder. @private */
+  /** Follows the pointer: moves the snapshot and the placeholder, reports the state. @private */
   update() {
     const d = this.drag;
     if (!d) return;
     this.positionSnapshot();
-    const ul = this.view.listAt(d.x, d.y);
-    let assignTo = null;
-    if (ul && d.role === "food") {
-      const under = /** @type {HTMLElement | null} */ (document.elementFromPoint(d.x, d.y)?.closest("[data-item]") ?? null);
-      if (under && under.dataset.role === "person") assignTo = under;
-    }
-    this.setAssignTarget(assignTo);
-    const blocked = d.role === "food" && ul?.closest("[data-role='person']");
-    if (ul && !assignTo && !blocked) {
-      const grid = ul.classList.contains("layout-grid");
-      const { x, y } = toContent(ul, d.x, d.y);
-      const listId = /** @type {string} */ (ul.dataset.list);
-      // Within its own list the placeholder takes the slot under the pointer; entering another
-      // list, it goes to the nearest gap.
-      const slots = this.slotsOf(ul);
-      const index = d.el.parentElement === ul ? slotAt(slots, x, y, grid) : insertionIndex(slots, x, y, grid);
-      if (index >= 0) movePlaceholder(d.el, ul, index, d.slots);
-      d.target = { list: listId, index: Array.prototype.indexOf.call(ul.children, d.el) };
-    } else if (assignTo) {
-      // Hovering a person: the food itself does not move.
-      const origin = this.view.listEl(d.origin.list);
-      if (origin) movePlaceholder(d.el, origin, d.origin.index, d.slots);
-      d.target = { ...d.origin };
-    }
-    this.sendPresence(ul);
-  }
-
-  /** @private @param {HTMLElement | null} el */
-  setAssignTarget(el) {
-    const d = this.drag;
-    if (d.highlighted === el) return;
-    d.highlighted?.classList.remove("drop-target");
-    d.highlighted = el;
-    d.assignTo = el ? el.dataset.item : null;
-    el?.classList.add("drop-target");
-  }
-
-  /**
-   * Reports the drag's state; the caller paces what goes out (the latest state always last).
-   * @private @param {HTMLElement | null} ul
-   */
-  sendPresence(ul) {
-    const d = this.drag;
-    const list = ul ? ul.dataset.list : d.target.list;
-    const under = document.elementFromPoint(d.x, d.y)?.closest("[data-item]");
-    /** @type {any} */
-    const msg = { phase: "move", item: d.item, list, index: d.target.index };
-    if (under instanceof HTMLElement && under !== d.el && under.dataset.item) msg.over = under.dataset.item;
-    if (ul) Object.assign(msg, fractionIn(ul, d.x, d.y));
-    this.actions.presence(msg);
+    const ul = followPointer(d, this.view);
+    this.actions.presence(dragPresence(d, ul));
   }
 
   /** @private */
@@ -404,5 +347,4 @@ export class DragController {
       ul.insertBefore(d.el, others[d.target.index] ?? null);
     }
   }
-
 }
