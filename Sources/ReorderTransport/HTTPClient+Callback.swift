@@ -94,13 +94,9 @@ extension HTTPClient {
 }
 
 /// The one C callback of HTTP client contexts: finds its client through the context user pointer.
-let httpClientCallback:
-  @convention(c) (
-    OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int
-  ) -> Int32 = { wsi, reason, user, input, length in
-    guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
-      return lws_callback_http_dummy(wsi, reason, user, input, length)
-    }
-    let client = Unmanaged<HTTPClient>.fromOpaque(owner).takeUnretainedValue()
-    return client.handleCallback(wsi: wsi, reason: reason, user: user, input: input, length: length)
+let httpClientCallback: LWSCallback = { wsi, reason, user, input, length in
+  guard let wsi, let client = ServiceLoop.clientOwner(HTTPClient.self, of: wsi) else {
+    return lws_callback_http_dummy(wsi, reason, user, input, length)
   }
+  return client.handleCallback(wsi: wsi, reason: reason, user: user, input: input, length: length)
+}

@@ -29,16 +29,10 @@ public final class HTTPClient: @unchecked Sendable {
   public init(supportsTLS: Bool = true, allowSelfSigned: Bool = false) throws {
     self.supportsTLS = supportsTLS
     self.allowSelfSigned = allowSelfSigned
-    LibWebSocketsLog.install()
-    var info = lws_context_creation_info()
-    info.port = CONTEXT_PORT_NO_LISTEN
-    info.user = Unmanaged.passUnretained(self).toOpaque()
-    if supportsTLS { info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
-    let protocols = arena.allocate(lws_protocols.self, count: 2)
-    protocols[0].name = arena.string("reorder-http-client")
-    protocols[0].callback = httpClientCallback
-    info.protocols = UnsafePointer(protocols)
-    try loop.createContext(&info, failure: "could not create the HTTP client context")
+    try loop.createClientContext(
+      protocolName: "reorder-http-client", callback: httpClientCallback, owner: self, supportsTLS: supportsTLS,
+      arena: arena,
+      failure: "could not create the HTTP client context")
     loop.start()
   }
 

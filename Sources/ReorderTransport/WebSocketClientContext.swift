@@ -31,16 +31,9 @@ public final class WebSocketClientContext: @unchecked Sendable {
     self.maxMessageBytes = maxMessageBytes
     self.allowSelfSigned = allowSelfSigned
     self.supportsTLS = supportsTLS
-    LibWebSocketsLog.install()
-    var info = lws_context_creation_info()
-    info.port = CONTEXT_PORT_NO_LISTEN
-    info.user = Unmanaged.passUnretained(self).toOpaque()
-    if supportsTLS { info.options = UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
-    let protocols = arena.allocate(lws_protocols.self, count: 2)
-    protocols[0].name = arena.string("reorder-client")
-    protocols[0].callback = clientCallback
-    info.protocols = UnsafePointer(protocols)
-    try loop.createContext(&info, failure: "could not create the websocket client context")
+    try loop.createClientContext(
+      protocolName: "reorder-client", callback: clientCallback, owner: self, supportsTLS: supportsTLS, arena: arena,
+      failure: "could not create the websocket client context")
     // The thread keeps this object alive until it stops (lws holds an unretained pointer to it), so
     // a context dropped without shutdown() leaks its thread instead of crashing it.
     loop.start { [self] in
