@@ -239,15 +239,17 @@ final class ClusterSummaries: @unchecked Sendable {
       return
     }
     let covered = outcome.previous.map { $0.epoch == state.epoch ? $0.seq : 0 } ?? 0
-    var report: (from: UInt64, to: UInt64)?
+    var report: (from: UInt64, to: UInt64, at: Double, wall: Double)?
     var releasing = false
     condition.lock()
     if var current = rooms[due.room] {
       current.holdUntil = outcome.holder ? started + Self.holdSeconds : 0
       if outcome.holder && outcome.stored && current.epoch == state.epoch {
+        // Everything after the stored summary, the changes that came during this write
+        // included (the next write covers those in Redis): the debounce sees them now.
         let from = max(covered, current.reported) + 1
-        if state.seq >= from { report = (from, state.seq) }
-        current.reported = max(current.reported, state.seq)
+        if current.seq >= from { report = (from, current.seq, current.changedAt, current.changedWall) }
+        current.reported = max(current.reported, current.seq)
       } else if !outcome.holder && covered < state.seq && started - state.changedAt < Self.takeOverSeconds {
         // The holder has not covered these seqs yet, or it died: try again next interval, until
         // its lease lapses (then this node takes it) or a live holder has renewed it since.
@@ -264,8 +266,7 @@ final class ClusterSummaries: @unchecked Sendable {
     if releasing { release(due.room) }
     if let report, let webhooks {
       webhooks.boardChanged(
-        room: due.room, epoch: state.epoch, fromSeq: report.from, toSeq: report.to, at: state.changedAt,
-        wall: state.changedWall)
+        room: due.room, epoch: state.epoch, fromSeq: report.from, toSeq: report.to, at: report.at, wall: report.wall)
     }
   }
 
