@@ -100,4 +100,65 @@ struct ClusterWebhookTests {
     #expect(other.server.statistics()?.webhooks.delivered == 1)
     client.close()
   }
+
+  @Test("a SIGKILLed holder's ops are reported by the other node once the lease lapses, from its last summary on")
+  func holderKilled() throws {
+    let receiver = try WebhookReceiver(secret: WebhookTests.secret)
+    defer { receiver.stop() }
+    let redis = try RedisServer()
+    defer { redis.stop() }
+    let secrets = try TemporaryDirectory()
+    defer { secrets.remove() }
+    try secrets.write("webhook-secret", WebhookTests.secret + "\n")
+    let url = "redis://127.0.0.1:\(redis.port)"
+    // The child (default webhook timing: 2 s debounce) makes the room alone, so it takes the lease.
+    let binary = try #require(ChildProcess.builtProduct("reorder"), "build the reorder product first (swift build)")
+    let child = try ChildProcess(
+      executable: binary,
+      arguments: [
+        "serve", "--port", "0", "--data", ":memory:", "--web", "", "--redis", url, "--webhook-url", receiver.url,
+        "--webhook-secret-file", secrets.path + "/webhook-secret",
+      ])
+    defer { child.terminate() }
+    let line = try #require(child.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") })
+    let childPort = try #require(
+      line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))) })
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let onChild = try RoomClient.join(port: childPort, room: "crash", client: "k", context: context)
+    try ClusterPair.seed(onChild, items: ["x", "y"])
+    try #require(waitUntil(timeout: 20, pollMilliseconds: 20) { receiver.deliveries.count >= 1 })
+    #expect(receiver.deliveries[0].body["to_seq"] as? Int == 3)
+    let timing = WebhookTiming(debounceSeconds: 0.5, maxWaitSeconds: 10, retryDelays: [0.2], attemptTimeoutSeconds: 5)
+    let node = try TestServer {
+      $0.redis = url
+      $0.webhookURL = receiver.url
+      $0.webhookSecretFile = secrets.path + "/webhook-secret"
+      $0.webhookTiming = timing
+    }
+    let onNode = try RoomClient.join(port: node.port, room: "crash", client: "n", context: context)
+    for n in 0..<5 { onNode.op("n:\(n)", Ops.move(n % 2 == 0 ? "x" : "y", list: "l")) }
+    for n in 0..<5 { _ = try onNode.applied(id: "n:\(n)") }
+    // Killed within its 2 s debounce: its board.changed of seqs 4…8 never goes out.
+    child.terminate()
+    try #require(waitUntil(timeout: 60, pollMilliseconds: 50) { receiver.deliveries.count >= 2 })
+    let taken = receiver.deliveries[1]
+    #expect(taken.signatureOK)
+    #expect((taken.body["from_seq"] as? Int ?? 99) <= 4, "from where the dead holder's summary ended: \(taken.body)")
+    #expect(taken.body["to_seq"] as? Int == 8)
+    #expect(node.server.statistics()?.webhooks.delivered == 1)
+    onNode.close()
+  }
+
+  @Test("a change told after a later one does not move the debounce back")
+  func lateChangeKeepsTheDebounce() {
+    var queue = WebhookQueue(timing: WebhookTiming(debounceSeconds: 2, maxWaitSeconds: 10), idPrefix: "t_")
+    queue.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 5, now: 101, wall: 1_001)
+    // Seq 1, applied at 100, reported by the next summary write.
+    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 1, now: 100, wall: 1_000)
+    #expect(queue.due(now: 102.5).isEmpty, "quiet since 101, not since 100")
+    let attempts = queue.due(now: 103)
+    #expect(attempts.map(\.event.kind) == [.changed(epoch: "e", fromSeq: 1, toSeq: 5)])
+    #expect(attempts.first?.event.at == 1_001)
+  }
 }
