@@ -105,6 +105,9 @@ final class ClusterSummaries: @unchecked Sendable {
     let now = MonotonicClock.now()
     let wall = Date().timeIntervalSince1970
     condition.lock()
+    // The thread needs waking only when the room becomes due: a room already waiting for its
+    // write is in the thread's reckoning (and a busy room changes far more often than it writes).
+    let waiting = rooms[room].map { $0.dirty || $0.forgotten } ?? false
     var state =
       rooms[room] ?? RoomState(epoch: epoch, seq: toSeq, lists: lists, items: items, changedAt: now, changedWall: wall)
     if state.epoch != epoch {
@@ -126,7 +129,7 @@ final class ClusterSummaries: @unchecked Sendable {
       state.reported = toSeq
     }
     rooms[room] = state
-    condition.signal()
+    if !waiting { condition.signal() }
     condition.unlock()
     if let report, let webhooks {
       webhooks.boardChanged(room: room, epoch: epoch, fromSeq: report.from, toSeq: report.to, at: now, wall: wall)
