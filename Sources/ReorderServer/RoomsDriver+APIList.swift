@@ -91,7 +91,7 @@ extension RoomsDriver {
           updatedMilliseconds: listing.updatedMilliseconds ?? 0))
     }
     let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
-    responder.respond(Self.boardsPage(boards, next: next))
+    responder.respond(Self.boardsAnswer(boards, next: next))
   }
 
   /// One board of the list: `room, seq, epoch, lists, items, online, updated_at`.
@@ -105,7 +105,7 @@ extension RoomsDriver {
   }
 
   /// The list's answer: `{"boards":[…],"next":…}`.
-  static func boardsPage(_ boards: [JSONValue], next: JSONValue) -> HTTPResponse {
+  static func boardsAnswer(_ boards: [JSONValue], next: JSONValue) -> HTTPResponse {
     APIRoutes.json(200, .object([("boards", .array(boards)), ("next", next)]))
   }
 }

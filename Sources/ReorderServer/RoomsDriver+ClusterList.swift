@@ -36,6 +36,6 @@ extension RoomsDriver {
           room: listing.room, summary, online: listing.online, updatedMilliseconds: stored.updatedMilliseconds))
     }
     let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
-    responder.respond(Self.boardsPage(boards, next: next))
+    responder.respond(Self.boardsAnswer(boards, next: next))
   }
 }

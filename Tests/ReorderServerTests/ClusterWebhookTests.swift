@@ -174,3 +174,135 @@ struct ClusterWebhookTests {
     #expect(attempts.first?.event.at == 1_001)
   }
 }
+
+/// `SummaryLedger`: which node reports which seqs, with time and Redis' answers by hand.
+@Suite("Cluster summaries: who writes and who reports")
+struct SummaryLedgerTests {
+  typealias Report = SummaryLedger.Report
+
+  func ledger() -> SummaryLedger { SummaryLedger(writeInterval: 1, holdSeconds: 25, takeOverSeconds: 32) }
+
+  func holder(stored: Bool = true, previous: UInt64? = nil, epoch: String = "e") -> SummaryLedger.Outcome {
+    SummaryLedger.Outcome(holder: true, stored: stored, previous: previous.map { (epoch, $0) })
+  }
+
+  func notHolder(previous: UInt64?, epoch: String = "e") -> SummaryLedger.Outcome {
+    SummaryLedger.Outcome(holder: false, stored: false, previous: previous.map { (epoch, $0) })
+  }
+
+  @Test("a new room is due at once; the write that finds the lease reports every seq, those applied meanwhile too")
+  func firstWriteReportsAll() {
+    var l = ledger()
+    let first = l.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 1, lists: 1, items: 0, now: 10, wall: 1_010)
+    #expect(first.report == nil && first.becameDue)
+    let due = l.takeDue(now: 10)
+    #expect(due.map(\.seq) == [1])
+    // Ops 2…3 arrive while the write is out: no report yet (the lease is not known), not due again
+    // before the interval.
+    let during = l.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 3, lists: 1, items: 2, now: 10.1, wall: 1_010.1)
+    #expect(during.report == nil && during.becameDue)
+    #expect(l.nextDue() == 11)
+    let (report, release) = l.written(due[0], outcome: holder(), startedAt: 10)
+    #expect(report == Report(room: "r", epoch: "e", fromSeq: 1, toSeq: 3, at: 10.1, wall: 1_010.1))
+    #expect(!release)
+    // While the lease is surely this node's, what follows is reported at once.
+    let next = l.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 4, lists: 1, items: 2, now: 12, wall: 1_012)
+    #expect(next.report == Report(room: "r", epoch: "e", fromSeq: 4, toSeq: 4, at: 12, wall: 1_012))
+    #expect(!next.becameDue, "it was waiting for its next write already")
+    // The next write stores 3…4; nothing is reported twice.
+    let second = l.takeDue(now: 12)
+    #expect(second.map(\.seq) == [4])
+    let none = l.written(second[0], outcome: holder(previous: 3), startedAt: 12)
+    #expect(none.report == nil)
+    // Past the hold, a change waits for the write that renews the lease.
+    let past = l.changed(room: "r", epoch: "e", fromSeq: 5, toSeq: 5, lists: 1, items: 2, now: 40, wall: 1_040)
+    #expect(past.report == nil)
+    let late = l.takeDue(now: 40)
+    let renewed = l.written(late[0], outcome: holder(previous: 4), startedAt: 40)
+    #expect(renewed.report?.fromSeq == 5)
+  }
+
+  @Test("a node without the lease reports nothing and checks again until the holder's summary covers its seq")
+  func notHolderWaitsForCoverage() {
+    var l = ledger()
+    _ = l.changed(room: "r", epoch: "e", fromSeq: 5, toSeq: 6, lists: 1, items: 1, now: 10, wall: 1_010)
+    let due = l.takeDue(now: 10)
+    let refused = l.written(due[0], outcome: notHolder(previous: 5), startedAt: 10)
+    #expect(refused.report == nil)
+    #expect(l.nextDue() == 11, "not covered yet: again one interval later")
+    #expect(l.takeDue(now: 10.5).isEmpty)
+    let again = l.takeDue(now: 11)
+    let covered = l.written(again[0], outcome: notHolder(previous: 6), startedAt: 11)
+    #expect(covered.report == nil)
+    #expect(l.nextDue() == nil, "covered: nothing to do")
+  }
+
+  @Test("after the holder dies, the node that takes the lease reports from the dead holder's last summary")
+  func takeOverFromTheLastSummary() {
+    var l = ledger()
+    _ = l.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 8, lists: 1, items: 1, now: 10, wall: 1_010)
+    var now = 10.0
+    var due = l.takeDue(now: now)
+    // The holder died with its summary at 4: this node is refused the lease until it lapses.
+    while now < 30 {
+      let refused = l.written(due[0], outcome: notHolder(previous: 4), startedAt: now)
+      #expect(refused.report == nil)
+      now += 1
+      due = l.takeDue(now: now)
+      #expect(due.count == 1)
+    }
+    let (report, _) = l.written(due[0], outcome: holder(previous: 4), startedAt: now)
+    #expect(report == Report(room: "r", epoch: "e", fromSeq: 5, toSeq: 8, at: 10, wall: 1_010))
+  }
+
+  @Test("a node gives up checking once the lease must have lapsed or been renewed by a live holder")
+  func givesUpAfterTheLease() throws {
+    var l = ledger()
+    _ = l.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 2, lists: 1, items: 1, now: 10, wall: 1_010)
+    let first = l.takeDue(now: 10)
+    _ = l.written(first[0], outcome: notHolder(previous: 1), startedAt: 10)
+    let due = l.takeDue(now: 42.5)
+    try #require(due.count == 1, "still checking 32.5 s on")
+    let refused = l.written(due[0], outcome: notHolder(previous: 1), startedAt: 42.5)
+    #expect(refused.report == nil)
+    #expect(l.nextDue() == nil)
+  }
+
+  @Test("a forgotten room gets one more write; its lease is released when this node holds it")
+  func forgottenRooms() {
+    var l = ledger()
+    _ = l.changed(room: "a", epoch: "e", fromSeq: 1, toSeq: 2, lists: 1, items: 1, now: 10, wall: 1_010)
+    _ = l.changed(room: "b", epoch: "e", fromSeq: 1, toSeq: 2, lists: 1, items: 1, now: 10, wall: 1_010)
+    for due in l.takeDue(now: 10) {
+      _ = l.written(due, outcome: due.room == "a" ? holder() : notHolder(previous: 2), startedAt: 10)
+    }
+    #expect(l.nextDue() == nil)
+    let forgotten = [l.forget(room: "a"), l.forget(room: "b"), l.forget(room: "unknown")]
+    #expect(forgotten == [true, true, false])
+    var released: [String] = []
+    for due in l.takeDue(now: 11) {
+      let outcome = due.room == "a" ? holder(stored: false, previous: 2) : notHolder(previous: 2)
+      if l.written(due, outcome: outcome, startedAt: 11).release { released.append(due.room) }
+    }
+    #expect(released == ["a"])
+    #expect(l.nextDue() == nil)
+    let left = l.removeAll()
+    #expect(left.isEmpty)
+  }
+
+  @Test("a new epoch (a replaced board) is reported from seq 1, after the old epoch's summary")
+  func newEpochFromOne() {
+    var l = ledger()
+    _ = l.changed(room: "r", epoch: "old", fromSeq: 1, toSeq: 9, lists: 1, items: 1, now: 10, wall: 1_010)
+    let first = l.takeDue(now: 10)
+    _ = l.written(first[0], outcome: holder(), startedAt: 10)
+    let replaced = l.changed(room: "r", epoch: "new", fromSeq: 1, toSeq: 2, lists: 1, items: 1, now: 11, wall: 1_011)
+    #expect(replaced.report == Report(room: "r", epoch: "new", fromSeq: 1, toSeq: 2, at: 11, wall: 1_011))
+    let second = l.takeDue(now: 11)
+    #expect(second.map(\.epoch) == ["new"])
+    let none = l.written(second[0], outcome: holder(previous: 9, epoch: "old"), startedAt: 11)
+    #expect(none.report == nil, "reported at once already")
+    let held = l.removeAll()
+    #expect(held == ["r"], "this node holds the lease")
+  }
+}
