@@ -27,7 +27,7 @@ struct ClusterWebhookTests {
   func oneEventPerBurst() throws {
     let receiver = try WebhookReceiver(secret: WebhookTests.secret)
     defer { receiver.stop() }
-    let timing = WebhookTiming(debounceSeconds: 1, maxWaitSeconds: 10, retryDelays: [0.2], attemptTimeoutSeconds: 5)
+    let timing = WebhookTiming(debounceSeconds: 2, maxWaitSeconds: 10, retryDelays: [0.2], attemptTimeoutSeconds: 5)
     let nodes = try nodes(receiver, timing)
     let context = try WebSocketClientContext()
     defer { context.shutdown() }
