@@ -144,4 +144,23 @@ struct ClusterListTests {
     #expect(try nodes.list(nodes.b.port, "?limit=0").status == 400)
     for client in clients { client.close() }
   }
+
+  @Test("with Redis unreachable the list answers 503 problem+json, and lists again once it is back")
+  func redisDown() throws {
+    let nodes = try ClusterAPINodes()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let client = try RoomClient.join(port: nodes.a.port, room: "down", client: "d", context: context)
+    try ClusterPair.seed(client, items: ["x"])
+    #expect(waitUntil(timeout: 20, pollMilliseconds: 50) { nodes.listed(nodes.b.port, "down") != nil })
+    nodes.redis.kill()
+    let refused = try APITests().call(nodes.b.port, "GET", "/api/v1/boards")
+    #expect(refused.status == 503)
+    #expect(refused.headers["content-type"] == "application/problem+json")
+    #expect(refused.json?["title"] == .string("storage unavailable"))
+    // Restarted on its directory (appendfsync always): the summary is there again.
+    try nodes.redis.start()
+    #expect(waitUntil(timeout: 20, pollMilliseconds: 100) { nodes.listed(nodes.b.port, "down")?["seq"] == .number(2) })
+    client.close()
+  }
 }
