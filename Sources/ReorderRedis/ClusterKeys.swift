@@ -26,9 +26,18 @@ public struct ClusterKeys: Sendable, Equatable {
   public var rosterExpiry: String { prefix + "roster:expiry" }
   /// Pub/sub channel of presence messages `<node id>\n<payload>`.
   public var presence: String { prefix + "presence" }
+  /// Hash `epoch`, `seq`, `lists`, `items`, `updated_at` (ms since the epoch): the board list's
+  /// figures, written by the lease holder (`putSummary`).
+  public var summary: String { prefix + "summary" }
 
-  /// Every key of the room (not the channel): what deleting the room removes.
-  public var all: [String] { [log, meta, ids, snapshot, lease, roster, rosterExpiry] }
+  /// Every key of the room (not the channel, not its entry in `directory`): what deleting the
+  /// room removes.
+  public var all: [String] { [log, meta, ids, snapshot, lease, roster, rosterExpiry, summary] }
+
+  /// Sorted set of every room with a summary, all scored 0 so that `ZRANGEBYLEX` pages through
+  /// them by name. The one key without a `{room}` hash tag: it lists rooms of every slot, so in a
+  /// Redis Cluster it lives in one slot of its own and is written apart from the room's keys.
+  public static let directory = "reorder:boards"
 
   /// The room of a presence channel name, or nil for another channel.
   public static func room(ofPresenceChannel channel: String) -> String? {

@@ -10,7 +10,8 @@ import ReorderTransport
 /// - appends: `ClusterAppender` (one pipeline per round trip of everything queued);
 /// - the followed rooms' logs: `ClusterTail` (one `XREAD BLOCK` over all of them);
 /// - presence channels: `ClusterPresence` (`SUBSCRIBE`);
-/// - publishes, rosters, the rooms' log seqs: `ClusterControl`.
+/// - publishes, rosters, the rooms' log seqs: `ClusterControl`;
+/// - the board list's summaries and `board.changed`: `ClusterSummaries`.
 ///
 /// Each has its own connection (`RedisLink`, reconnecting with backoff); their failures make
 /// `/healthz` `degraded` (`health`).
@@ -23,6 +24,8 @@ final class ClusterAdapter: @unchecked Sendable {
   let metrics: RedisMetrics
   /// The rooms' storage port over Redis (loads, catch-up reads, leased snapshots).
   let storage: RedisRoomStorage
+  /// The board list's summaries and the lease holder's `board.changed` webhooks.
+  let summaries: ClusterSummaries
   private let appender: ClusterAppender
   private let tail: ClusterTail
   private let presence: ClusterPresence
@@ -42,6 +45,7 @@ final class ClusterAdapter: @unchecked Sendable {
       RedisLink(url: url, metrics: metrics, prepare: { (redis) throws(RedisError) in try redis.loadFunctions() })
     }
     storage = RedisRoomStorage(link: link(), node: node.node, retainedOps: retainedOps, health: health)
+    summaries = ClusterSummaries(link: link(), node: node.node, health: health)
     appender = ClusterAppender(link: link(), health: health) { [sink] answers in
       let driver = sink.driver
       driver?.transport?.post { [weak driver] in driver?.clusterAppended(answers) }
@@ -69,11 +73,13 @@ final class ClusterAdapter: @unchecked Sendable {
     tail.start()
     presence.start()
     control.start()
+    summaries.start()
   }
 
   /// Stops the threads; this node's sessions leave the rosters. Not on the service thread.
   func stop() {
     control.stop()
+    summaries.stop()
     appender.stop()
     tail.stop()
     presence.stop()
@@ -108,6 +114,7 @@ final class ClusterAdapter: @unchecked Sendable {
     case .unfollow(let room):
       tail.unfollow(room)
       presence.unfollow(room)
+      summaries.forget(room: room)
     case .publish(let room, let payload):
       control.publish(room: room, payload: payload)
     case .rosterJoin(let room, let session, let peer):
@@ -156,17 +163,19 @@ extension RoomsDriver {
 
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()
-    for answer in answers {
-      let waited = cluster?.answered(answer.append, now: now)
-      if case .success = answer.result, let waited { recordDurable(seconds: waited) }
-      perform(registry.appended(answer.append, result: answer.result, now: now))
+    reportingChanges(of: Set(answers.map(\.append.room))) {
+      for answer in answers {
+        let waited = cluster?.answered(answer.append, now: now)
+        if case .success = answer.result, let waited { recordDurable(seconds: waited) }
+        perform(registry.appended(answer.append, result: answer.result, now: now))
+      }
     }
     requestTick(due: registry.nextTick(now: now), now: now)
   }
 
   func clusterLogged(room: String, entries: [SharedLogEntry]) {
     let now = MonotonicClock.now()
-    perform(registry.logged(room: room, entries: entries, now: now))
+    reportingChanges(of: [room]) { perform(registry.logged(room: room, entries: entries, now: now)) }
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
   }
 

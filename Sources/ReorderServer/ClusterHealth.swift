@@ -9,7 +9,7 @@ import ReorderRedis
 final class ClusterHealth: @unchecked Sendable {
   /// One of the threads that talk to Redis.
   enum Part: String, CaseIterable, Sendable {
-    case appender, tail, presence, control, storage
+    case appender, tail, presence, control, storage, summaries
   }
 
   private let lock = NSLock()

@@ -132,6 +132,8 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     driver.webhooks = webhooks
+    // In cluster mode `board.changed` comes from the lease holder's applied log (docs/CLUSTER.md).
+    cluster?.summaries.webhooks = webhooks
   }
 
   /// The statistics of every part; on the service thread.

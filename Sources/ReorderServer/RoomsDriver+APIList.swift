@@ -5,28 +5,22 @@ import ReorderTransport
 /// `GET /api/v1/boards?limit=&cursor=`: the stored boards by name, a page at a time, from the
 /// store's per-room summaries (no room is loaded for it). A board in memory shows its figures
 /// there (ops being committed included); one stored before summaries were kept is read once on
-/// the reader thread and its summary saved.
+/// the reader thread and its summary saved. In cluster mode the summaries are Redis'
+/// (`RoomsDriver+ClusterList.swift`).
 extension RoomsDriver {
   /// Boards per page unless `limit` says (1…1,000).
   static let defaultListLimit = 100
 
   func boards(_ head: HTTPRequestHead, _ responder: HTTPResponder) {
+    if let summaries = cluster?.summaries {
+      guard let (after, limit) = Self.boardsPage(head, responder) else { return }
+      return clusterBoards(after: after, limit: limit, summaries, responder)
+    }
     guard let directory else {
       return responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "this storage cannot list boards").response)
     }
-    let limitText = head.queryValue("limit") ?? "\(Self.defaultListLimit)"
-    guard let limit = Int(limitText), (1...1_000).contains(limit) else {
-      return responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
-    }
-    var after: String?
-    if let cursor = head.queryValue("cursor"), !cursor.isEmpty {
-      guard let name = BoardCursor.decode(cursor) else {
-        return responder.respond(
-          APIRoutes.Problem(400, "bad request", "cursor is not one this server gave (use next as it came)").response)
-      }
-      after = name
-    }
+    guard let (after, limit) = Self.boardsPage(head, responder) else { return }
     // One more than asked: whether there is a next page.
     directory.boards(after: after, limit: limit + 1) { [weak self] result in
       switch result {
@@ -38,6 +32,26 @@ extension RoomsDriver {
         }
       }
     }
+  }
+
+  /// The page a list request asks for: the name it starts after (from `cursor`) and `limit`; nil
+  /// when either is bad (answered 400 here).
+  static func boardsPage(_ head: HTTPRequestHead, _ responder: HTTPResponder) -> (after: String?, limit: Int)? {
+    let limitText = head.queryValue("limit") ?? "\(Self.defaultListLimit)"
+    guard let limit = Int(limitText), (1...1_000).contains(limit) else {
+      responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
+      return nil
+    }
+    var after: String?
+    if let cursor = head.queryValue("cursor"), !cursor.isEmpty {
+      guard let name = BoardCursor.decode(cursor) else {
+        responder.respond(
+          APIRoutes.Problem(400, "bad request", "cursor is not one this server gave (use next as it came)").response)
+        return nil
+      }
+      after = name
+    }
+    return (after, limit)
   }
 
   /// Reads the boards that have no summary yet (stored by an older version) and saves theirs.
@@ -71,17 +85,28 @@ extension RoomsDriver {
         if room.seq == 0 { continue }
         summary = room.summary
       }
-      let updated = Date(timeIntervalSince1970: Double(listing.updatedMilliseconds ?? 0) / 1_000)
       boards.append(
-        .object([
-          ("room", .string(listing.room)), ("seq", .number(Double(summary.seq))), ("epoch", .string(summary.epoch)),
-          ("lists", .number(Double(summary.lists))), ("items", .number(Double(summary.items))),
-          ("online", .number(Double(registry.onlineCount(room: listing.room)))),
-          ("updated_at", .string(BoardCursor.rfc3339(updated))),
-        ]))
+        Self.boardEntry(
+          room: listing.room, summary, online: registry.onlineCount(room: listing.room),
+          updatedMilliseconds: listing.updatedMilliseconds ?? 0))
     }
     let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
-    responder.respond(APIRoutes.json(200, .object([("boards", .array(boards)), ("next", next)])))
+    responder.respond(Self.boardsAnswer(boards, next: next))
+  }
+
+  /// One board of the list: `room, seq, epoch, lists, items, online, updated_at`.
+  static func boardEntry(room: String, _ summary: BoardSummary, online: Int, updatedMilliseconds: Int64) -> JSONValue {
+    let updated = Date(timeIntervalSince1970: Double(updatedMilliseconds) / 1_000)
+    return .object([
+      ("room", .string(room)), ("seq", .number(Double(summary.seq))), ("epoch", .string(summary.epoch)),
+      ("lists", .number(Double(summary.lists))), ("items", .number(Double(summary.items))),
+      ("online", .number(Double(online))), ("updated_at", .string(BoardCursor.rfc3339(updated))),
+    ])
+  }
+
+  /// The list's answer: `{"boards":[…],"next":…}`.
+  static func boardsAnswer(_ boards: [JSONValue], next: JSONValue) -> HTTPResponse {
+    APIRoutes.json(200, .object([("boards", .array(boards)), ("next", next)]))
   }
 }
 

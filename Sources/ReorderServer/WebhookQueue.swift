@@ -58,8 +58,11 @@ struct WebhookQueue {
     if var change = pending[room], change.epoch == epoch {
       change.fromSeq = min(change.fromSeq, fromSeq)
       change.toSeq = max(change.toSeq, toSeq)
-      change.lastAt = now
-      change.lastWall = wall
+      // A change may be told after a later one (cluster mode reports some with its next
+      // summary write): the debounce counts from the latest change and the first one.
+      change.firstAt = min(change.firstAt, now)
+      change.lastAt = max(change.lastAt, now)
+      change.lastWall = max(change.lastWall, wall)
       pending[room] = change
       return
     }

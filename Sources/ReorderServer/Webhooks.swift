@@ -46,8 +46,15 @@ final class Webhooks: @unchecked Sendable {
   /// Ops `fromSeq...toSeq` of `room` (epoch `epoch`) are durable: a `board.changed` after the
   /// debounce.
   func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64) {
-    let now = MonotonicClock.now()
-    let wall = Date().timeIntervalSince1970
+    boardChanged(
+      room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, at: MonotonicClock.now(),
+      wall: Date().timeIntervalSince1970)
+  }
+
+  /// The same for a change that happened at `now` (`MonotonicClock`) and `wall` (Unix seconds),
+  /// told later: cluster mode's lease holder reports some changes with its next summary write,
+  /// and the debounce counts from when they happened.
+  func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, at now: Double, wall: Double) {
     update { $0.changed(room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, now: now, wall: wall) }
   }
 

@@ -1,0 +1,41 @@
+import ReorderRedis
+import ReorderRooms
+import ReorderTransport
+
+/// `GET /api/v1/boards` in cluster mode: the rooms of Redis' directory by name, with the
+/// summaries their lease holders write (`ClusterSummaries`) and `online` from their rosters,
+/// read on the summaries' thread; the same contract as on one node (docs/API.md, docs/CLUSTER.md).
+extension RoomsDriver {
+  /// Lists a page of the directory; answers from the service thread.
+  func clusterBoards(after: String?, limit: Int, _ summaries: ClusterSummaries, _ responder: HTTPResponder) {
+    // One more than asked: whether there is a next page.
+    summaries.list(after: after, limit: limit + 1) { [weak self] result in
+      switch result {
+      case .failure(let error):
+        responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+      case .success(let listings):
+        self?.transport?.post { [weak self] in self?.answerClusterBoards(listings, limit: limit, responder) }
+      }
+    }
+  }
+
+  /// A room loaded here shows its own figures when they are ahead of its summary (up to one
+  /// write interval behind), as a board in memory does on one node. A room whose summary is
+  /// gone (deleted after the directory was read) is left out.
+  private func answerClusterBoards(_ listings: [ClusterBoardListing], limit: Int, _ responder: HTTPResponder) {
+    let page = listings.prefix(limit)
+    var boards: [JSONValue] = []
+    for listing in page {
+      guard let stored = listing.summary else { continue }
+      var summary = BoardSummary(epoch: stored.epoch, seq: stored.seq, lists: stored.lists, items: stored.items)
+      if let here = registry.summary(room: listing.room), here.epoch == stored.epoch, here.seq > stored.seq {
+        summary = here
+      }
+      boards.append(
+        Self.boardEntry(
+          room: listing.room, summary, online: listing.online, updatedMilliseconds: stored.updatedMilliseconds))
+    }
+    let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
+    responder.respond(Self.boardsAnswer(boards, next: next))
+  }
+}
