@@ -26,13 +26,18 @@ extension RoomRegistry {
   public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
     -> [RoomAction]
   {
-    guard rooms[append.room] != nil else { return [] }
+    guard let room = rooms[append.room] else { return [] }
+    // No history in the log where this replica had one: the board was deleted (the tail's check
+    // of the room's epoch may not have seen it yet).
+    if case .failure(.epoch("")) = result, room.seq > 0 {
+      return sharedHistoryChanged(room: append.room, epoch: nil, now: now)
+    }
     do {
       let (actions, reload) = try rooms[append.room]!.appended(ticket: append.ticket, result: result)
-      guard reload else { return actions }
-      return actions + fail(room: append.room, reason: "room history changed; reconnect")
+      guard reload else { return actions + advanceAPI(room: append.room) }
+      return actions + failShared(room: append.room, reason: "room history changed; reconnect")
     } catch {
-      return fail(room: append.room, reason: "shared log corrupt")
+      return failShared(room: append.room, reason: "shared log corrupt")
     }
   }
 
@@ -41,11 +46,16 @@ extension RoomRegistry {
   public func logged(room name: String, entries: [SharedLogEntry], now: Double) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
     do {
-      return try rooms[name]!.logged(entries)
+      return try rooms[name]!.logged(entries) + advanceAPI(room: name)
     } catch {
       return [.log(.error, "shared log entry unreadable", [("room", name), ("error", "\(error)")])]
-        + fail(room: name, reason: "shared log corrupt")
+        + failShared(room: name, reason: "shared log corrupt")
     }
+  }
+
+  /// Drops a room whose shared state cannot go on (`fail`), its API requests answered first.
+  func failShared(room name: String, reason: String) -> [RoomAction] {
+    (rooms[name]?.failAPI(reason: reason) ?? []) + fail(room: name, reason: reason)
   }
 
   /// A `.readRange` failed: the gap is read again with the next entry or tick.
