@@ -18,7 +18,10 @@ extension RoomRegistry {
     // board, is handled when it is answered).
     guard room.shared!.reloading == nil else { return [] }
     let follow = RoomAction.cluster(.follow(room: name, after: room.seq))
-    if epoch == room.epoch || room.seq == 0 { return [follow] }
+    // A room that has applied nothing loses nothing by a reload: it reloads to welcome its members
+    // with a board made in one step (the maker's node calls this at once), and follows on when
+    // the log has no history either.
+    if epoch == room.epoch || (room.seq == 0 && epoch == nil) { return [follow] }
     guard let epoch else { return sharedDeleted(name) }
     if room.epoch.isEmpty {
       // Loaded without op 1 (trimmed): the log's epoch is the one it holds.

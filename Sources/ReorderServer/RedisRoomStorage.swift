@@ -94,6 +94,40 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  /// Writes a whole board as `room`'s new history (`reorder_board_put`), unless it has ops and
+  /// `replace` is false: ops 1…n (`entries`, keyed by their records' op ids), `epoch` and the
+  /// snapshot, in one step. The API's `PUT` in cluster mode.
+  func putBoard(
+    room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot,
+    completion: @escaping @Sendable (Result<BoardPutOutcome, RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          var ops: [(key: [UInt8], payload: [UInt8])] = []
+          ops.reserveCapacity(entries.count)
+          for entry in entries {
+            guard let key = try? OpRecord.key(payload: entry.payload) else {
+              throw .corrupt("an op of the board has no readable record")
+            }
+            ops.append((Array(key.utf8), entry.payload))
+          }
+          return try call { (redis) throws(RedisError) in
+            try redis.putBoard(
+              room: room, epoch: epoch, replace: replace, node: node, ops: ops, snapshot: snapshot.bytes)
+          }
+        })
+    }
+  }
+
+  /// Deletes every key of `room` if it has ops (`reorder_board_delete`): whether it had. The API's
+  /// `DELETE` in cluster mode.
+  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
+    queue.async { [self] in
+      completion(Result { () throws(RoomStoreError) in try call { (redis) throws(RedisError) in try redis.deleteBoard(room: room) } })
+    }
+  }
+
   /// Every room with a meta hash (`SCAN … MATCH reorder:{*}:meta`), sorted.
   private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] {
     var cursor = "0"
