@@ -66,43 +66,41 @@ extension Room {
       ticket: ticket, creates: op.creates)
   }
 
-  /// The answer to an append. `reload` is true when the room's history is another one than this
-  /// room holds (an epoch mismatch after ops were applied): the registry drops the room.
-  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> (
-    actions: [RoomAction], reload: Bool
-  ) {
-    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return ([], false) }
+  /// The answer to an append. An epoch mismatch after ops were applied (another history) reaches
+  /// it only once the room is reloading (`RoomRegistry.appended` starts that).
+  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> [RoomAction] {
+    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return [] }
     switch result {
     case .success(.applied(let at)):
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
       if op.api { apiAnswered(ticket: ticket, seq: at) }
-      guard at > seq else { return ([], false) }
-      if at == seq + 1 { return (try applyEntries([(at, op.record.encoded())]), false) }
+      guard at > seq else { return [] }
+      if at == seq + 1 { return try applyEntries([(at, op.record.encoded())]) }
       shared!.ahead[at] = op.record.encoded()
-      return ([], false)
+      return []
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
       remember(key: op.key, seq: at)
       if op.api { apiAnswered(ticket: ticket, seq: at) }
-      return (op.connections.flatMap { repeatAck(seq: at, to: $0) }, false)
+      return op.connections.flatMap { repeatAck(seq: at, to: $0) }
     case .failure(.unavailable(let why)):
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
-      return (
-        [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error), false
-      )
+      return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
     case .failure(.epoch) where shared!.reloading != nil:
       // The history it was made in is being replaced: nobody gets it; the client re-sends.
-      return (refuse(op, ticket: ticket, Room.replacingError), false)
+      return refuse(op, ticket: ticket, Room.replacingError)
     case .failure(.epoch(let current)):
       // Made with an epoch the room has since learned, or nothing applied yet (the room was
       // created meanwhile by another node), or a load found no op 1 to read the epoch from: take
-      // the log's epoch and append again. Otherwise this room holds another history: reload it.
-      guard current == epoch || seq == 0 || epoch.isEmpty else { return ([], true) }
+      // the log's epoch and append again.
+      guard !current.isEmpty, current == epoch || seq == 0 || epoch.isEmpty else {
+        return refuse(op, ticket: ticket, Room.replacingError)
+      }
       epoch = current
       var retry = op
       retry.record.epoch = current
       shared!.inFlight[ticket] = retry
-      return ([.cluster(.append(sharedAppend(ticket: ticket)))], false)
+      return [.cluster(.append(sharedAppend(ticket: ticket)))]
     }
   }
 

@@ -27,15 +27,19 @@ extension RoomRegistry {
     -> [RoomAction]
   {
     guard let room = rooms[append.room] else { return [] }
-    // No history in the log where this replica had one: the board was deleted (the tail's check
-    // of the room's epoch may not have seen it yet).
-    if case .failure(.epoch("")) = result, room.seq > 0 {
-      return sharedHistoryChanged(room: append.room, epoch: nil, now: now)
+    var actions: [RoomAction] = []
+    // Another history in the log than the one this replica applied ops of (the board was replaced,
+    // or deleted: no epoch; the tail's check of the room's epoch may not have seen it yet): the room
+    // reloads it (or closes), and the op is refused as one made in a history that ended.
+    if case .failure(.epoch(let current)) = result, room.seq > 0, current != room.epoch,
+      current.isEmpty || !room.epoch.isEmpty
+    {
+      actions = sharedHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
+      guard rooms[append.room] != nil else { return actions }
     }
     do {
-      let (actions, reload) = try rooms[append.room]!.appended(ticket: append.ticket, result: result)
-      guard reload else { return actions + advanceAPI(room: append.room) }
-      return actions + failShared(room: append.room, reason: "room history changed; reconnect")
+      actions += try rooms[append.room]!.appended(ticket: append.ticket, result: result)
+      return actions + advanceAPI(room: append.room)
     } catch {
       return failShared(room: append.room, reason: "shared log corrupt")
     }

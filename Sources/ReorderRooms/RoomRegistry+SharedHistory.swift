@@ -41,7 +41,7 @@ extension RoomRegistry {
 
   /// The answer to a replaced room's `.load`: the loaded room (the new board) takes over the old
   /// one's members, roster and remote peers, and each member gets a fresh `welcome` with the full
-  /// board and the new epoch. A load that finds no history (deleted meanwhile) is a delete.
+  /// board and the new epoch.
   func sharedReloaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     guard let old = rooms[name] else { return [] }
     switch result {
@@ -52,7 +52,9 @@ extension RoomRegistry {
     case .success(let prepared):
       loadsCompleted += 1
       var room = prepared.room
-      guard room.seq > 0 else { return sharedDeleted(name) }
+      // An empty board (a `PUT` of no lists) has no op 1 to carry its epoch: it is the one the log
+      // held when the change was seen (a delete since then is seen by the tail's next check).
+      if room.seq == 0 { room.epoch = old.shared!.reloading! }
       room.adoptMembers(of: old)
       room.shared!.remote = old.shared!.remote
       counters.add(old.counters)
