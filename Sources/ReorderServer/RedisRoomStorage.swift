@@ -124,7 +124,10 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// `DELETE` in cluster mode.
   func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
     queue.async { [self] in
-      completion(Result { () throws(RoomStoreError) in try call { (redis) throws(RedisError) in try redis.deleteBoard(room: room) } })
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in try redis.deleteBoard(room: room) }
+        })
     }
   }
 

@@ -74,7 +74,8 @@ struct ClusterAPITests {
     }
   }
 
-  @Test("POST ops on node A reach clients on A and B in one seq order; re-sent to B they get the same seqs, applied once")
+  @Test(
+    "POST ops on node A reach clients on A and B in one seq order; re-sent to B they get the same seqs, applied once")
   func opsThroughTheLog() throws {
     let pair = try ClusterAPIPair()
     let context = try WebSocketClientContext()
@@ -91,7 +92,8 @@ struct ClusterAPITests {
       return
     }
     // In order, each made on the board with the ones before it applied (p3 moves what p2 inserted).
-    #expect(results.map { $0["type"] } == [.string("applied"), .string("applied"), .string("applied"), .string("rejected")])
+    #expect(
+      results.map { $0["type"] } == [.string("applied"), .string("applied"), .string("applied"), .string("rejected")])
     #expect(results.map { $0["seq"] } == [.number(5), .number(6), .number(7), nil])
     #expect(results[3]["code"] == .string("unknown_item"))
     #expect(results[2]["op"]?["kind"] == .string("move"))
@@ -118,7 +120,9 @@ struct ClusterAPITests {
     #expect(board.json?["board"] == (try pair.call(pair.a, "GET", "/api/v1/boards/t")).json?["board"])
   }
 
-  @Test("PUT on A creates the board (409 again without ?replace=true); replacing it gives clients on B a fresh welcome with the new epoch")
+  @Test(
+    "PUT on A creates the board (409 again without ?replace=true); replacing it gives clients on B a fresh welcome with the new epoch"
+  )
   func replace() throws {
     let pair = try ClusterAPIPair()
     let context = try WebSocketClientContext()
@@ -156,7 +160,8 @@ struct ClusterAPITests {
     #expect(boardItems(read.json?["board"], list: "todo") == ["c", "d"])
   }
 
-  @Test("DELETE on B closes A's clients with 4404; the board is gone from Redis and 404 on both; a new join starts empty")
+  @Test(
+    "DELETE on B closes A's clients with 4404; the board is gone from Redis and 404 on both; a new join starts empty")
   func delete() throws {
     let pair = try ClusterAPIPair()
     let context = try WebSocketClientContext()
@@ -185,7 +190,9 @@ struct ClusterAPITests {
     #expect(try fresh.applied(id: "n1")["seq"] == .number(1))
   }
 
-  @Test("GET ops since= on a node that never loaded the room answers the same ops, seqs and resolved fields as the node that made them")
+  @Test(
+    "GET ops since= on a node that never loaded the room answers the same ops, seqs and resolved fields as the node that made them"
+  )
   func opLog() throws {
     let pair = try ClusterAPIPair()
     let context = try WebSocketClientContext()
