@@ -11,7 +11,7 @@ extension Room {
   /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
   /// and appended (`ticket` names the append's answer).
   mutating func performShared(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
-    guard let member = members[connection], let node = shared?.node else { return [] }
+    guard let member = members[connection], shared != nil else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
     // A re-send while the first append is out (the client reconnected): it waits for that
