@@ -30,23 +30,48 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     self.health = health
   }
 
+  /// A load reads the room's snapshot and log in several calls; a whole-board write (`PUT`
+  /// replacing it, `DELETE`) between them would mix two histories. So the room's epoch is read
+  /// before and after, and a load that saw it change is read again (at most `loadAttempts` times,
+  /// then `unavailable`): epochs are random and never reused, so an equal epoch means one history.
+  /// When op 1 was trimmed, a record carrying only the log's epoch stands in for it
+  /// (`RoomHistory.first`: the rooms read only its epoch), so a loaded room knows its epoch.
   func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
   ) {
     queue.async { [self] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try RoomHistory.read(
-            remembering: remembering,
-            snapshot: { () throws(RoomStoreError) in
-              try self.call { (redis) throws(RedisError) in
-                try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
-              }
-            },
-            entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
-          )
-        })
+      completion(Result { () throws(RoomStoreError) in try consistentHistory(room: room, remembering: remembering) })
     }
+  }
+
+  /// Tries of a load that a whole-board write interrupted.
+  static let loadAttempts = 5
+
+  private func consistentHistory(room: String, remembering: Int) throws(RoomStoreError) -> RoomHistory {
+    for _ in 0..<Self.loadAttempts {
+      let before = try epoch(room: room)
+      var history = try RoomHistory.read(
+        remembering: remembering,
+        snapshot: { () throws(RoomStoreError) in
+          try self.call { (redis) throws(RedisError) in
+            try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+          }
+        },
+        entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
+      )
+      guard try epoch(room: room) == before else { continue }
+      if history.first == nil, let before, history.snapshot != nil {
+        var record = OpRecord(id: "", client: "", by: "", resolved: .null, logged: [])
+        record.epoch = before
+        history.first = LogEntry(seq: 1, payload: record.encoded())
+      }
+      return history
+    }
+    throw .unavailable("room \(room) changed while it was being loaded; try again")
+  }
+
+  private func epoch(room: String) throws(RoomStoreError) -> String? {
+    try call { (redis) throws(RedisError) in try redis.meta(room: room).epoch }
   }
 
   func append(
