@@ -60,7 +60,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
         entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
       )
       guard try epoch(room: room) == before else { continue }
-      if history.first == nil, let before, history.snapshot != nil {
+      if history.first?.seq != 1, let before, history.snapshot != nil {
         var record = OpRecord(id: "", client: "", by: "", resolved: .null, logged: [])
         record.epoch = before
         history.first = LogEntry(seq: 1, payload: record.encoded())

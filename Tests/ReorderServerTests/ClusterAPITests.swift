@@ -261,4 +261,29 @@ struct ClusterAPITests {
     let late = try ClusterAPIPair.node(pair.redis, pair.directory, demo: true, snapshotEvery: nil)
     #expect(try pair.call(late, "GET", "/api/v1/boards/numbers").json?["seq"] == seq)
   }
+
+  @Test("A Redis load of a room whose op 1 was trimmed knows the room's epoch")
+  func loadKnowsEpochWithoutOpOne() throws {
+    let redis = try RedisServer()
+    defer { redis.stop() }
+    let url = RedisURL(host: "127.0.0.1", port: redis.port)
+    let c = try RedisConnection(url: url)
+    try c.loadFunctions()
+    for i in 1...5 {
+      var record = OpRecord(id: "o\(i)", client: "c", by: "s", resolved: .null, logged: [])
+      if i == 1 { record.epoch = "e1" }
+      _ = try c.append(room: "r", epoch: "e1", key: Array("c\u{1F}o\(i)".utf8), node: "n", payload: record.encoded())
+    }
+    let board = CRDTRoomBoard.factory.empty()
+    #expect(try c.putSnapshot(room: "r", seq: 5, bytes: board.snapshot()))
+    #expect(try c.trim(room: "r", keepFrom: 3).removed == 2)
+    let storage = RedisRoomStorage(
+      link: RedisLink(url: url, prepare: { (redis) throws(RedisError) in try redis.loadFunctions() }), node: "n",
+      retainedOps: 10, health: ClusterHealth())
+    let loaded = Answer<Result<RoomHistory, RoomStoreError>>()
+    storage.load(room: "r", remembering: 10) { loaded.set($0) }
+    let history = try #require(try loaded.wait(timeoutSeconds: 10)?.get())
+    #expect(history.remembered.map(\.seq) == [3, 4, 5])
+    #expect(try history.first.map { try OpRecord(payload: $0.payload).epoch } == "e1")
+  }
 }
