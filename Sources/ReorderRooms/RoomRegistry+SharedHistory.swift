@@ -11,7 +11,8 @@ extension RoomRegistry {
   /// another: the same history (or a room that had applied nothing, or did not know its epoch) is
   /// followed on; a deleted board closes its connections with 4404 `board deleted` and is
   /// dropped; another epoch is a replaced board: the room is loaded again (`.load`) while it keeps
-  /// its members, and takes no op meanwhile (rejected `unavailable`, retryable).
+  /// its members, and takes no op meanwhile (rejected `unavailable`, retryable, as are its ops
+  /// still out).
   public func sharedHistoryChanged(room name: String, epoch: String?, now: Double) -> [RoomAction] {
     guard let cluster, let room = rooms[name], room.shared != nil else { return [] }
     // A reload is out: it reads whatever the log holds when it runs (a delete meanwhile, an empty
@@ -30,6 +31,13 @@ extension RoomRegistry {
     }
     rooms[name]!.shared!.reloading = epoch
     var actions = rooms[name]!.failAPI(reason: "the board was replaced")
+    // Ops still out were made in the history that ended: nobody gets them (as on one node), their
+    // senders hear so now (`unavailable`, retryable) rather than never; late answers are ignored.
+    let inFlight = rooms[name]!.shared!.inFlight
+    rooms[name]!.shared!.inFlight = [:]
+    for (ticket, op) in inFlight.sorted(by: { $0.key < $1.key }) {
+      actions.append(contentsOf: rooms[name]!.refuse(op, ticket: ticket, Room.replacingError))
+    }
     actions.append(.log(.info, "board replaced; reloading", [("room", name), ("epoch", epoch)]))
     actions.append(
       .load(

@@ -63,10 +63,15 @@ struct ClusterAPIRoomTests {
     seedCluster(cluster, from: a)
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 3, ops: Self.ops, now: cluster.now))
+    cluster.op(0, a, "out", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog(epoch: "other")
     cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: "other", now: cluster.now))
     #expect(node.apiAnswers == [.apiFailed(request: 3, reason: "the board was replaced")])
+    // The op still out is refused at once, retryable; its late answer changes nothing.
+    #expect(node.frames(a, "rejected").map { $0["id"] } == [.string("out")])
+    #expect(node.frames(a, "rejected").map { $0["code"] } == [.string("unavailable")])
     cluster.settle()
+    #expect(node.frames(a, "rejected").count == 1)
     let welcomes = node.frames(a, "welcome")
     #expect(welcomes.count == 2)
     #expect(welcomes.last?["epoch"] == .string("other"))
