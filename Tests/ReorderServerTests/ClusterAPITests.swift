@@ -286,4 +286,42 @@ struct ClusterAPITests {
     #expect(history.remembered.map(\.seq) == [3, 4, 5])
     #expect(try history.first.map { try OpRecord(payload: $0.payload).epoch } == "e1")
   }
+
+  @Test("board.created and board.deleted go out once, from the node that made the change")
+  func webhooks() throws {
+    let receiver = try WebhookReceiver(secret: WebhookTests.secret)
+    defer { receiver.stop() }
+    let redis = try RedisServer()
+    defer { redis.stop() }
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    try directory.write("keys", APITests.key + "\n")
+    try directory.write("webhook-secret", WebhookTests.secret + "\n")
+    let nodes = try (0..<2).map { _ in
+      try TestServer { configuration in
+        configuration.redis = "redis://127.0.0.1:\(redis.port)"
+        configuration.apiKeyFile = directory.path + "/keys"
+        configuration.webhookURL = receiver.url
+        configuration.webhookSecretFile = directory.path + "/webhook-secret"
+        configuration.webhookTiming = WebhookTiming(
+          debounceSeconds: 0.05, maxWaitSeconds: 1, retryDelays: [0.1, 0.1, 0.1, 0.1], attemptTimeoutSeconds: 5)
+      }
+    }
+    let created = try APITests().call(nodes[0].port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
+    #expect(created.status == 201)
+    #expect(try APITests().call(nodes[1].port, "DELETE", "/api/v1/boards/hooked").status == 204)
+    // board.changed is not this test's (another change sends it in cluster mode).
+    func lifecycle() -> [[String: Any]] {
+      receiver.deliveries.compactMap(\.body).filter {
+        ["board.created", "board.deleted"].contains($0["type"] as? String ?? "")
+      }
+    }
+    try #require(waitUntil(timeout: 30) { lifecycle().count >= 2 })
+    let bodies = lifecycle()
+    #expect(bodies.compactMap { $0["type"] as? String } == ["board.created", "board.deleted"])
+    #expect(bodies.first?["epoch"] as? String == created.json?["epoch"]?.stringValue)
+    #expect(bodies.allSatisfy { $0["room"] as? String == "hooked" })
+    #expect(receiver.deliveries.allSatisfy { $0.signatureOK })
+    for node in nodes { node.server.shutdown() }
+  }
 }
