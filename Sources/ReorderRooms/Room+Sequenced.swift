@@ -104,11 +104,11 @@ extension Room {
     }
   }
 
-  /// An op in flight that the log did not take: `rejected` to its connections, or its API
-  /// request's result.
+  /// An op in flight that the log did not take: `rejected` to its connections, or the end of its
+  /// API request.
   mutating func refuse(_ op: SharedRoom.InFlight, ticket: UInt64, _ error: ProtocolError) -> [RoomAction] {
     counters.opsRejected[error.code.rawValue, default: 0] += 1
-    if op.api { apiRefused(ticket: ticket, id: op.request, error) }
+    if op.api { apiRefused(ticket: ticket, error) }
     var actions: [RoomAction] = []
     for connection in op.connections where members[connection] != nil {
       actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))

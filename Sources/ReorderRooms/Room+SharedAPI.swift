@@ -11,6 +11,8 @@ struct SharedAPIJob: Sendable {
   var ticket: UInt64?
   /// The next op's seq in the log, once known: its result waits until the room has applied it.
   var seq: UInt64?
+  /// Why the request ends without results (an op the log did not take: 503, as on one node).
+  var failure: String?
 }
 
 /// The HTTP API's ops in cluster mode: each op of a request is made on this replica and appended
@@ -30,11 +32,13 @@ extension Room {
     shared!.apiJobs[0].seq = at
   }
 
-  /// The API op in flight under `ticket` was not appended: its result is `rejected`.
-  mutating func apiRefused(ticket: UInt64, id: String, _ error: ProtocolError) {
+  /// The API op in flight under `ticket` was not appended (the log unreachable, or the board being
+  /// replaced): the request ends with `error` (503), as a request whose ops were not stored does on
+  /// one node; the ops before it are applied, and a re-send of the request gets their results.
+  mutating func apiRefused(ticket: UInt64, _ error: ProtocolError) {
     guard shared?.apiJobs.first?.ticket == ticket else { return }
     shared!.apiJobs[0].ticket = nil
-    shared!.apiJobs[0].results.append(.rejected(id: id, error: error))
+    shared!.apiJobs[0].failure = error.message
   }
 
   /// Runs the API's ops as far as they can go now: results of ops the room has applied, the next
@@ -43,6 +47,11 @@ extension Room {
   mutating func advanceAPI(nextTicket: inout UInt64) -> [RoomAction] {
     var actions: [RoomAction] = []
     while var job = shared?.apiJobs.first {
+      if let failure = job.failure {
+        actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
+        shared!.apiJobs.removeFirst()
+        continue
+      }
       if let at = job.seq {
         guard at <= seq else { break }
         job.results.append(.applied(id: job.ops[job.results.count].id, seq: at, op: resolvedOp(seq: at)))
@@ -59,9 +68,10 @@ extension Room {
         if let known = opIDs[key] {
           counters.opsRepeated += 1
           job.seq = known
+        } else if shared!.reloading != nil {
+          job.failure = Room.replacingError.message
         } else {
           do throws(ProtocolError) {
-            guard shared!.reloading == nil else { throw Room.replacingError }
             let intent = try intent.get()
             try checkLimits(intent)
             let record = try makeRecord(intent, id: id, client: Room.apiClient, by: "api")

@@ -101,4 +101,28 @@ struct ClusterAPIRoomTests {
     cluster.settle()
     #expect(node.frames(fresh, "welcome").first?["seq"] == .number(0))
   }
+
+  @Test("An op the log cannot take ends its request (503 in the server); the ops before it are applied")
+  func unavailable() {
+    let cluster = ClusterHarness(nodes: 1)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    let node = cluster.nodes[0]
+    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 5, ops: Self.ops, now: cluster.now))
+    cluster.executeAppends(0)
+    cluster.deliverReplies(0)
+    cluster.log.available = false
+    cluster.settle()
+    #expect(node.apiAnswers == [.apiFailed(request: 5, reason: "the shared log is unavailable; re-send later")])
+    // Re-sent once the log is back: p1 is answered from the log's ids, p2 and p3 run.
+    cluster.log.available = true
+    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 6, ops: Self.ops, now: cluster.now))
+    cluster.settle()
+    guard case .apiDone(6, let results)? = node.apiAnswers.last else {
+      Issue.record("no answer: \(node.apiAnswers)")
+      return
+    }
+    #expect(results.map(\.seq) == [8, 9, nil])
+    #expect(node.applied(a).filter { $0["by"] == .string("api") }.count == 2)
+  }
 }
