@@ -8,8 +8,14 @@ public enum ClusterFunctions {
   /// The library's name.
   public static let library = "reorder"
 
-  /// Appends one op (KEYS log, meta, ids; ARGV epoch, op key, node id, payload).
+  /// Appends one op (KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates).
   public static let append = "reorder_append"
+  /// Writes a whole board as a room's new history, unless it has ops and replacing was not asked
+  /// for (KEYS log, meta, ids, snapshot; ARGV epoch, replace, node id, snapshot bytes, then op
+  /// key, payload pairs).
+  public static let putBoard = "reorder_board_put"
+  /// Deletes every key of a room that has ops (KEYS meta, then the room's other keys).
+  public static let deleteBoard = "reorder_board_delete"
   /// Removes the oldest log entries below a seq and their op ids (KEYS log, meta, ids; ARGV seq, count).
   public static let trim = "reorder_trim"
   /// Stores a snapshot unless a newer one is stored (KEYS snapshot, meta; ARGV seq, bytes).
@@ -37,8 +43,10 @@ public enum ClusterFunctions {
 
     local function num(n) return string.format('%d', n) end
 
-    -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload.
-    -- The epoch check, the idempotency check, the seq and the XADD are one atomic step.
+    -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates ('0': the op was made on
+    -- a replica with applied ops, so it must not start a history of its own; absent counts as '1').
+    -- The epoch check, the idempotency check, the seq and the XADD are one atomic step. A room
+    -- without meta has no history (never made, or deleted): only an op made at seq 0 starts one.
     local function append(keys, args)
       local log, meta, ids = keys[1], keys[2], keys[3]
       local epoch, key, node, payload = args[1], args[2], args[3], args[4]
@@ -46,14 +54,46 @@ public enum ClusterFunctions {
       if current and current ~= epoch then
         return redis.error_reply('EPOCH ' .. current)
       end
-      if not current then redis.call('HSET', meta, 'epoch', epoch) end
+      if not current then
+        if args[5] == '0' then return redis.error_reply('EPOCH ') end
+        redis.call('HSET', meta, 'epoch', epoch)
+      end
       local known = redis.call('HGET', ids, key)
       if known then return {tonumber(known), 'known'} end
       local seq = (tonumber(redis.call('HGET', meta, 'seq')) or 0) + 1
-      redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload)
+      redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
       redis.call('HSET', ids, key, num(seq))
       redis.call('HSET', meta, 'seq', num(seq))
       return {seq, 'applied'}
+    end
+
+    -- KEYS log, meta, ids, snapshot; ARGV epoch, replace ('1' or '0'), node id, snapshot bytes,
+    -- then op key, payload pairs (ops 1, 2, …). A room with ops keeps them unless replace is '1';
+    -- otherwise its log, op ids, meta and snapshot are replaced by the board's in one step.
+    local function board_put(keys, args)
+      local log, meta, ids, snap = keys[1], keys[2], keys[3], keys[4]
+      local epoch, replace, node, bytes = args[1], args[2], args[3], args[4]
+      local had = (tonumber(redis.call('HGET', meta, 'seq')) or 0) > 0
+      if had and replace ~= '1' then return 'exists' end
+      redis.call('DEL', log, meta, ids, snap)
+      local seq = 0
+      for i = 5, #args - 1, 2 do
+        seq = seq + 1
+        redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', args[i], 'op', args[i + 1], 'epoch', epoch)
+        redis.call('HSET', ids, args[i], num(seq))
+      end
+      redis.call('HSET', meta, 'epoch', epoch, 'seq', num(seq), 'snapshot_seq', num(seq))
+      redis.call('HSET', snap, 'seq', num(seq), 'bytes', bytes)
+      if had then return 'replaced' end
+      return 'created'
+    end
+
+    -- KEYS meta, then every other key of the room. Deletes them all when the room has ops.
+    -- Replies 1 when it did, 0 when the room had none.
+    local function board_delete(keys, args)
+      if (tonumber(redis.call('HGET', keys[1], 'seq')) or 0) == 0 then return 0 end
+      redis.call('DEL', unpack(keys))
+      return 1
     end
 
     -- KEYS log, meta, ids; ARGV keep (first seq kept), count (most entries removed per call).
@@ -82,10 +122,13 @@ public enum ClusterFunctions {
     end
 
     -- KEYS snapshot, meta; ARGV seq, bytes. Replies 1 when stored, 0 when a newer one is there.
+    -- A seq beyond the log's is of a history that was replaced meanwhile: refused too.
     local function snapshot(keys, args)
       local seq = tonumber(args[1])
       local stored = tonumber(redis.call('HGET', keys[1], 'seq'))
       if stored and stored >= seq then return 0 end
+      local last = tonumber(redis.call('HGET', keys[2], 'seq'))
+      if last and seq > last then return 0 end
       redis.call('HSET', keys[1], 'seq', num(seq), 'bytes', args[2])
       redis.call('HSET', keys[2], 'snapshot_seq', num(seq))
       return 1
@@ -171,6 +214,8 @@ public enum ClusterFunctions {
     end
 
     redis.register_function('reorder_append', append)
+    redis.register_function('reorder_board_put', board_put)
+    redis.register_function('reorder_board_delete', board_delete)
     redis.register_function('reorder_trim', trim)
     redis.register_function('reorder_snapshot', snapshot)
     redis.register_function('reorder_lease_acquire', lease_acquire)

@@ -20,14 +20,18 @@ public struct ClusterAppend: Sendable, Equatable {
   public var node: String
   /// The op's bytes (the encoded OpRecord).
   public var payload: [UInt8]
+  /// Whether the op may create the room (it was made on an empty replica, at seq 0): an op made on
+  /// a replica of a history that is gone (the board was deleted) must not start a new one.
+  public var creates: Bool
 
   /// An op of `room` with `key` and `payload`, appended by `node` in `epoch`.
-  public init(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8]) {
+  public init(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], creates: Bool = true) {
     self.room = room
     self.epoch = epoch
     self.key = key
     self.node = node
     self.payload = payload
+    self.creates = creates
   }
 }
 
@@ -41,13 +45,17 @@ public struct ClusterLogEntry: Sendable, Equatable {
   public var key: [UInt8]
   /// The op's bytes.
   public var op: [UInt8]
+  /// The epoch of the history it belongs to (the entry's `epoch` field; nil in entries written
+  /// before the field existed): a tail tells a replaced history's entries from its own by it.
+  public var epoch: String?
 
   /// An entry at `seq`.
-  public init(seq: UInt64, node: String, key: [UInt8], op: [UInt8]) {
+  public init(seq: UInt64, node: String, key: [UInt8], op: [UInt8], epoch: String? = nil) {
     self.seq = seq
     self.node = node
     self.key = key
     self.op = op
+    self.epoch = epoch
   }
 }
 
@@ -111,4 +119,14 @@ public struct ClusterTrim: Sendable, Equatable {
     self.removed = removed
     self.trimmedSeq = trimmedSeq
   }
+}
+
+/// What writing a whole board (`putBoard`) did.
+public enum BoardPutOutcome: Sendable, Equatable {
+  /// The room had no ops: the board is its new history.
+  case created
+  /// The room had ops and replacing was asked for: its history is the board's now.
+  case replaced
+  /// The room has ops and replacing was not asked for; nothing changed.
+  case exists
 }

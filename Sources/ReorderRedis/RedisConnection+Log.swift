@@ -28,6 +28,7 @@ extension RedisConnection {
         let keys = ClusterKeys(room: op.room)
         return [
           "FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, op.epoch, op.key, op.node, op.payload,
+          op.creates ? "1" : "0",
         ]
       })
     var outcomes: [AppendOutcome] = []
@@ -152,6 +153,7 @@ extension RedisConnection {
         case "node": entry.node = String(decoding: value, as: UTF8.self)
         case "key": entry.key = value
         case "op": entry.op = value
+        case "epoch": entry.epoch = String(decoding: value, as: UTF8.self)
         default: break
         }
         index += 2

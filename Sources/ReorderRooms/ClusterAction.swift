@@ -23,6 +23,12 @@ public enum ClusterAction: Sendable, Equatable {
   case rosterJoin(room: String, session: String, peer: [UInt8])
   /// Remove one of this node's sessions from the room's roster.
   case rosterLeave(room: String, session: String)
+  /// Not for Redis: every op of the HTTP API's request `request` (`RoomRegistry.applySharedAPIOps`)
+  /// is answered; answer the request with these results, in the order of its ops.
+  case apiDone(request: UInt64, results: [APIOpResult])
+  /// Not for Redis: the API's request `request` will get no results (the board was replaced or
+  /// deleted, or the room dropped); answer it 503 with `reason`.
+  case apiFailed(request: UInt64, reason: String)
 }
 
 /// One op to append to a room's shared log.
@@ -39,15 +45,22 @@ public struct SharedAppend: Sendable, Equatable {
   public var payload: [UInt8]
   /// Tells the answers of one registry's appends apart (not sent to Redis).
   public var ticket: UInt64
+  /// Whether the op may create the room's history (`ARGV[5]`): made on a replica that had applied
+  /// nothing. An op made on a replica with a history must not start a new one where that history
+  /// is gone (the board was deleted): `reorder_append` answers `EPOCH ` with no epoch then.
+  public var creates: Bool
 
   /// An append.
-  public init(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], ticket: UInt64) {
+  public init(
+    room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], ticket: UInt64, creates: Bool = true
+  ) {
     self.room = room
     self.epoch = epoch
     self.key = key
     self.node = node
     self.payload = payload
     self.ticket = ticket
+    self.creates = creates
   }
 }
 

@@ -11,7 +11,7 @@ extension Room {
   /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
   /// and appended (`ticket` names the append's answer).
   mutating func performShared(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
-    guard let member = members[connection], let node = shared?.node else { return [] }
+    guard let member = members[connection], shared != nil else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
     // A re-send while the first append is out (the client reconnected): it waits for that
@@ -23,69 +23,97 @@ extension Room {
       }
       return []
     }
+    if shared!.reloading != nil {
+      counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
+      return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
+    }
     do {
       try checkLimits(request.intent)
-      let ids = shared!.nextIDs()
-      let logged = try makeOp(request.intent, ids: ids)
-      var record = OpRecord(
-        id: request.id, client: member.client, by: member.peer.session, resolved: .null, logged: logged)
-      // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
-      record.resolved = .object([("kind", .string(request.intent.kind))])
-      // Only an op made at seq 0 can become op 1, which carries the room's epoch.
-      if seq == 0 { record.epoch = epoch }
+      let record = try makeRecord(
+        request.intent, id: request.id, client: member.client, by: member.peer.session)
       shared!.inFlight[ticket] = SharedRoom.InFlight(
-        connections: [connection], request: request.id, key: key, record: record)
-      return [
-        .cluster(
-          .append(
-            SharedAppend(
-              room: name, epoch: epoch, key: Array(key.utf8), node: node, payload: record.encoded(), ticket: ticket)))
-      ]
+        connections: [connection], request: request.id, key: key, record: record, creates: seq == 0)
+      return [.cluster(.append(sharedAppend(ticket: ticket)))]
     } catch {
       counters.opsRejected[error.code.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
     }
   }
 
-  /// The answer to an append. `reload` is true when the room's history is another one than this
-  /// room holds (an epoch mismatch after ops were applied): the registry drops the room.
-  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> (
-    actions: [RoomAction], reload: Bool
-  ) {
-    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return ([], false) }
+  /// What an op whose history is being replaced gets: retry once the new board arrives.
+  static let replacingError = ProtocolError(.unavailable, "the board is being replaced; re-send later")
+
+  /// Makes `intent` into the record of an op on this replica, not applied (`SequencedBoard.make`,
+  /// with ids of this node's own).
+  mutating func makeRecord(_ intent: Intent, id: String, client: String, by: String) throws(ProtocolError)
+    -> OpRecord
+  {
+    let ids = shared!.nextIDs()
+    let logged = try makeOp(intent, ids: ids)
+    var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged)
+    // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
+    record.resolved = .object([("kind", .string(intent.kind))])
+    // Only an op made at seq 0 can become op 1, which carries the room's epoch.
+    if seq == 0 { record.epoch = epoch }
+    return record
+  }
+
+  /// The `.append` of the op in flight under `ticket`.
+  func sharedAppend(ticket: UInt64) -> SharedAppend {
+    let op = shared!.inFlight[ticket]!
+    return SharedAppend(
+      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared!.node, payload: op.record.encoded(),
+      ticket: ticket, creates: op.creates)
+  }
+
+  /// The answer to an append. An epoch mismatch after ops were applied (another history) reaches
+  /// it only once the room is reloading (`RoomRegistry.appended` starts that).
+  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> [RoomAction] {
+    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return [] }
     switch result {
     case .success(.applied(let at)):
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
-      guard at > seq else { return ([], false) }
-      if at == seq + 1 { return (try applyEntries([(at, op.record.encoded())]), false) }
+      if op.api { apiAnswered(ticket: ticket, seq: at) }
+      guard at > seq else { return [] }
+      if at == seq + 1 { return try applyEntries([(at, op.record.encoded())]) }
       shared!.ahead[at] = op.record.encoded()
-      return ([], false)
+      return []
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
       remember(key: op.key, seq: at)
-      return (op.connections.flatMap { repeatAck(seq: at, to: $0) }, false)
+      if op.api { apiAnswered(ticket: ticket, seq: at) }
+      return op.connections.flatMap { repeatAck(seq: at, to: $0) }
     case .failure(.unavailable(let why)):
-      counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
-      var actions: [RoomAction] = [.log(.warn, "append failed", [("room", name), ("error", why)])]
-      for connection in op.connections where members[connection] != nil {
-        actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))
-      }
-      return (actions, false)
+      return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
+    case .failure(.epoch) where shared!.reloading != nil:
+      // The history it was made in is being replaced: nobody gets it; the client re-sends.
+      return refuse(op, ticket: ticket, Room.replacingError)
     case .failure(.epoch(let current)):
       // Made with an epoch the room has since learned, or nothing applied yet (the room was
       // created meanwhile by another node), or a load found no op 1 to read the epoch from: take
-      // the log's epoch and append again. Otherwise this room holds another history: reload it.
-      guard current == epoch || seq == 0 || epoch.isEmpty else { return ([], true) }
+      // the log's epoch and append again.
+      guard !current.isEmpty, current == epoch || seq == 0 || epoch.isEmpty else {
+        return refuse(op, ticket: ticket, Room.replacingError)
+      }
       epoch = current
       var retry = op
       retry.record.epoch = current
       shared!.inFlight[ticket] = retry
-      let append = SharedAppend(
-        room: name, epoch: current, key: Array(op.key.utf8), node: shared!.node, payload: retry.record.encoded(),
-        ticket: ticket)
-      return ([.cluster(.append(append))], false)
+      return [.cluster(.append(sharedAppend(ticket: ticket)))]
     }
+  }
+
+  /// An op in flight that the log did not take: `rejected` to its connections, or the end of its
+  /// API request.
+  mutating func refuse(_ op: SharedRoom.InFlight, ticket: UInt64, _ error: ProtocolError) -> [RoomAction] {
+    counters.opsRejected[error.code.rawValue, default: 0] += 1
+    if op.api { apiRefused(ticket: ticket, error) }
+    var actions: [RoomAction] = []
+    for connection in op.connections where members[connection] != nil {
+      actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))
+    }
+    return actions
   }
 
   /// Entries of the log (from the stream or a read-range), in any order: those next are applied,
@@ -93,7 +121,8 @@ extension Room {
   /// (`.readRange`) unless a read for it is out.
   /// - Throws: when an entry cannot be read or applied (the log is corrupt).
   mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
-    guard shared != nil else { return [] }
+    // A room being reloaded holds a replaced history: what the log holds now is another one's.
+    guard shared != nil, shared!.reloading == nil else { return [] }
     var next: [(UInt64, [UInt8])] = []
     for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
       if entry.seq == seq + 1 + UInt64(next.count) {

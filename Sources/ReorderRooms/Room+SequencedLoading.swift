@@ -6,8 +6,9 @@ extension Room {
   /// the maker's view of the op, not the resolved one), so a `since` before the snapshot gets a
   /// full board. Pure: no I/O.
   ///
-  /// The epoch is op 1's; when op 1 was trimmed from the log (`history.first` nil) it stays
-  /// empty until the first append learns it (`appended`, `EPOCH`).
+  /// The epoch is op 1's (the Redis store hands a stand-in carrying the log's epoch when op 1 was
+  /// trimmed); without `history.first` it stays empty until the first append learns it
+  /// (`appended`, `EPOCH`).
   init(name: String, sharedHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String)
     throws
   {

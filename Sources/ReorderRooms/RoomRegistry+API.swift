@@ -85,7 +85,13 @@ extension RoomRegistry {
     }
     loading[name] = []
     return (
-      .loading, [.load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits))]
+      .loading,
+      [
+        .load(
+          RoomLoad(
+            room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
+            node: cluster?.node.node))
+      ]
     )
   }
 

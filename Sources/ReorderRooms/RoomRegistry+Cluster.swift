@@ -26,13 +26,22 @@ extension RoomRegistry {
   public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
     -> [RoomAction]
   {
-    guard rooms[append.room] != nil else { return [] }
+    guard let room = rooms[append.room] else { return [] }
+    var actions: [RoomAction] = []
+    // Another history in the log than the one this replica applied ops of (the board was replaced,
+    // or deleted: no epoch; the tail's check of the room's epoch may not have seen it yet): the room
+    // reloads it (or closes), and the op is refused as one made in a history that ended.
+    if case .failure(.epoch(let current)) = result, room.seq > 0, current != room.epoch,
+      current.isEmpty || !room.epoch.isEmpty
+    {
+      actions = sharedHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
+      guard rooms[append.room] != nil else { return actions }
+    }
     do {
-      let (actions, reload) = try rooms[append.room]!.appended(ticket: append.ticket, result: result)
-      guard reload else { return actions }
-      return actions + fail(room: append.room, reason: "room history changed; reconnect")
+      actions += try rooms[append.room]!.appended(ticket: append.ticket, result: result)
+      return actions + advanceAPI(room: append.room)
     } catch {
-      return fail(room: append.room, reason: "shared log corrupt")
+      return failShared(room: append.room, reason: "shared log corrupt")
     }
   }
 
@@ -41,11 +50,16 @@ extension RoomRegistry {
   public func logged(room name: String, entries: [SharedLogEntry], now: Double) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
     do {
-      return try rooms[name]!.logged(entries)
+      return try rooms[name]!.logged(entries) + advanceAPI(room: name)
     } catch {
       return [.log(.error, "shared log entry unreadable", [("room", name), ("error", "\(error)")])]
-        + fail(room: name, reason: "shared log corrupt")
+        + failShared(room: name, reason: "shared log corrupt")
     }
+  }
+
+  /// Drops a room whose shared state cannot go on (`fail`), its API requests answered first.
+  func failShared(room name: String, reason: String) -> [RoomAction] {
+    (rooms[name]?.failAPI(reason: reason) ?? []) + fail(room: name, reason: reason)
   }
 
   /// A `.readRange` failed: the gap is read again with the next entry or tick.

@@ -122,6 +122,7 @@ public final class RoomRegistry {
   /// the next connection to the room loads it again.
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
+    if rooms[name]?.shared?.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {

@@ -11,6 +11,10 @@ struct SharedRoom: Sendable {
     var request: String
     var key: String
     var record: OpRecord
+    /// Whether the HTTP API made it (the head of `apiJobs` waits for it).
+    var api = false
+    /// Whether it was made at seq 0 (`SharedAppend.creates`).
+    var creates = true
   }
 
   /// A session on another node, as this room knows it.
@@ -40,6 +44,12 @@ struct SharedRoom: Sendable {
   var outbox = PresenceMessage()
   /// Paces the publishes of drags at the room's presence rate (joins and leaves go at once).
   var publishes: TokenBucket?
+  /// The HTTP API's requests of ops, in arrival order; their ops run one at a time
+  /// (`Room+SharedAPI.swift`).
+  var apiJobs: [SharedAPIJob] = []
+  /// The room's history was replaced by another epoch (this one), and the room is being loaded
+  /// again: it takes no op and applies no entry until the loaded room takes its place.
+  var reloading: String?
 
   init(node: String) {
     self.node = node

@@ -50,10 +50,16 @@ final class ClusterAdapter: @unchecked Sendable {
       let driver = sink.driver
       driver?.transport?.post { [weak driver] in driver?.clusterAppended(answers) }
     }
-    let tail = ClusterTail(link: link(), health: health) { [sink] room, entries in
-      let driver = sink.driver
-      driver?.transport?.post { [weak driver] in driver?.clusterLogged(room: room, entries: entries) }
-    }
+    let tail = ClusterTail(
+      link: link(), health: health,
+      deliver: { [sink] room, entries in
+        let driver = sink.driver
+        driver?.transport?.post { [weak driver] in driver?.clusterLogged(room: room, entries: entries) }
+      },
+      changed: { [sink] room, epoch in
+        let driver = sink.driver
+        driver?.transport?.post { [weak driver] in driver?.clusterHistoryChanged(room: room, epoch: epoch) }
+      })
     self.tail = tail
     presence = ClusterPresence(url: url, node: node.node, metrics: metrics, health: health) { [sink] messages in
       let driver = sink.driver
@@ -108,13 +114,18 @@ final class ClusterAdapter: @unchecked Sendable {
         self?.rangeRead(room: room, through: through, result: result)
       }
     case .follow(let room, let after):
-      tail.follow(room, after: after)
+      tail.follow(room, after: after, epoch: driver?.registry.sharedFollowEpoch(room: room))
       presence.follow(room)
       control.read(room: room)
     case .unfollow(let room):
       tail.unfollow(room)
       presence.unfollow(room)
       summaries.forget(room: room)
+      driver?.clusterRoomGone(room)
+    case .apiDone(let request, let results):
+      driver?.clusterAPIAnswered(request, results: results, failure: nil)
+    case .apiFailed(let request, let reason):
+      driver?.clusterAPIAnswered(request, results: nil, failure: reason)
     case .publish(let room, let payload):
       control.publish(room: room, payload: payload)
     case .rosterJoin(let room, let session, let peer):
@@ -123,6 +134,14 @@ final class ClusterAdapter: @unchecked Sendable {
       control.leave(room: room, session: session)
     }
   }
+
+  /// The HTTP API's `POST …/ops` requests waiting for their room's results, by request id
+  /// (service thread only; `RoomsDriver+ClusterAPI.swift`).
+  var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
+  /// The next API request's id.
+  var nextAPIRequest: UInt64 = 1
+  /// `GET …/ops` requests waiting for their room to load here (service thread only).
+  var logReads: [String: [(since: UInt64, limit: Int, responder: HTTPResponder)]] = [:]
 
   /// Where answers go: set by `ReorderService` once the driver is made (which needs `storage`).
   var driver: RoomsDriver? {
@@ -154,13 +173,6 @@ final class ClusterAdapter: @unchecked Sendable {
 
 /// The answers of the cluster threads, on the service thread.
 extension RoomsDriver {
-  /// The API routes cluster mode answers 503: writes (they would bypass the shared log) and the
-  /// op log (its records in Redis hold the maker's intent, not the resolved op of an `applied`).
-  static func clusterRefuses(_ route: APIRoutes.Route) -> Bool {
-    if case .ops = route { return true }
-    return route.isWrite
-  }
-
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()
     reportingChanges(of: Set(answers.map(\.append.room))) {

@@ -11,23 +11,54 @@ import ReorderRooms
 /// at, so nothing is missed, only delayed by up to that block). A read whose room was followed
 /// again meanwhile does not move that room's position. While Redis is unreachable the thread
 /// retries with the link's backoff and resumes from where each room stood.
+///
+/// Whole-board changes (the API's `PUT` replacing a board, `DELETE`) rewrite a room's keys
+/// rather than append to its log, so the tail also checks each followed room's epoch in `meta`
+/// (one pipelined `HGET` per room) after a read, at most every `epochCheckSeconds`, and at once
+/// after a read that returned an entry of another epoch (entries carry theirs). When the epoch is
+/// not the one the room was followed with (or gone), the entries of that read are not delivered,
+/// the room is paused (not read) and `changed` says what the log holds; the registry answers with
+/// a new `follow` (the same history, or the reloaded board) or an `unfollow` (deleted). Checking
+/// after the read, not before, is what keeps a replaced history's entries from reaching the old
+/// replica: whatever a read returned after the change, the check that follows it sees the change.
 final class ClusterTail: @unchecked Sendable {
   /// Longest block of one read: how late a newly followed room's first remote entries can be.
   static let blockMilliseconds = 100
+  /// Most time between two checks of the followed rooms' epochs: how late a replaced or deleted
+  /// board is noticed by a node that did not make the change (plus one block).
+  static let epochCheckSeconds = 0.1
+
+  /// A followed room.
+  private struct Follow {
+    /// The last delivered seq.
+    var seq: UInt64
+    /// The follow it belongs to.
+    var generation: UInt64
+    /// The epoch its replica holds; nil: take the log's as it comes (a room that has applied
+    /// nothing, or does not know its epoch).
+    var epoch: String?
+    /// Not read until followed again (the log's epoch changed).
+    var paused = false
+  }
 
   private let link: RedisLink
   private let health: ClusterHealth
   private let deliver: @Sendable (String, [SharedLogEntry]) -> Void
+  private let changed: @Sendable (String, String?) -> Void
   private let condition = NSCondition()
-  /// Each followed room's last delivered seq, and the follow it belongs to.
-  private var positions: [String: (seq: UInt64, generation: UInt64)] = [:]
+  private var positions: [String: Follow] = [:]
   private var generation: UInt64 = 0
   private var stopping = false
+  private var lastCheck = 0.0
 
-  init(link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void) {
+  init(
+    link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void,
+    changed: @escaping @Sendable (String, String?) -> Void
+  ) {
     self.link = link
     self.health = health
     self.deliver = deliver
+    self.changed = changed
   }
 
   /// Starts the thread.
@@ -37,11 +68,12 @@ final class ClusterTail: @unchecked Sendable {
     thread.start()
   }
 
-  /// Follows `room` from the entry after `after` (any thread).
-  func follow(_ room: String, after: UInt64) {
+  /// Follows `room` from the entry after `after`, as a replica of history `epoch` (nil: whatever
+  /// the log holds) (any thread).
+  func follow(_ room: String, after: UInt64, epoch: String?) {
     condition.lock()
     generation += 1
-    positions[room] = (after, generation)
+    positions[room] = Follow(seq: after, generation: generation, epoch: epoch)
     condition.signal()
     condition.unlock()
   }
@@ -71,26 +103,49 @@ final class ClusterTail: @unchecked Sendable {
   private func run() {
     while true {
       condition.lock()
-      while positions.isEmpty && !stopping { condition.wait() }
+      while positions.values.allSatisfy(\.paused) && !stopping { condition.wait() }
       if stopping {
         condition.unlock()
         link.close()
         return
       }
-      let asked = positions
+      let asked = positions.filter { !$0.value.paused }
       condition.unlock()
       do {
         let read = try link.run { (redis) throws(RedisError) in
           try redis.tail(asked.mapValues(\.seq), blockMilliseconds: Self.blockMilliseconds)
         }
+        let now = ProcessInfo.processInfo.systemUptime
+        let foreign = read.contains { room, entries in
+          entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
+        }
+        var epochs: [String: String?]?
+        if foreign || now - lastCheck >= Self.epochCheckSeconds {
+          let rooms = Array(asked.keys)
+          epochs = try link.run { (redis) throws(RedisError) in try redis.epochs(rooms: rooms) }
+          lastCheck = now
+        }
         health.succeeded(.tail)
-        for (room, entries) in read {
-          guard let last = entries.last else { continue }
+        for (room, follow) in asked {
+          let entries = read[room] ?? []
           condition.lock()
-          if let current = positions[room], current.generation == asked[room]?.generation {
-            positions[room] = (max(current.seq, last.seq), current.generation)
+          guard let current = positions[room], current.generation == follow.generation else {
+            condition.unlock()
+            continue
           }
+          if let epochs, let logEpoch = epochs[room] {
+            if current.epoch == nil {
+              positions[room]!.epoch = logEpoch
+            } else if logEpoch != current.epoch {
+              positions[room]!.paused = true
+              condition.unlock()
+              changed(room, logEpoch)
+              continue
+            }
+          }
+          if let last = entries.last { positions[room]!.seq = max(current.seq, last.seq) }
           condition.unlock()
+          guard !entries.isEmpty else { continue }
           deliver(room, entries.map { SharedLogEntry(seq: $0.seq, node: $0.node, key: $0.key, payload: $0.op) })
         }
       } catch {

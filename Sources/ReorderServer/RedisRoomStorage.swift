@@ -1,3 +1,4 @@
+import Foundation
 import ReorderBasics
 import ReorderRedis
 import ReorderRooms
@@ -30,23 +31,48 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     self.health = health
   }
 
+  /// A load reads the room's snapshot and log in several calls; a whole-board write (`PUT`
+  /// replacing it, `DELETE`) between them would mix two histories. So the room's epoch is read
+  /// before and after, and a load that saw it change is read again (at most `loadAttempts` times,
+  /// then `unavailable`): epochs are random and never reused, so an equal epoch means one history.
+  /// When op 1 was trimmed, a record carrying only the log's epoch stands in for it
+  /// (`RoomHistory.first`: the rooms read only its epoch), so a loaded room knows its epoch.
   func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
   ) {
     queue.async { [self] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try RoomHistory.read(
-            remembering: remembering,
-            snapshot: { () throws(RoomStoreError) in
-              try self.call { (redis) throws(RedisError) in
-                try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
-              }
-            },
-            entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
-          )
-        })
+      completion(Result { () throws(RoomStoreError) in try consistentHistory(room: room, remembering: remembering) })
     }
+  }
+
+  /// Tries of a load that a whole-board write interrupted.
+  static let loadAttempts = 5
+
+  private func consistentHistory(room: String, remembering: Int) throws(RoomStoreError) -> RoomHistory {
+    for _ in 0..<Self.loadAttempts {
+      let before = try epoch(room: room)
+      var history = try RoomHistory.read(
+        remembering: remembering,
+        snapshot: { () throws(RoomStoreError) in
+          try self.call { (redis) throws(RedisError) in
+            try redis.snapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+          }
+        },
+        entries: { after, limit throws(RoomStoreError) in try self.entries(room: room, after: after, limit: limit) }
+      )
+      guard try epoch(room: room) == before else { continue }
+      if history.first?.seq != 1, let before, history.snapshot != nil {
+        var record = OpRecord(id: "", client: "", by: "", resolved: .null, logged: [])
+        record.epoch = before
+        history.first = LogEntry(seq: 1, payload: record.encoded())
+      }
+      return history
+    }
+    throw .unavailable("room \(room) changed while it was being loaded; try again")
+  }
+
+  private func epoch(room: String) throws(RoomStoreError) -> String? {
+    try call { (redis) throws(RedisError) in try redis.meta(room: room).epoch }
   }
 
   func append(
@@ -94,6 +120,75 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  /// Writes a whole board as `room`'s new history (`reorder_board_put`), unless it has ops and
+  /// `replace` is false: ops 1…n (`entries`, keyed by their records' op ids), `epoch` and the
+  /// snapshot, in one step. The API's `PUT` in cluster mode. A board written is then listed with
+  /// `summary` (`putSummary`) so the board list shows it before any lease holder writes one; a
+  /// failure of that second step is logged, not returned (the board is stored; the room's lease
+  /// holder lists it at its next change).
+  func putBoard(
+    room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
+    completion: @escaping @Sendable (Result<BoardPutOutcome, RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          var ops: [(key: [UInt8], payload: [UInt8])] = []
+          ops.reserveCapacity(entries.count)
+          for entry in entries {
+            guard let key = try? OpRecord.key(payload: entry.payload) else {
+              throw .corrupt("an op of the board has no readable record")
+            }
+            ops.append((Array(key.utf8), entry.payload))
+          }
+          return try call { (redis) throws(RedisError) in
+            let outcome = try redis.putBoard(
+              room: room, epoch: epoch, replace: replace, node: node, ops: ops, snapshot: snapshot.bytes)
+            if outcome != .exists {
+              Self.list(room, ClusterSummary(summary, updatedMilliseconds: Self.wallMilliseconds()), redis)
+            }
+            return outcome
+          }
+        })
+    }
+  }
+
+  /// Deletes every key of `room` if it has ops (`reorder_board_delete`): whether it had. The API's
+  /// `DELETE` in cluster mode.
+  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in
+            let deleted = try redis.deleteBoard(room: room)
+            if deleted { Self.unlist(room, redis) }
+            return deleted
+          }
+        })
+    }
+  }
+
+  /// Lists a board just written in the board list's directory, with its figures.
+  private static func list(_ room: String, _ summary: ClusterSummary, _ redis: RedisConnection) {
+    do {
+      _ = try redis.putSummary(room: room, summary)
+    } catch {
+      Log.log(.warn, "board not listed", [("room", room), ("error", "\(error)")])
+    }
+  }
+
+  /// Takes a deleted board out of the board list's directory (not a key of the room, so the
+  /// delete function leaves it).
+  private static func unlist(_ room: String, _ redis: RedisConnection) {
+    do {
+      try redis.removeFromDirectory(room: room)
+    } catch {
+      Log.log(.warn, "deleted board still listed", [("room", room), ("error", "\(error)")])
+    }
+  }
+
+  private static func wallMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
+
   /// Every room with a meta hash (`SCAN … MATCH reorder:{*}:meta`), sorted.
   private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] {
     var cursor = "0"
@@ -128,5 +223,14 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
       health.failed(.storage, error)
       throw .unavailable(error.description)
     }
+  }
+}
+
+extension ClusterSummary {
+  /// The Redis summary of a board's figures, changed at `updatedMilliseconds` (ms since the epoch).
+  init(_ summary: BoardSummary, updatedMilliseconds: Int64) {
+    self.init(
+      epoch: summary.epoch, seq: summary.seq, lists: summary.lists, items: summary.items,
+      updatedMilliseconds: updatedMilliseconds)
   }
 }

@@ -154,7 +154,9 @@ public final class ReorderService: @unchecked Sendable {
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
   public func start() throws -> Int {
-    if configuration.demo { try createDemoRooms() }
+    if configuration.demo {
+      if let cluster { try createSharedDemoRooms(cluster) } else { try createDemoRooms() }
+    }
     cluster?.start()
     boundPort = try transport.start()
     if let metricsServer {

@@ -30,15 +30,6 @@ extension RoomsDriver {
       responder.respond(problem.response)
     case .success(.boards):
       boards(request.head, responder)
-    case .success(let route) where cluster != nil && Self.clusterRefuses(route):
-      // API writes apply to this node's replica and its store, bypassing the shared log: in
-      // cluster mode they would fork the board's history. The op log's records in Redis hold the
-      // maker's intent, not the resolved op an `applied` carries (docs/CLUSTER.md).
-      responder.respond(
-        APIRoutes.Problem(
-          503, "not in cluster mode yet",
-          "board writes and the op log through the API work on one node only; in cluster mode use a websocket"
-        ).response)
     case .success(let write) where write.isWrite:
       apiWrite(write, request, responder)
     case .success(.board(let name)):
@@ -93,7 +84,8 @@ extension RoomsDriver {
   }
 
   /// `GET /api/v1/boards/{room}/ops?since=S&limit=N` (limit 1…1,000, default 100): the `applied`
-  /// messages after seq S, read from storage; 410 with the earliest seq still kept when the log no
+  /// messages after seq S, read from storage (in cluster mode from this node's replica,
+  /// `clusterOps`); 410 with the earliest seq still kept when the log no
   /// longer reaches back to S + 1 (a client that far behind takes the board instead).
   private func ops(_ name: String, _ head: HTTPRequestHead, _ responder: HTTPResponder) {
     guard let sinceText = head.queryValue("since"), let since = UInt64(sinceText) else {
@@ -105,6 +97,7 @@ extension RoomsDriver {
       responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
       return
     }
+    if cluster != nil { return clusterOps(name, since: since, limit: limit, responder) }
     let storage = self.storage
     storage.roomNames { names in
       guard case .success(let names) = names, names.contains(name) else {

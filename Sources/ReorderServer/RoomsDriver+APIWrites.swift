@@ -7,7 +7,8 @@ import ReorderTransport
 /// durable. Service thread; nothing here waits.
 ///
 /// The points where a board is created, replaced and deleted are `boardCreated(_:_:)` and
-/// `boardDeleted(_:)`, one each: what else should happen then (webhooks) goes there.
+/// `boardDeleted(_:)`, one each, on one node and in cluster mode (`RoomsDriver+ClusterAPI.swift`,
+/// on the node that made the change): what else should happen then (webhooks) goes there.
 extension RoomsDriver {
   /// Decodes the write's body, then runs it now or once its room has loaded.
   func apiWrite(_ route: APIRoutes.Route, _ request: HTTPRequest, _ responder: HTTPResponder) {
@@ -34,7 +35,11 @@ extension RoomsDriver {
     default:
       preconditionFailure("not an API write: \(route)")
     }
-    guard directory != nil else {
+    if cluster != nil, case .create(let content, let replace) = write {
+      return clusterCreate(name, content, replace: replace, responder)
+    }
+    if cluster != nil, case .delete = write { return clusterDelete(name, responder) }
+    guard directory != nil || cluster != nil else {
       return responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "this server's storage cannot write whole boards").response)
     }
@@ -60,6 +65,7 @@ extension RoomsDriver {
   /// A room's load was answered (after the registry took it): the writes that waited for it run,
   /// in order, or get 503.
   func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+    clusterRoomLoaded(name, result)
     guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
     for (write, responder) in waiting {
       if case .failure(let error) = result {
@@ -90,6 +96,8 @@ extension RoomsDriver {
       create(name, content, replace: replace, now: now, responder)
     case .delete:
       delete(name, now: now, responder)
+    case .ops(let ops) where cluster != nil:
+      clusterApplyOps(name, ops, responder)
     case .ops(let ops):
       applyOps(name, ops, responder)
     }

@@ -112,9 +112,6 @@ extension ServerConfiguration {
     _ = try webhookTarget
     _ = try metricsAddress
     _ = try redisURL
-    if redis != nil && demo {
-      throw ConfigurationError("--demo is for one node: in cluster mode (--redis) make boards over a websocket")
-    }
     if metricsAuth && apiKeyFile == nil {
       throw ConfigurationError("--metrics-auth checks the API's keys: give --api-key-file too")
     }

@@ -17,7 +17,8 @@ struct RedisLogTests {
     #expect(
       entries
         == (1...5).map {
-          ClusterLogEntry(seq: UInt64($0), node: "n\($0 % 2)", key: bytes("k\($0)"), op: bytes("op\($0)"))
+          ClusterLogEntry(
+            seq: UInt64($0), node: "n\($0 % 2)", key: bytes("k\($0)"), op: bytes("op\($0)"), epoch: "e1")
         })
     #expect(try redis.connection.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 5, snapshotSeq: 0, trimmedSeq: 0))
     #expect(
@@ -134,7 +135,8 @@ struct RedisLogTests {
     let entries = try redis.connection.entries(room: "r", after: 0)
     #expect(
       entries == [
-        ClusterLogEntry(seq: 1, node: "n", key: key, op: payload), ClusterLogEntry(seq: 2, node: "n", key: [], op: []),
+        ClusterLogEntry(seq: 1, node: "n", key: key, op: payload, epoch: "e1"),
+        ClusterLogEntry(seq: 2, node: "n", key: [], op: [], epoch: "e1"),
       ])
     #expect(try redis.connection.putSnapshot(room: "r", seq: 2, bytes: payload))
     #expect(try redis.connection.snapshot(room: "r") == ClusterSnapshot(seq: 2, bytes: payload))

@@ -38,7 +38,7 @@ struct RedisTailTests {
     #expect(failure.value == nil)
     #expect(seen.value["a"]?.map(\.seq) == [3, 4])
     #expect(seen.value["a"]?.map(\.node) == ["n2", "n2"])
-    #expect(seen.value["b"] == [ClusterLogEntry(seq: 1, node: "n3", key: [0], op: [0, 1, 0])])
+    #expect(seen.value["b"] == [ClusterLogEntry(seq: 1, node: "n3", key: [0], op: [0, 1, 0], epoch: "e1")])
   }
 
   @Test("A tail with nothing new returns empty when its block ends, and at once when unblocked")

@@ -20,6 +20,8 @@ final class ClusterHarness {
     var reads: [(room: String, after: UInt64, through: UInt64)] = []
     /// Rooms followed, with the last seq the stream delivered.
     var following: [String: UInt64] = [:]
+    /// The answers of the HTTP API's requests (`.apiDone`, `.apiFailed`), in order.
+    var apiAnswers: [ClusterAction] = []
     /// Presence messages of other nodes not yet delivered.
     var presence: [(room: String, node: String, payload: [UInt8])] = []
     var logs: [(level: Log.Level, event: String)] = []
@@ -115,6 +117,7 @@ final class ClusterHarness {
       }
     case .rosterJoin(let room, let session, let peer): log.rooms[room, default: .init()].roster[session] = peer
     case .rosterLeave(let room, let session): log.rooms[room]?.roster[session] = nil
+    case .apiDone, .apiFailed: node.apiAnswers.append(work)
     }
   }
 

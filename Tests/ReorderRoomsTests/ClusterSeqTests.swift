@@ -220,19 +220,37 @@ struct ClusterSeqTests {
     #expect(cluster.nodes[1].frames(late, "welcome")[0]["epoch"] == epochA)
   }
 
-  @Test("An epoch mismatch after ops drops the room; the next join loads the log's history")
+  @Test("An epoch mismatch after ops reloads the log's history: the op is refused, the member welcomed again")
   func epochMismatchReloads() throws {
     let cluster = ClusterHarness(nodes: 1)
     let a = cluster.join(0, 1)
     seedCluster(cluster, from: a)
-    // The log's history is replaced (the room deleted and made again elsewhere).
+    // The log's history is replaced (the board replaced elsewhere, its epoch not seen here yet).
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog()
     _ = cluster.log.append(
       SharedAppend(room: "r", epoch: "other", key: Array("k".utf8), node: "Z", payload: [], ticket: 0))
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog(epoch: "other")
     cluster.op(0, a, "late", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
     cluster.settle()
-    #expect(cluster.nodes[0].closed[a]?.code == 1011)
+    #expect(cluster.nodes[0].closed[a] == nil)
+    #expect(cluster.nodes[0].frames(a, "rejected").map { $0["code"] } == [.string("unavailable")])
+    let welcomes = cluster.nodes[0].frames(a, "welcome")
+    #expect(welcomes.count == 2)
+    #expect(welcomes.last?["epoch"] == .string("other"))
+    #expect(cluster.nodes[0].registry.room("r")?.epoch == "other")
+    #expect(cluster.nodes[0].following["r"] == 0)
+  }
+
+  @Test("An op made on a replica whose history was deleted from the log starts no history: the room closes 4404")
+  func appendAfterDelete() throws {
+    let cluster = ClusterHarness(nodes: 1)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    cluster.log.rooms["r"] = nil
+    cluster.op(0, a, "late", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
+    cluster.settle()
+    #expect(cluster.nodes[0].closed[a]?.code == 4404)
+    #expect(cluster.log.rooms["r"]?.epoch == nil)
     #expect(cluster.nodes[0].registry.room("r") == nil)
     #expect(cluster.nodes[0].following["r"] == nil)
   }

@@ -26,7 +26,10 @@ final class FakeSharedLog {
     appendCalls += 1
     var log = rooms[a.room] ?? RoomLog()
     if let epoch = log.epoch, epoch != a.epoch { return .failure(.epoch(epoch)) }
-    if log.epoch == nil { log.epoch = a.epoch }
+    if log.epoch == nil {
+      guard a.creates else { return .failure(.epoch("")) }
+      log.epoch = a.epoch
+    }
     if let known = log.ids[a.key] {
       rooms[a.room] = log
       return .success(.known(known))

@@ -1,0 +1,56 @@
+/// What `RoomRegistry.loggedOps(room:since:limit:)` found.
+public enum LoggedOps: Sendable, Equatable {
+  /// The `applied` frames after the seq asked for, in seq order (empty when there are none yet).
+  case ops([[UInt8]])
+  /// The room keeps no frames that far back: the earliest seq it can answer.
+  case gone(earliest: UInt64)
+  /// The room has no history (nothing applied).
+  case noBoard
+}
+
+/// The HTTP API's ops and op log in cluster mode (docs/CLUSTER.md, "The API in cluster mode"): the
+/// room is a replica on this node, loaded as for a member (`openForAPI`), and answers from it.
+extension RoomRegistry {
+  /// `POST /api/v1/boards/{room}/ops` on a loaded room in cluster mode: the ops run in order, one
+  /// at a time, through the shared log (`Room+SharedAPI.swift`); `.cluster(.apiDone(request:…))`
+  /// comes with the results once the room has applied the last of them, or `.apiFailed` when the
+  /// board is replaced, deleted or dropped meanwhile.
+  public func applySharedAPIOps(
+    _ name: String, request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], now: Double
+  ) -> [RoomAction] {
+    guard rooms[name]?.shared != nil else { preconditionFailure("applySharedAPIOps on a room that is not loaded") }
+    rooms[name]!.shared!.apiJobs.append(SharedAPIJob(request: request, ops: ops))
+    // A room loaded for the API alone stays at least its idle time after each request.
+    rooms[name]!.idleSince = max(rooms[name]!.idleSince, now)
+    return advanceAPI(room: name)
+  }
+
+  /// The room's API requests moved on as far as they can.
+  func advanceAPI(room name: String) -> [RoomAction] {
+    guard cluster != nil, rooms[name]?.shared?.apiJobs.isEmpty == false else { return [] }
+    var ticket = cluster!.nextTicket
+    defer { cluster!.nextTicket = ticket }
+    return rooms[name]!.advanceAPI(nextTicket: &ticket)
+  }
+
+  /// `GET /api/v1/boards/{room}/ops?since=S&limit=N` from a loaded room: the `applied` frames of
+  /// seqs S+1 … (at most `limit`) as this replica applied and resolved them, the frames every node
+  /// sent for those seqs. Nil when the room is not loaded.
+  public func loggedOps(room name: String, since: UInt64, limit: Int) -> LoggedOps? {
+    guard let room = rooms[name] else { return nil }
+    guard room.seq > 0 else { return .noBoard }
+    guard since < room.seq else { return .ops([]) }
+    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recentStart
+    guard since + 1 >= earliest else { return .gone(earliest: earliest) }
+    let last = min(room.seq, since + UInt64(max(1, limit)))
+    return .ops((since + 1...last).compactMap { room.appliedFrame(seq: $0) })
+  }
+
+  /// The epoch a node's tail should expect in the log's meta for `room` (see
+  /// `sharedHistoryChanged`): nil when the room has applied nothing or does not know its epoch yet
+  /// (the tail then takes whatever the log has).
+  public func sharedFollowEpoch(room name: String) -> String? {
+    guard let room = rooms[name], room.seq > 0, !room.epoch.isEmpty else { return nil }
+    return room.epoch
+  }
+}

@@ -1,0 +1,172 @@
+import ReorderBasics
+import ReorderRedis
+import ReorderRooms
+import ReorderTransport
+
+/// The HTTP API's writes and op log in cluster mode (docs/CLUSTER.md, "The API in cluster mode"),
+/// with the single-node answers of docs/API.md. Service thread; nothing here waits:
+///
+/// - `PUT`: the board is built here (`RoomRegistry.makeSharedBoard`) and written as the room's new
+///   history in one Redis Function call (`reorder_board_put`, which answers 409's "exists");
+/// - `DELETE`: one call (`reorder_board_delete`) removes every key of the room;
+/// - after either, this node's replica (if loaded) changes at once, the other nodes' when their
+///   tail sees the room's epoch change (`ClusterTail`): a reload and a fresh `welcome`, or 4404;
+/// - `POST …/ops`: the ops go through the shared log one at a time on this node's replica
+///   (`RoomRegistry.applySharedAPIOps`), answered once applied;
+/// - `GET …/ops`: answered from this node's replica (loaded for it if needed), whose `applied`
+///   frames are the ones every node sent.
+extension RoomsDriver {
+  /// `PUT /api/v1/boards/{room}` in cluster mode.
+  func clusterCreate(_ name: String, _ content: BoardContent, replace: Bool, _ responder: HTTPResponder) {
+    guard let cluster else { return }
+    let built: CreatedBoard
+    switch registry.makeSharedBoard(name, content: content, now: MonotonicClock.now()) {
+    case .failure(let refusal): return responder.respond(APIBodies.invalid(refusal).response)
+    case .success(let board): built = board
+    }
+    cluster.storage.putBoard(
+      room: name, epoch: built.epoch, replace: replace, entries: built.entries, snapshot: built.snapshot,
+      summary: built.summary
+    ) { [weak self] result in
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        switch result {
+        case .success(.exists):
+          responder.respond(
+            APIRoutes.Problem(409, "conflict", "the board \(name) exists; PUT with ?replace=true to replace it")
+              .response)
+        case .success(let outcome):
+          var board = built
+          board.replaced = outcome == .replaced
+          let now = MonotonicClock.now()
+          perform(registry.sharedHistoryChanged(room: name, epoch: board.epoch, now: now))
+          boardCreated(name, board)
+          responder.respond(
+            APIRoutes.json(
+              board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board)))
+        case .failure(let error):
+          Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
+          responder.respond(
+            APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
+        }
+      }
+    }
+  }
+
+  /// `DELETE /api/v1/boards/{room}` in cluster mode.
+  func clusterDelete(_ name: String, _ responder: HTTPResponder) {
+    guard let cluster else { return }
+    cluster.storage.deleteBoard(room: name) { [weak self] result in
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        switch result {
+        case .success(false):
+          responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+        case .success(true):
+          perform(registry.sharedHistoryChanged(room: name, epoch: nil, now: MonotonicClock.now()))
+          boardDeleted(name)
+          responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
+        case .failure(let error):
+          Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
+          responder.respond(
+            APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
+        }
+      }
+    }
+  }
+
+  /// `POST /api/v1/boards/{room}/ops` in cluster mode, on the loaded room.
+  func clusterApplyOps(
+    _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
+  ) {
+    guard let cluster else { return }
+    let request = cluster.nextAPIRequest
+    cluster.nextAPIRequest += 1
+    cluster.apiRequests[request] = (name, responder)
+    let now = MonotonicClock.now()
+    perform(registry.applySharedAPIOps(name, request: request, ops: ops, now: now))
+    requestTick(due: registry.nextTick(room: name, now: now), now: now)
+  }
+
+  /// A `POST …/ops` request's results (`.apiDone`), or why it has none (`.apiFailed`: 503).
+  func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
+    guard let waiting = cluster?.apiRequests.removeValue(forKey: request) else { return }
+    guard let results else {
+      return waiting.responder.respond(
+        APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
+    }
+    waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
+  }
+
+  /// `room` is no longer followed here (unloaded or dropped): requests still waiting on it get 503.
+  func clusterRoomGone(_ room: String) {
+    guard let cluster else { return }
+    for (request, waiting) in cluster.apiRequests where waiting.room == room {
+      clusterAPIAnswered(request, results: nil, failure: "the board was dropped")
+    }
+  }
+
+  /// `GET /api/v1/boards/{room}/ops` in cluster mode: from the replica here, loaded for it if needed
+  /// (and unloaded once idle, as any room nobody is in).
+  func clusterOps(_ name: String, since: UInt64, limit: Int, _ responder: HTTPResponder) {
+    guard let cluster else { return }
+    if let found = registry.loggedOps(room: name, since: since, limit: limit) {
+      return respondOps(name, found, since: since, responder)
+    }
+    let (state, actions) = registry.openForAPI(name)
+    switch state {
+    case .loading:
+      cluster.logReads[name, default: []].append((since, limit, responder))
+      perform(actions)
+    case .ready:
+      preconditionFailure("a loaded room answers loggedOps")
+    case .refused(let error):
+      responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
+    }
+  }
+
+  /// A room's load was answered: the op-log reads that waited for it are answered.
+  func clusterRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+    guard let waiting = cluster?.logReads.removeValue(forKey: name) else { return }
+    for (since, limit, responder) in waiting {
+      if case .failure(let error) = result {
+        responder.respond(
+          APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
+      } else if let found = registry.loggedOps(room: name, since: since, limit: limit) {
+        respondOps(name, found, since: since, responder)
+      } else {
+        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
+      }
+    }
+  }
+
+  private func respondOps(_ name: String, _ found: LoggedOps, since: UInt64, _ responder: HTTPResponder) {
+    switch found {
+    case .noBoard:
+      responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+    case .gone(let earliest):
+      responder.respond(
+        APIRoutes.Problem(
+          410, "gone", "the log no longer reaches back to seq \(since + 1); the earliest kept is \(earliest)"
+        ).response)
+    case .ops(let frames):
+      var out = Array(#"{"room":"#.utf8)
+      JSONValue.string(name).write(to: &out)
+      out.append(contentsOf: #","ops":["#.utf8)
+      for (index, frame) in frames.enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: frame)
+      }
+      out.append(contentsOf: "]}".utf8)
+      responder.respond(
+        HTTPResponse(status: 200, contentType: "application/json", headers: [("cache-control", "no-store")], body: out))
+    }
+  }
+
+  /// The tail found `room`'s history in the log changed (`epoch`, nil: gone).
+  func clusterHistoryChanged(room: String, epoch: String?) {
+    let now = MonotonicClock.now()
+    perform(registry.sharedHistoryChanged(room: room, epoch: epoch, now: now))
+    requestTick(due: registry.nextTick(room: room, now: now), now: now)
+  }
+}
