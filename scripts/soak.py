@@ -579,6 +579,15 @@ def compare_clients(clients, room, fresh, seq, what):
     return diverged
 
 
+def by_killed(phases):
+    """The largest recovery after a kill of each kind of process ("node" for any node)."""
+    worst = {}
+    for phase in phases:
+        kind = "node" if phase["killed"].startswith("node-") else phase["killed"]
+        worst[kind] = max(worst.get(kind, 0), phase["recovery_s"])
+    return worst
+
+
 def median(values):
     return round(sorted(values)[len(values) // 2], 3) if values else 0
 
@@ -605,6 +614,7 @@ async def soak(args, mode):
         recoveries = []  # restart -> every client welcomed again (cluster: and a probe op committed through every node)
         outages = []  # SIGKILL -> the same (includes the random time the process stays down)
         serving = []  # restart -> the process serves (a probe's hello welcomed in every room; Redis: PING)
+        phases = []  # per cycle: what was killed, and when it served, the clients were back, it all committed
         for cycle in range(args.cycles):
             await asyncio.sleep(rng.uniform(args.traffic_min, args.traffic_max))
             victim = deployment.victim(rng)
@@ -632,11 +642,14 @@ async def soak(args, mode):
                     await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 27)
                 except asyncio.TimeoutError:
                     print(f"soak: cycle {cycle + 1}: clients not back in 30 s", file=sys.stderr)
+            welcomed = time.monotonic()
             if not await deployment.committing(cycle + 1, stats, restarted + 30):
                 print(f"soak: cycle {cycle + 1}: a probe op was not acknowledged 30 s after the restart of"
                       f" {victim.name}", file=sys.stderr)
             recoveries.append(time.monotonic() - restarted)
             outages.append(time.monotonic() - killed)
+            phases.append({"cycle": cycle + 1, "killed": victim.name, "serving_s": round(serving[-1], 3),
+                           "welcomed_s": round(welcomed - restarted, 3), "recovery_s": round(recoveries[-1], 3)})
             result["cycles"] = cycle + 1
             if (cycle + 1) % 10 == 0:
                 print(f"soak: {mode}: {cycle + 1}/{args.cycles} cycles, {len(stats.acked)} acked,"
@@ -671,6 +684,8 @@ async def soak(args, mode):
             "ops_rejected": stats.rejected, "ops_unavailable": stats.unavailable, "ops_unanswered": unanswered,
             "drags_sent": stats.drags, "welcomes": stats.welcomes, "full_board_resyncs": stats.resyncs,
             "rollbacks": stats.rollbacks, "clients": len(clients), "rooms": len(ROOMS), "seed": args.seed,
+            "max_recovery_s_by_killed": by_killed(phases),
+            "slowest_cycles": sorted(phases, key=lambda p: -p["recovery_s"])[:5],
         })
         result.update(details)
         return result
