@@ -143,6 +143,7 @@ class Stats:
         self.resent = 0
         self.drags = 0
         self.welcomes = 0
+        self.closes = {}  # "code reason" -> count, for closes the server sent (a SIGKILL is none)
 
 
 class Client:
@@ -305,6 +306,9 @@ class Client:
                         for task in tasks:
                             task.cancel()
                         await asyncio.gather(*tasks, return_exceptions=True)  # read, so asyncio does not log them
+                        if ws.close_code is not None and ws.close_code != 1006 and not self.stopped:
+                            key = f"{ws.close_code} {ws.close_reason}".strip()
+                            self.stats.closes[key] = self.stats.closes.get(key, 0) + 1
             except (OSError, WebSocketException, asyncio.TimeoutError, ConnectionResetError) as error:
                 self.attempts += 1
                 self.last_error = f"{type(error).__name__}: {error}"
@@ -683,7 +687,8 @@ async def soak(args, mode):
             "ops_logged": logged, "ops_sent": stats.sent, "ops_resent": stats.resent,
             "ops_rejected": stats.rejected, "ops_unavailable": stats.unavailable, "ops_unanswered": unanswered,
             "drags_sent": stats.drags, "welcomes": stats.welcomes, "full_board_resyncs": stats.resyncs,
-            "rollbacks": stats.rollbacks, "clients": len(clients), "rooms": len(ROOMS), "seed": args.seed,
+            "rollbacks": stats.rollbacks, "server_closes": stats.closes,
+            "clients": len(clients), "rooms": len(ROOMS), "seed": args.seed,
             "max_recovery_s_by_killed": by_killed(phases),
             "slowest_cycles": sorted(phases, key=lambda p: -p["recovery_s"])[:5],
         })
