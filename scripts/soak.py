@@ -408,8 +408,6 @@ class SingleDeployment:
     """One server on a data directory (`--lose-data`: a fresh `:memory:` store at every start, which
     loses what was acknowledged: the run must fail)."""
 
-    mode = "single"
-
     def __init__(self, args, work):
         self.log = open(os.path.join(work, "server.log"), "ab")
         data = ":memory:" if args.lose_data else os.path.join(work, "data")
@@ -471,8 +469,6 @@ class ClusterDeployment:
     """`redis-server` and NODES nodes (`reorder serve --redis`, each with its own data directory and
     port). Each cycle kills one of them, chosen at random (`--lose-data`: always Redis, restarted on
     an empty directory, which loses the shared log: the run must fail)."""
-
-    mode = "cluster"
 
     def __init__(self, args, work):
         self.args = args
