@@ -2,7 +2,8 @@
 #   make run    installs missing packages, builds in release, serves the demo boards on :8080
 #   make test   installs what the tests need, then lint + import check + unit/integration + browser tests
 #   make fuzz   libFuzzer targets of Fuzz/ (a package of its own), FUZZ_SECONDS each (docs/RELIABILITY.md)
-#   make soak   kill-and-restart soak, SOAK_CYCLES cycles, writes reports/soak.json (docs/RELIABILITY.md)
+#   make soak   kill-and-restart soak, one server then a cluster, SOAK_CYCLES cycles each, writes
+#               reports/soak.json (docs/RELIABILITY.md)
 
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
@@ -54,9 +55,10 @@ fuzz:
 	@scripts/install-deps.sh run
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} Fuzz/run.sh
 
-# SOAK_CYCLES (default 100) kills and restarts; SOAK_MODE single (cluster: later).
+# SOAK_CYCLES (default 100) kills and restarts per mode; SOAK_MODE single|cluster runs one (default
+# both: single, then cluster).
 soak:
-	@scripts/install-deps.sh run
+	@scripts/install-deps.sh soak
 	$(SWIFT) build -c release --product reorder
 	scripts/soak.sh
 

@@ -10,6 +10,7 @@
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline), redis-server (the
 #                                  #   cluster scenarios)
+#   scripts/install-deps.sh soak   # + redis-server (the soak's cluster mode starts its own)
 set -euo pipefail
 
 purpose="${1:-run}"
@@ -18,7 +19,8 @@ case "$purpose" in
   run) ;;
   test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
   load) packages+=(libwebsockets-test-server redis-server) ;;
-  *) echo "usage: $0 run|test|load" >&2; exit 2 ;;
+  soak) packages+=(redis-server) ;;
+  *) echo "usage: $0 run|test|load|soak" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Kill-and-restart soak (docs/RELIABILITY.md): clients edit and drag while the server is killed with
-SIGKILL at random moments and restarted on the same data directory, cycle after cycle; at the end
-every acknowledged op must be in the log exactly once at the seq it was acknowledged with, the log
-must have no seq gaps, and every client's board must equal a fresh welcome.
+"""Kill-and-restart soak (docs/RELIABILITY.md): clients edit and drag while a process is killed with
+SIGKILL at random moments and restarted on the same data, cycle after cycle; at the end every
+acknowledged op must be in the log exactly once at the seq it was acknowledged with, the log must
+have no seq gaps, and every client's board must equal a fresh welcome (on every node).
 
-Usage: scripts/soak.py [--mode single] [--cycles N] [--binary PATH] [--report reports/soak.json]
-(`make soak` runs it through scripts/soak.sh). It talks to 127.0.0.1 only and starts, kills and
-stops only the server it started, by PID. Exit status 0 when lost, duplicates, gaps and diverged are
-all 0; 1 otherwise; 2 when it could not run (no binary, the server never came up).
+Modes: `single` kills and restarts the one server (SQLite data directory); `cluster` starts
+`redis-server` and NODES nodes (`reorder serve --redis`) and each cycle kills one of them or Redis,
+chosen at random; clients reconnect to any node.
+
+Usage: scripts/soak.py [--mode single|cluster|both] [--cycles N] [--binary PATH]
+[--report reports/soak.json] (`make soak` runs it through scripts/soak.sh). It talks to 127.0.0.1
+only and starts, kills and stops only the processes it started, by PID. Exit status 0 when lost,
+duplicates, gaps and diverged are all 0 in every mode run; 1 otherwise; 2 when it could not run
+(no binary, a process never came up).
 
 The report is a JSON list with one object per mode (a new run replaces its mode's entry):
 {"mode","cycles","acked","lost","duplicates","gaps","diverged","max_recovery_s", ...details}.
@@ -29,10 +34,15 @@ import time
 from websockets.asyncio.client import connect
 from websockets.exceptions import WebSocketException
 
+import soak_cluster
+
 ROOMS = [f"soak-{n}" for n in range(5)]
 CLIENTS_PER_ROOM = 4
 LISTS = ("main", "side")
 SEED_ITEMS = 12
+# Cluster mode: one op per node through this room after each restart says the cluster commits again.
+PROBE_ROOM = "soak-probe"
+NODES = 3
 
 
 def free_port():
@@ -42,17 +52,21 @@ def free_port():
 
 
 class Server:
-    """The one server process this soak owns: started on `data`, killed by its PID only."""
+    """One `reorder serve` process this soak owns, started on `data` (with `redis_port`: a cluster
+    node), killed and stopped by its PID only."""
 
-    def __init__(self, binary, data, port, log):
-        self.binary, self.data, self.port, self.log = binary, data, port, log
+    def __init__(self, binary, data, port, log, name="server", redis_port=None):
+        self.binary, self.data, self.port, self.log, self.name = binary, data, port, log, name
+        self.redis_port = redis_port
+        self.url = f"ws://127.0.0.1:{port}"
         self.process = None
 
     def start(self):
-        self.process = subprocess.Popen(
-            [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
-             "--history-ops", "1000000", "--snapshot-every", "200", "--log-level", "warn"],
-            stdout=self.log, stderr=subprocess.STDOUT)
+        arguments = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
+                     "--history-ops", "1000000", "--snapshot-every", "200", "--log-level", "warn"]
+        if self.redis_port is not None:
+            arguments += ["--redis", f"redis://127.0.0.1:{self.redis_port}"]
+        self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT)
 
     def kill(self):
         if self.process and self.process.poll() is None:
@@ -121,6 +135,7 @@ class Stats:
     def __init__(self):
         self.acked = {}  # op id -> seq of its applied
         self.rejected = 0
+        self.unavailable = 0
         self.client_gaps = 0
         self.rollbacks = 0
         self.resyncs = 0
@@ -128,18 +143,23 @@ class Stats:
         self.resent = 0
         self.drags = 0
         self.welcomes = 0
+        self.closes = {}  # "code reason" -> count, for closes the server sent (a SIGKILL is none)
 
 
 class Client:
-    """One soak client: joins its room, sends ops and drags, and on every disconnect reconnects with
-    `since` and `epoch` and re-sends every op it has no `applied` (or `rejected`) for."""
+    """One soak client: joins its room, sends ops and drags, and on every disconnect reconnects
+    (to its first node, then to any node chosen at random) with `since` and `epoch` and re-sends
+    every op it has no `applied` (or final `rejected`) for. An op `rejected` `unavailable` (cluster
+    mode, Redis down) stays pending and is re-sent 0.2–0.5 s later with the same id."""
 
-    def __init__(self, name, room, url, stats, rng):
-        self.name, self.room, self.url, self.stats, self.rng = name, room, url, stats, rng
+    def __init__(self, name, room, urls, home, stats, rng):
+        self.name, self.room, self.urls, self.stats, self.rng = name, room, urls, stats, rng
+        self.url = urls[home % len(urls)]
         self.seq = 0
         self.epoch = None
         self.board = None
         self.pending = {}  # op id -> frame, in send order
+        self.retry_at = {}  # op id -> when to re-send it after an `unavailable`
         self.counter = 0
         self.items_made = 0
         self.deleted = []
@@ -157,22 +177,24 @@ class Client:
             frame["epoch"] = self.epoch
         return json.dumps(frame)
 
+    def acknowledge(self, op_id, seq):
+        if op_id in self.pending:
+            del self.pending[op_id]
+            self.retry_at.pop(op_id, None)
+            self.stats.acked[op_id] = seq
+
     def on_applied(self, frame):
         seq = frame["seq"]
         if seq <= self.seq:
             # An idempotent re-send's applied again (to the sender only), or one the welcome held.
-            if frame["id"] in self.pending:
-                del self.pending[frame["id"]]
-                self.stats.acked[frame["id"]] = seq
+            self.acknowledge(frame["id"], seq)
             return
         if seq != self.seq + 1:
             self.stats.client_gaps += 1
             raise ConnectionResetError(f"{self.name}: applied {seq} after {self.seq}")
         self.board.apply(frame["op"])
         self.seq = seq
-        if frame["id"] in self.pending:
-            del self.pending[frame["id"]]
-            self.stats.acked[frame["id"]] = seq
+        self.acknowledge(frame["id"], seq)
 
     def on_welcome(self, frame):
         self.stats.welcomes += 1
@@ -227,6 +249,7 @@ class Client:
             kind = frame["type"]
             if kind == "welcome":
                 self.on_welcome(frame)
+                self.retry_at.clear()
                 for frame_text in list(self.pending.values()):
                     self.stats.resent += 1
                     await ws.send(frame_text)
@@ -234,15 +257,28 @@ class Client:
             elif kind == "applied":
                 self.on_applied(frame)
             elif kind == "rejected":
-                if frame.get("code") == "rate_limited":
+                code = frame.get("code")
+                if code == "rate_limited":
                     continue  # re-sent at the next reconnect or by the writer
+                if code == "unavailable":
+                    if frame["id"] in self.pending:
+                        self.stats.unavailable += 1
+                        self.retry_at[frame["id"]] = time.monotonic() + self.rng.uniform(0.2, 0.5)
+                    continue
                 if self.pending.pop(frame["id"], None) is not None:
+                    self.retry_at.pop(frame["id"], None)
                     self.stats.rejected += 1
 
     async def writer(self, ws):
         await self.welcomed.wait()
         while True:
             await asyncio.sleep(self.rng.uniform(0.05, 0.35))
+            now = time.monotonic()
+            for op_id, due in list(self.retry_at.items()):
+                if due <= now and op_id in self.pending:
+                    del self.retry_at[op_id]
+                    self.stats.resent += 1
+                    await ws.send(self.pending[op_id])
             if self.sending and len(self.pending) < 8:
                 op_id, text = self.next_op()
                 self.pending[op_id] = text
@@ -270,12 +306,16 @@ class Client:
                         for task in tasks:
                             task.cancel()
                         await asyncio.gather(*tasks, return_exceptions=True)  # read, so asyncio does not log them
+                        if ws.close_code is not None and ws.close_code != 1006 and not self.stopped:
+                            key = f"{ws.close_code} {ws.close_reason}".strip()
+                            self.stats.closes[key] = self.stats.closes.get(key, 0) + 1
             except (OSError, WebSocketException, asyncio.TimeoutError, ConnectionResetError) as error:
                 self.attempts += 1
                 self.last_error = f"{type(error).__name__}: {error}"
             finally:
                 self.ws = None
             if not self.stopped:
+                self.url = self.rng.choice(self.urls)  # any node (the one server in single mode)
                 await asyncio.sleep(0.05)
 
 
@@ -292,112 +332,118 @@ async def fetch(url, room, since=None):
                 return reply
 
 
-async def wait_up(url, deadline):
+async def wait_up(url, deadline, rooms=(ROOMS[0],)):
+    """Waits until `url` welcomes a hello in every one of `rooms` (the server is up and has loaded
+    them); the welcome of the first, or None at the deadline."""
     while time.monotonic() < deadline:
         try:
-            return await fetch(url, ROOMS[0])
+            welcomes = await asyncio.gather(*(fetch(url, room) for room in rooms))
+            return welcomes[0]
         except (OSError, WebSocketException, asyncio.TimeoutError):
             await asyncio.sleep(0.02)
     return None
 
 
-async def seed(url):
-    """Each room: two lists and a few items, through one connection, waiting for every applied."""
-    for room in ROOMS:
+async def seed(url, rooms):
+    """Each room: two lists and a few items, through one connection, waiting for every applied;
+    the probe room: one list and the item `probe`."""
+    for room in rooms:
         async with connect(f"{url}/ws/{room}", max_size=None) as ws:
             await ws.send(json.dumps({"type": "hello", "room": room, "client": "seed", "name": "seed", "color": "#000"}))
-            ops = [{"kind": "createList", "list": name, "title": name, "layout": "list", "after": prev}
-                   for prev, name in ((None, "main"), ("main", "side"))]
-            ops += [{"kind": "insert", "list": LISTS[k % 2], "item": f"seed-{k}", "fields": {"title": f"item {k}", "n": k}}
-                    for k in range(SEED_ITEMS)]
+            if room == PROBE_ROOM:
+                ops = [{"kind": "createList", "list": "main", "title": "main", "layout": "list", "after": None},
+                       {"kind": "insert", "list": "main", "item": "probe", "fields": {"title": "probe", "n": 0}}]
+            else:
+                ops = [{"kind": "createList", "list": name, "title": name, "layout": "list", "after": prev}
+                       for prev, name in ((None, "main"), ("main", "side"))]
+                ops += [{"kind": "insert", "list": LISTS[k % 2], "item": f"seed-{k}", "fields": {"title": f"item {k}", "n": k}}
+                        for k in range(SEED_ITEMS)]
+            # One at a time: in cluster mode an op is validated against the ops the node has applied,
+            # so an insert sent before its list's createList is back would be rejected unknown_list.
             for k, op in enumerate(ops):
-                await ws.send(json.dumps({"type": "op", "id": f"seed-{room}:{k}", "op": op}))
-            answered = 0
-            async for text in ws:
-                frame = json.loads(text)
-                if frame["type"] in ("applied", "rejected") and frame.get("id", "").startswith("seed-"):
-                    answered += 1
-                    if answered == len(ops):
+                op_id = f"seed-{room}:{k}"
+                text = json.dumps({"type": "op", "id": op_id, "op": op})
+                await ws.send(text)
+                async for reply in ws:
+                    frame = json.loads(reply)
+                    if frame.get("id") != op_id:
+                        continue
+                    if frame["type"] == "applied":
                         break
+                    if frame["type"] == "rejected" and frame.get("code") in ("unavailable", "rate_limited"):
+                        await asyncio.sleep(0.1)
+                        await ws.send(text)
+                    elif frame["type"] == "rejected":
+                        raise RuntimeError(f"seeding {room}: {op_id} rejected {frame.get('code')}")
 
 
-async def soak(args):
-    rng = random.Random(args.seed)
-    data = tempfile.mkdtemp(prefix="reorder-soak-")
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}"
-    log = open(os.path.join(data, "server.log"), "ab")
-    # --lose-data checks the soak itself: every restart is on a fresh `:memory:` store, so what was
-    # acknowledged before is gone and the run must fail.
-    server = Server(args.binary, ":memory:" if args.lose_data else os.path.join(data, "data"), port, log)
-    server.start()
-    stats = Stats()
-    clients = []
-    result = {"mode": args.mode, "cycles": 0}
-    try:
-        if await wait_up(url, time.monotonic() + 30) is None:
-            print("soak: the server did not come up; see", log.name, file=sys.stderr)
-            return None
-        await seed(url)
-        clients = [Client(f"c{r}x{k}", room, url, stats, random.Random(rng.random()))
-                   for r, room in enumerate(ROOMS) for k in range(CLIENTS_PER_ROOM)]
-        tasks = [asyncio.create_task(c.run()) for c in clients]
-        recoveries = []  # restart -> every client welcomed again
-        outages = []  # SIGKILL -> every client welcomed again (includes the random time the server stays down)
-        serving = []  # restart -> a probe's hello welcomed (the server is up and its room loaded)
-        for cycle in range(args.cycles):
-            await asyncio.sleep(rng.uniform(0.3, 2.5))
-            server.kill()
-            killed = time.monotonic()
-            for c in clients:
-                c.welcomed.clear()
-            await asyncio.sleep(rng.uniform(0.0, 0.3))  # clients find the port closed, and retry
-            server.start()
-            restarted = time.monotonic()
-            if await wait_up(url, time.monotonic() + 30) is None:
-                print("soak: the server did not come back in 30 s; see", log.name, file=sys.stderr)
-                return None
-            serving.append(time.monotonic() - restarted)
-            attempts = {c.name: c.attempts for c in clients}
-            try:
-                await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 3)
-            except asyncio.TimeoutError:
-                slow = [f"{c.name} ({c.attempts - attempts[c.name]} tries, last {c.last_error!r})"
-                        for c in clients if not c.welcomed.is_set()]
-                print(f"soak: cycle {cycle + 1}: not welcomed 3 s after the restart: {', '.join(slow)}",
-                      file=sys.stderr)
-                try:
-                    await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 27)
-                except asyncio.TimeoutError:
-                    print(f"soak: cycle {cycle + 1}: clients not back in 30 s", file=sys.stderr)
-            recoveries.append(time.monotonic() - restarted)
-            outages.append(time.monotonic() - killed)
-            result["cycles"] = cycle + 1
-            if (cycle + 1) % 10 == 0:
-                print(f"soak: {cycle + 1}/{args.cycles} cycles, {len(stats.acked)} acked,"
-                      f" recovery max {max(recoveries):.2f} s", flush=True)
+async def probe_commit(url, op_id, value, deadline):
+    """One op in the probe room through `url`, re-sent (same id) after `unavailable` or a dropped
+    connection until it is applied: its seq, or None at the deadline or when it is refused for
+    good (its item unknown: the node holds another board than the one seeded)."""
+    frame = json.dumps({"type": "op", "id": op_id, "op": {"kind": "set", "item": "probe", "field": "n", "value": value}})
+    hello = json.dumps({"type": "hello", "room": PROBE_ROOM, "client": "soak-probe", "name": "probe", "color": "#000"})
+    while time.monotonic() < deadline:
+        try:
+            async with connect(f"{url}/ws/{PROBE_ROOM}", max_size=None, open_timeout=5) as ws:
+                await ws.send(hello)
+                async for text in ws:
+                    reply = json.loads(text)
+                    if reply["type"] == "welcome":
+                        await ws.send(frame)
+                    elif reply["type"] == "applied" and reply["id"] == op_id:
+                        return reply["seq"]
+                    elif reply["type"] == "rejected" and reply["id"] == op_id:
+                        if reply.get("code") not in ("unavailable", "rate_limited"):
+                            print(f"soak: probe {op_id} through {url} rejected {reply.get('code')}", file=sys.stderr)
+                            return None
+                        await asyncio.sleep(0.05)
+                        await ws.send(frame)
+        except (OSError, WebSocketException, asyncio.TimeoutError):
+            await asyncio.sleep(0.05)
+    return None
 
-        # Quiesce: no new ops; every pending one is re-sent until answered.
-        for c in clients:
-            c.sending = False
-        deadline = time.monotonic() + 60
-        while any(c.pending or not c.welcomed.is_set() for c in clients) and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        unanswered = sum(len(c.pending) for c in clients)
-        room_seq = {room: (await fetch(url, room))["seq"] for room in ROOMS}
-        while any(c.seq < room_seq[c.room] for c in clients) and time.monotonic() < deadline + 30:
-            await asyncio.sleep(0.1)  # the last applied frames reach every client
-        for c in clients:
-            c.stopped = True
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
+class SingleDeployment:
+    """One server on a data directory (`--lose-data`: a fresh `:memory:` store at every start, which
+    loses what was acknowledged: the run must fail)."""
+
+    def __init__(self, args, work):
+        self.log = open(os.path.join(work, "server.log"), "ab")
+        data = ":memory:" if args.lose_data else os.path.join(work, "data")
+        self.server = Server(args.binary, data, free_port(), self.log)
+        self.urls = [self.server.url]
+        self.rooms = ROOMS
+
+    def start(self):
+        self.server.start()
+
+    def stop(self):
+        self.server.stop()
+        self.log.close()
+
+    def victim(self, rng):
+        return self.server
+
+    def dropped(self, victim, client):
+        return True  # every client was on the one server
+
+    async def ready(self, victim, deadline):
+        return await wait_up(self.server.url, deadline) is not None
+
+    async def committing(self, cycle, stats, deadline):
+        return True  # in single mode, "every client welcomed again" is the recovery
+
+    async def room_seq(self, room):
+        return (await fetch(self.server.url, room))["seq"]
+
+    async def check(self, clients, stats):
+        """(lost, duplicates, gaps, diverged, ops logged, details) from the server's log and boards."""
         lost = duplicates = gaps = diverged = 0
         logged = {}
         for room in ROOMS:
-            log_welcome = await fetch(url, room, since=0)
-            board_welcome = await fetch(url, room)
+            log_welcome = await fetch(self.server.url, room, since=0)
+            board_welcome = await fetch(self.server.url, room)
             ops = log_welcome.get("ops", [])
             seqs = [op["seq"] for op in ops]
             gaps += sum(1 for a, b in zip([0] + seqs, seqs) if b != a + 1) + (seqs[-1] != log_welcome["seq"] if seqs else 0)
@@ -411,39 +457,249 @@ async def soak(args):
             if replay.normalized() != fresh:
                 diverged += 1
                 print(f"soak: {room}: the log replayed is not the fresh welcome's board", file=sys.stderr)
-            for c in clients:
-                if c.room == room and (c.board is None or c.board.normalized() != fresh or c.seq != board_welcome["seq"]):
-                    diverged += 1
-                    print(f"soak: {c.name}: its board (seq {c.seq}) is not the fresh welcome's"
-                          f" (seq {board_welcome['seq']})", file=sys.stderr)
+            diverged += compare_clients(clients, room, fresh, board_welcome["seq"], "the fresh welcome")
         for op_id, seq in stats.acked.items():
             if logged.get(op_id) != seq:
                 lost += 1
                 print(f"soak: acknowledged {op_id} at seq {seq}, log has {logged.get(op_id)}", file=sys.stderr)
+        return lost + stats.rollbacks, duplicates, gaps, diverged, len(logged), {}
+
+
+class ClusterDeployment:
+    """`redis-server` and NODES nodes (`reorder serve --redis`, each with its own data directory and
+    port). Each cycle kills one of them, chosen at random (`--lose-data`: always Redis, restarted on
+    an empty directory, which loses the shared log: the run must fail)."""
+
+    def __init__(self, args, work):
+        self.args = args
+        self.log = open(os.path.join(work, "cluster.log"), "ab")
+        self.redis = soak_cluster.RedisProcess(free_port(), os.path.join(work, "redis"), self.log, args.lose_data)
+        self.nodes = [Server(args.binary, os.path.join(work, f"node-{k}"), free_port(), self.log, name=f"node-{k}",
+                             redis_port=self.redis.port) for k in range(args.nodes)]
+        self.urls = [node.url for node in self.nodes]
+        self.rooms = ROOMS + [PROBE_ROOM]
+        self.kills = {"redis-server": 0, "node": 0}
+        self.replays = 0
+
+    def start(self):
+        self.redis.start()
+        deadline = time.monotonic() + 30
+        while not soak_cluster.redis_answers(self.redis.port) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for node in self.nodes:
+            node.start()
+
+    def stop(self):
+        for node in self.nodes:
+            node.stop()
+        self.redis.stop()
+        self.log.close()
+
+    def victim(self, rng):
+        victim = self.redis if self.args.lose_data else rng.choice([self.redis] + self.nodes)
+        self.kills["redis-server" if victim is self.redis else "node"] += 1
+        return victim
+
+    def dropped(self, victim, client):
+        return getattr(victim, "url", None) == client.url  # a Redis kill drops no websocket
+
+    async def ready(self, victim, deadline):
+        if victim is self.redis:
+            while time.monotonic() < deadline:
+                if await asyncio.to_thread(soak_cluster.redis_answers, self.redis.port):
+                    return True
+                await asyncio.sleep(0.02)
+            return False
+        return await wait_up(victim.url, deadline, rooms=ROOMS) is not None
+
+    async def committing(self, cycle, stats, deadline):
+        """One probe op through every node, each acknowledged: every node commits to the log again."""
+        async def one(k, node):
+            op_id = f"probe-{cycle}-{k}"
+            try:
+                seq = await asyncio.wait_for(probe_commit(node.url, op_id, cycle, deadline), max(0.1, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                seq = None
+            if seq is not None:
+                stats.acked[op_id] = seq
+            return seq is not None
+        return all(await asyncio.gather(*(one(k, node) for k, node in enumerate(self.nodes))))
+
+    async def room_seq(self, room):
+        return await asyncio.to_thread(soak_cluster.meta_seq, self.redis.port, room)
+
+    async def check(self, clients, stats):
+        """The shared log in Redis (lost, duplicates, gaps) and every node's fresh welcome, which must
+        equal each other's and every client's board (diverged); where a node's catch-up from 0 is
+        the whole log (it has held the room since its first op), its replay must equal the board."""
+        diverged = 0
+        for room in self.rooms:
+            seq = await self.room_seq(room)
+            welcomes = []
+            for node in self.nodes:
+                deadline = time.monotonic() + 30
+                welcome = await fetch(node.url, room)
+                while welcome["seq"] < seq and time.monotonic() < deadline:  # its tail may be a read behind
+                    await asyncio.sleep(0.1)
+                    welcome = await fetch(node.url, room)
+                welcomes.append((node, welcome))
+            first_node, first = welcomes[0]
+            fresh = Board(first["board"]).normalized()
+            for node, welcome in welcomes:
+                if welcome["seq"] != seq or Board(welcome["board"]).normalized() != fresh:
+                    diverged += 1
+                    print(f"soak: {room}: {node.name}'s fresh welcome (seq {welcome['seq']}) is not"
+                          f" {first_node.name}'s (seq {first['seq']}); the log is at {seq}", file=sys.stderr)
+                log_welcome = await fetch(node.url, room, since=0)
+                if "ops" in log_welcome and log_welcome["seq"] == seq:
+                    replay = Board({"lists": []})
+                    for op in log_welcome["ops"]:
+                        replay.apply(op["op"])
+                    self.replays += 1
+                    if replay.normalized() != fresh:
+                        diverged += 1
+                        print(f"soak: {room}: {node.name}'s log replayed is not the fresh welcome's board", file=sys.stderr)
+            diverged += compare_clients(clients, room, fresh, seq, "every node's fresh welcome")
+        lost, duplicates, gaps, logged, problems = await asyncio.to_thread(
+            soak_cluster.check_logs, self.redis.port, self.rooms, stats.acked)
+        for problem in problems[:50]:
+            print(f"soak: {problem}", file=sys.stderr)
+        details = {"nodes": len(self.nodes), "kills": dict(self.kills), "log_replays_checked": self.replays,
+                   "behind_welcomes": stats.rollbacks}
+        return lost, duplicates, gaps, diverged, logged, details
+
+
+def compare_clients(clients, room, fresh, seq, what):
+    """How many of `room`'s clients hold another board (or seq) than `fresh`, each printed."""
+    diverged = 0
+    for c in clients:
+        if c.room == room and (c.board is None or c.board.normalized() != fresh or c.seq != seq):
+            diverged += 1
+            print(f"soak: {c.name}: its board (seq {c.seq}) is not {what} (seq {seq})", file=sys.stderr)
+    return diverged
+
+
+def by_killed(phases):
+    """The largest recovery after a kill of each kind of process ("node" for any node)."""
+    worst = {}
+    for phase in phases:
+        kind = "node" if phase["killed"].startswith("node-") else phase["killed"]
+        worst[kind] = max(worst.get(kind, 0), phase["recovery_s"])
+    return worst
+
+
+def median(values):
+    return round(sorted(values)[len(values) // 2], 3) if values else 0
+
+
+async def soak(args, mode):
+    rng = random.Random(args.seed)
+    work = tempfile.mkdtemp(prefix=f"reorder-soak-{mode}-")
+    deployment = (ClusterDeployment if mode == "cluster" else SingleDeployment)(args, work)
+    deployment.start()
+    stats = Stats()
+    clients = []
+    tasks = []
+    result = {"mode": mode, "cycles": 0}
+    try:
+        deadline = time.monotonic() + 30
+        for url in deployment.urls:
+            if await wait_up(url, deadline) is None:
+                print(f"soak: {url} did not come up; see {deployment.log.name}", file=sys.stderr)
+                return None
+        await seed(deployment.urls[0], deployment.rooms)
+        clients = [Client(f"c{r}x{k}", room, deployment.urls, r * CLIENTS_PER_ROOM + k, stats, random.Random(rng.random()))
+                   for r, room in enumerate(ROOMS) for k in range(CLIENTS_PER_ROOM)]
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        recoveries = []  # restart -> every client welcomed again (cluster: and a probe op committed through every node)
+        outages = []  # SIGKILL -> the same (includes the random time the process stays down)
+        serving = []  # restart -> the process serves (a probe's hello welcomed in every room; Redis: PING)
+        phases = []  # per cycle: what was killed, and when it served, the clients were back, it all committed
+        for cycle in range(args.cycles):
+            await asyncio.sleep(rng.uniform(args.traffic_min, args.traffic_max))
+            victim = deployment.victim(rng)
+            victim.kill()
+            killed = time.monotonic()
+            for c in clients:
+                if deployment.dropped(victim, c):
+                    c.welcomed.clear()
+            await asyncio.sleep(rng.uniform(0.0, 0.3))  # clients find the port closed, and retry
+            victim.start()
+            restarted = time.monotonic()
+            if not await deployment.ready(victim, time.monotonic() + 30):
+                print(f"soak: {victim.name} did not come back in 30 s; see {deployment.log.name}", file=sys.stderr)
+                return None
+            serving.append(time.monotonic() - restarted)
+            attempts = {c.name: c.attempts for c in clients}
+            try:
+                await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 3)
+            except asyncio.TimeoutError:
+                slow = [f"{c.name} ({c.attempts - attempts[c.name]} tries, last {c.last_error!r})"
+                        for c in clients if not c.welcomed.is_set()]
+                print(f"soak: cycle {cycle + 1}: not welcomed 3 s after the restart of {victim.name}: {', '.join(slow)}",
+                      file=sys.stderr)
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(c.welcomed.wait() for c in clients)), 27)
+                except asyncio.TimeoutError:
+                    print(f"soak: cycle {cycle + 1}: clients not back in 30 s", file=sys.stderr)
+            welcomed = time.monotonic()
+            if not await deployment.committing(cycle + 1, stats, restarted + 30):
+                print(f"soak: cycle {cycle + 1}: a probe op was not acknowledged 30 s after the restart of"
+                      f" {victim.name}", file=sys.stderr)
+            recoveries.append(time.monotonic() - restarted)
+            outages.append(time.monotonic() - killed)
+            phases.append({"cycle": cycle + 1, "killed": victim.name, "serving_s": round(serving[-1], 3),
+                           "welcomed_s": round(welcomed - restarted, 3), "recovery_s": round(recoveries[-1], 3)})
+            result["cycles"] = cycle + 1
+            if (cycle + 1) % 10 == 0:
+                print(f"soak: {mode}: {cycle + 1}/{args.cycles} cycles, {len(stats.acked)} acked,"
+                      f" recovery max {max(recoveries):.2f} s", flush=True)
+
+        # Quiesce: no new ops; every pending one is re-sent until answered.
+        for c in clients:
+            c.sending = False
+        deadline = time.monotonic() + 60
+        while any(c.pending or not c.welcomed.is_set() for c in clients) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        unanswered = sum(len(c.pending) for c in clients)
+        room_seq = {room: await deployment.room_seq(room) for room in ROOMS}
+        while any(c.seq < room_seq[c.room] for c in clients) and time.monotonic() < deadline + 30:
+            await asyncio.sleep(0.1)  # the last applied frames reach every client
+        for c in clients:
+            c.stopped = True
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+        lost, duplicates, gaps, diverged, logged, details = await deployment.check(clients, stats)
         gaps += stats.client_gaps
         result.update({
-            "acked": len(stats.acked), "lost": lost + stats.rollbacks, "duplicates": duplicates, "gaps": gaps,
+            "acked": len(stats.acked), "lost": lost, "duplicates": duplicates, "gaps": gaps,
             "diverged": diverged, "max_recovery_s": round(max(recoveries), 3) if recoveries else 0,
             "mean_recovery_s": round(sum(recoveries) / len(recoveries), 3) if recoveries else 0,
+            "median_recovery_s": median(recoveries),
             "max_outage_s": round(max(outages), 3) if outages else 0,
-            "median_recovery_s": round(sorted(recoveries)[len(recoveries) // 2], 3) if recoveries else 0,
-            "max_serving_s": round(max(serving), 3) if serving else 0,
-            "median_serving_s": round(sorted(serving)[len(serving) // 2], 3) if serving else 0,
-            "ops_logged": len(logged), "ops_sent": stats.sent, "ops_resent": stats.resent,
-            "ops_rejected": stats.rejected, "ops_unanswered": unanswered, "drags_sent": stats.drags,
-            "welcomes": stats.welcomes, "full_board_resyncs": stats.resyncs, "rollbacks": stats.rollbacks,
+            "max_serving_s": round(max(serving), 3) if serving else 0, "median_serving_s": median(serving),
+            "ops_logged": logged, "ops_sent": stats.sent, "ops_resent": stats.resent,
+            "ops_rejected": stats.rejected, "ops_unavailable": stats.unavailable, "ops_unanswered": unanswered,
+            "drags_sent": stats.drags, "welcomes": stats.welcomes, "full_board_resyncs": stats.resyncs,
+            "rollbacks": stats.rollbacks, "server_closes": stats.closes,
             "clients": len(clients), "rooms": len(ROOMS), "seed": args.seed,
+            "max_recovery_s_by_killed": by_killed(phases),
+            "slowest_cycles": sorted(phases, key=lambda p: -p["recovery_s"])[:5],
         })
+        result.update(details)
         return result
     finally:
         for c in clients:
             c.stopped = True
-        server.stop()
-        log.close()
+        for t in tasks:
+            t.cancel()
+        deployment.stop()
         if args.keep:
-            print("soak: data and server log kept in", data, file=sys.stderr)
+            print(f"soak: data and logs kept in {work}", file=sys.stderr)
         else:
-            shutil.rmtree(data, ignore_errors=True)
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def write_report(path, result):
@@ -455,6 +711,7 @@ def write_report(path, result):
         except (ValueError, TypeError):
             entries = []
     entries.append(result)
+    entries.sort(key=lambda e: ["single", "cluster"].index(e["mode"]) if e.get("mode") in ("single", "cluster") else 2)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "w") as f:
         json.dump(entries, f, indent=2)
@@ -463,34 +720,41 @@ def write_report(path, result):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mode", default=os.environ.get("SOAK_MODE", "single"), choices=["single", "cluster"])
+    parser.add_argument("--mode", default=os.environ.get("SOAK_MODE", "both"), choices=["single", "cluster", "both"],
+                        help="both: single, then cluster (the default)")
     parser.add_argument("--cycles", type=int, default=int(os.environ.get("SOAK_CYCLES", "100")))
     parser.add_argument("--binary", default=os.environ.get("SOAK_BINARY", ".build/release/reorder"))
     parser.add_argument("--report", default="reports/soak.json")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", "1")))
-    parser.add_argument("--keep", action="store_true", help="keep the data directory and server log")
+    parser.add_argument("--nodes", type=int, default=NODES, help="cluster nodes (default 3)")
+    parser.add_argument("--traffic-min", type=float, default=0.3, help="seconds of traffic before a kill, at least")
+    parser.add_argument("--traffic-max", type=float, default=2.5, help="seconds of traffic before a kill, at most")
+    parser.add_argument("--keep", action="store_true", help="keep the data directories and the logs")
     parser.add_argument("--lose-data", action="store_true",
-                        help="self-check: restart on an empty :memory: store each cycle (the soak must fail)")
+                        help="self-check: restart on empty data each cycle (single: a :memory: store; cluster:"
+                             " Redis on an empty directory); the soak must fail")
     args = parser.parse_args()
-    if args.mode == "cluster":
-        print("soak: the cluster mode comes with the cluster (issue 15, second part); run --mode single",
-              file=sys.stderr)
-        return 2
     if not os.access(args.binary, os.X_OK):
         print(f"soak: no server binary at {args.binary} (swift build -c release --product reorder)", file=sys.stderr)
         return 2
-    started = time.monotonic()
-    result = asyncio.run(soak(args))
-    if result is None:
+    modes = ["single", "cluster"] if args.mode == "both" else [args.mode]
+    if "cluster" in modes and shutil.which("redis-server") is None:
+        print("soak: the cluster mode needs redis-server (scripts/install-deps.sh test installs it)", file=sys.stderr)
         return 2
-    result["seconds"] = round(time.monotonic() - started, 1)
-    write_report(args.report, result)
-    print(json.dumps(result))
-    bad = {k: result[k] for k in ("lost", "duplicates", "gaps", "diverged") if result[k] != 0}
-    if bad:
-        print(f"soak: FAILED {bad}", file=sys.stderr)
-        return 1
-    return 0
+    failed = False
+    for mode in modes:
+        started = time.monotonic()
+        result = asyncio.run(soak(args, mode))
+        if result is None:
+            return 2
+        result["seconds"] = round(time.monotonic() - started, 1)
+        write_report(args.report, result)
+        print(json.dumps(result), flush=True)
+        bad = {k: result[k] for k in ("lost", "duplicates", "gaps", "diverged") if result[k] != 0}
+        if bad:
+            print(f"soak: {mode}: FAILED {bad}", file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -230,12 +230,16 @@ extension RoomRegistry {
   /// A write (append or snapshot) of `room` failed with `error`. On one node a full disk does not
   /// drop the room: its ops that were not stored are rejected `storage_full`, its members stay,
   /// and a `.load` rebuilds it from what is stored (`Room+Rebuild.swift`, answered in
-  /// `loaded(room:result:now:)`). Any other failure, and any failure in cluster mode, drops the
-  /// room (`fail`). While the room rebuilds, failures are of writes the store refused after the
-  /// first one (`RoomStore`'s rule): their ops were rejected already.
+  /// `loaded(room:result:now:)`). Any other failure drops the room (`fail`). While the room
+  /// rebuilds, failures are of writes the store refused after the first one (`RoomStore`'s rule):
+  /// their ops were rejected already. In cluster mode the room stays: its only writes here are
+  /// snapshots (ops go through the shared log, which holds every one), of a board it never
+  /// compacts, so a snapshot not stored costs a longer load, not the room; the next one is due
+  /// `snapshotEvery` ops later.
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
-    guard case .full = error, cluster == nil else { return fail(room: name, reason: "storage failure: \(error.kind)") }
+    if cluster != nil { return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])] }
+    guard case .full = error else { return fail(room: name, reason: "storage failure: \(error.kind)") }
     var actions = rooms[name]!.beginRebuild()
     actions.append(.log(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
     actions.append(
