@@ -27,6 +27,11 @@ extension Room {
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }
+    let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
+    if shared!.deferred.contains(where: { $0.connection == connection }) {
+      if !shared!.deferred.contains(where: { $0.key == key }) { shared!.deferred.append(deferral) }
+      return []
+    }
     do {
       try checkLimits(request.intent)
       let record = try makeRecord(
@@ -35,9 +40,45 @@ extension Room {
         connections: [connection], request: request.id, key: key, record: record, creates: seq == 0)
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     } catch {
+      // On one node an op is checked after every op before it applied; here those of this node
+      // may still be out, and this one may name what they make: it waits for them.
+      if Room.waitsForEarlierOps(error.code) && shared!.hasOwnOpsOut {
+        shared!.deferred.append(deferral)
+        return []
+      }
       counters.opsRejected[error.code.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
     }
+  }
+
+  /// The refusals an earlier op of this node may still lift: what it names does not exist yet.
+  static func waitsForEarlierOps(_ code: ErrorCode) -> Bool {
+    [.unknownItem, .unknownList, .unknownAssignment, .invalidAnchor].contains(code)
+  }
+
+  /// Makes the ops that waited for this node's ops before them, in arrival order (each waits
+  /// again while what it needs is still out); called after every append answer and log entry.
+  mutating func retryDeferred() -> [RoomAction] {
+    guard shared != nil, !shared!.deferred.isEmpty else { return [] }
+    let waiting = shared!.deferred
+    shared!.deferred = []
+    return waiting.flatMap { performShared($0.request, from: $0.connection, ticket: $0.ticket) }
+  }
+
+  /// Refuses the ops waiting behind a refused one of the same connections with its (retryable)
+  /// error, so that their client re-sends them after it, in order.
+  mutating func refuseDeferred(of connections: [ConnectionHandle], _ error: ProtocolError) -> [RoomAction] {
+    guard shared != nil else { return [] }
+    var actions: [RoomAction] = []
+    shared!.deferred.removeAll { waiting in
+      guard connections.contains(waiting.connection) else { return false }
+      counters.opsRejected[error.code.rawValue, default: 0] += 1
+      if members[waiting.connection] != nil {
+        actions.append(.send(waiting.connection, ServerMessage.rejected(id: waiting.request.id, error: error), .data))
+      }
+      return true
+    }
+    return actions
   }
 
   /// What an op whose history is being replaced gets: retry once the new board arrives.
@@ -69,6 +110,14 @@ extension Room {
   /// The answer to an append. An epoch mismatch after ops were applied (another history) reaches
   /// it only once the room is reloading (`RoomRegistry.appended` starts that).
   mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> [RoomAction] {
+    let actions = try answerAppend(ticket: ticket, result: result)
+    return actions + retryDeferred()
+  }
+
+  /// `appended` before the waiting ops are made again.
+  private mutating func answerAppend(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws
+    -> [RoomAction]
+  {
     guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return [] }
     switch result {
     case .success(.applied(let at)):
@@ -113,7 +162,7 @@ extension Room {
     for connection in op.connections where members[connection] != nil {
       actions.append(.send(connection, ServerMessage.rejected(id: op.request, error: error), .data))
     }
-    return actions
+    return actions + refuseDeferred(of: op.connections, error)
   }
 
   /// Entries of the log (from the stream or a read-range), in any order: those next are applied,
@@ -133,6 +182,7 @@ extension Room {
     }
     var actions = try applyEntries(next)
     actions.append(contentsOf: readGap())
+    actions.append(contentsOf: retryDeferred())
     return actions
   }
 

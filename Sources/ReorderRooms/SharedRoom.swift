@@ -17,6 +17,15 @@ struct SharedRoom: Sendable {
     var creates = true
   }
 
+  /// An op that names what an op of this node still out (in flight, or answered and not yet
+  /// applied) makes: it is made once the ones before it are applied (`Room.retryDeferred`).
+  struct Deferred: Sendable {
+    var connection: ConnectionHandle
+    var request: OpRequest
+    var key: String
+    var ticket: UInt64
+  }
+
   /// A session on another node, as this room knows it.
   struct RemotePeer: Sendable {
     var peer: PeerInfo
@@ -31,6 +40,11 @@ struct SharedRoom: Sendable {
   /// equal ids made on another node, or by an earlier start of this one.
   let idTag: String
   var inFlight: [UInt64: InFlight] = [:]
+  /// Ops waiting for this node's ops before them, in arrival order. A connection with one waiting
+  /// has all its later ops wait behind it, so each client's ops are made in the order sent.
+  var deferred: [Deferred] = []
+  /// Whether ops of this node are still to be applied here: made ops wait behind them.
+  var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty }
   /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,
   /// and entries after a gap.
   var ahead: [UInt64: [UInt8]] = [:]
