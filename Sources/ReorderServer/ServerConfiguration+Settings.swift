@@ -24,7 +24,8 @@ extension ServerConfiguration {
       "Bytes sent to a connection and not yet read, above which it gets no drag presence (0: never held back)."),
     .integer(
       "slow-reader-seconds", \.slowReaderSeconds, 0...86_400,
-      "Seconds a connection's unread backlog may stay over 4x --slow-reader-bytes (64 KiB at least) without halving before it is closed with 4008 (0: never)."),
+      "Seconds a connection's unread backlog may stay over 4x --slow-reader-bytes (64 KiB at least) "
+        + "without halving before it is closed with 4008 (0: never)."),
     .optionalString("tls-cert", \.tlsCertificatePath, "PEM certificate: serve https and wss (needs --tls-key)."),
     .optionalString("tls-key", \.tlsPrivateKeyPath, "PEM private key for --tls-cert."),
     .integer("ping-interval", \.pingIntervalSeconds, 1...3_600, "Seconds of silence before a connection is pinged."),

@@ -27,7 +27,8 @@ extension SocketBacklog {
       }
       guard let notSent = field(Offset.notSent), let mss = field(Offset.sendMSS), let unacked = field(Offset.unacked)
       else { return nil }
-      return SocketBacklog(unsentBytes: notSent, inFlightBytes: unacked * mss, peerWindowBytes: field(Offset.sendWindow))
+      return SocketBacklog(
+        unsentBytes: notSent, inFlightBytes: unacked * mss, peerWindowBytes: field(Offset.sendWindow))
     }
   }
 }
