@@ -9,6 +9,8 @@ struct SocketBacklog: Equatable, Sendable {
   /// The receive window the peer advertised last (`tcpi_snd_wnd`, bytes); nil on kernels before
   /// 5.4, which do not report it.
   var peerWindowBytes: Int?
+  /// Milliseconds since the peer's last ACK (`tcpi_last_ack_recv`): how old that window is.
+  var millisecondsSinceAck: Int = 0
 }
 
 /// The two bounds on a reader that does not keep up (`--slow-reader-bytes`,
@@ -80,13 +82,26 @@ struct SlowReaderWatch: Equatable, Sendable {
   private(set) var backlogAtStart = 0
   private(set) var clean = 0
 
+  /// A window older than this (no ACK since) counts only while it is at most half open.
+  static let freshAckMilliseconds = 1_000
+
   /// Bytes sent to the socket and not read by the peer's application, from a kernel sample; it
   /// also remembers the sample's window if it is the largest so far.
+  ///
+  /// What the peer's buffer holds counts when its window is fresh (an ACK within
+  /// `freshAckMilliseconds`) or at most half open. Linux ACKs data as it arrives, before the
+  /// application reads it, and announces the space a read frees only once its window has fallen
+  /// to half or less; so a reader that read a burst at once can keep showing a window short by
+  /// that burst until something else is sent to it. Gated on that alone, it would get nothing
+  /// that could correct the view; after a second without an ACK one frame goes out, and its ACK
+  /// tells.
   mutating func unread(_ sample: SocketBacklog) -> Int {
     var unread = sample.unsentBytes + sample.inFlightBytes
     if let window = sample.peerWindowBytes {
       largestWindow = max(largestWindow, window)
-      unread += largestWindow - window
+      if window * 2 <= largestWindow || sample.millisecondsSinceAck < Self.freshAckMilliseconds {
+        unread += largestWindow - window
+      }
     }
     return unread
   }

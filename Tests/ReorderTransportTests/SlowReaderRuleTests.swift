@@ -38,6 +38,21 @@ final class SlowReaderRuleTests: XCTestCase {
     XCTAssertEqual(watch.unread(sample(unsent: 7, inFlight: 3, window: nil)), 10)
   }
 
+  func testAStaleWindowCountsOnlyWhileItIsAtMostHalfOpen() {
+    var watch = SlowReaderWatch()
+    watch.opened(sample(window: 100_000))
+    var stale = sample(window: 70_000)
+    stale.millisecondsSinceAck = SlowReaderWatch.freshAckMilliseconds
+    // Over half open and not refreshed for a second: the peer may have read it without saying so.
+    XCTAssertEqual(watch.unread(stale), 0)
+    stale.millisecondsSinceAck -= 1
+    XCTAssertEqual(watch.unread(stale), 30_000)
+    // At most half open, the peer announces what it reads: no news is still unread.
+    var halfStale = sample(unsent: 5, window: 50_000)
+    halfStale.millisecondsSinceAck = 60_000
+    XCTAssertEqual(watch.unread(halfStale), 50_005)
+  }
+
   func testTheKernelIsLookedAtOncePerGateOfBytesQueuedAndOnlyABacklogMakesItWatched() {
     var watch = SlowReaderWatch()
     XCTAssertFalse(watch.queued(bytes: 10_000, limits: limits))
