@@ -7,7 +7,6 @@ extension SocketBacklog {
   private enum Offset {
     static let sendMSS = 16
     static let unacked = 24
-    static let lastAckReceived = 56
     static let notSent = 144  // Linux 4.6
     static let sendWindow = 228  // Linux 5.4
   }
@@ -29,8 +28,7 @@ extension SocketBacklog {
       guard let notSent = field(Offset.notSent), let mss = field(Offset.sendMSS), let unacked = field(Offset.unacked)
       else { return nil }
       return SocketBacklog(
-        unsentBytes: notSent, inFlightBytes: unacked * mss, peerWindowBytes: field(Offset.sendWindow),
-        millisecondsSinceAck: field(Offset.lastAckReceived) ?? 0)
+        unsentBytes: notSent, inFlightBytes: unacked * mss, peerWindowBytes: field(Offset.sendWindow))
     }
   }
 }
