@@ -41,7 +41,7 @@ final class ServerConnection {
   let slowReaderLimits: SlowReaderLimits
 
   /// Whether presence skips this connection: the one place "too busy for presence" is decided
-  /// (`BusyRule`, and for a connection watched as a slow reader, what its kernel holds unread,
+  /// (`BusyRule`, and for a connection watched as a slow reader, what its kernel holds unsent,
   /// looked up now). Presence sent to it is dropped, and the rooms hold its drags back.
   var isBusy: Bool {
     if BusyRule.isBusy(
@@ -50,7 +50,7 @@ final class ServerConnection {
       return true
     }
     guard slowReader.isWatched, let sample = SocketBacklog.read(socket: socket) else { return false }
-    return slowReader.gates(unread: slowReader.unread(sample), limits: slowReaderLimits)
+    return slowReader.gates(unsent: SlowReaderWatch.unsent(sample), limits: slowReaderLimits)
   }
 
   init(

@@ -38,13 +38,14 @@ final class SlowReaderRuleTests: XCTestCase {
     XCTAssertEqual(watch.unread(sample(unsent: 7, inFlight: 3, window: nil)), 10)
   }
 
-  func testThePeersBufferCountsOnlyOnceItsWindowIsAtMostHalfOpen() {
+  func testThePeersBufferCountsOnlyOnceItsWindowIsAtMostHalfOpenAndTheGateNever() {
     var watch = SlowReaderWatch()
     watch.opened(sample(window: 100_000))
     // More than half open: a reader that keeps up shows such windows too (buffer space, not bytes).
     XCTAssertEqual(watch.unread(sample(unsent: 5, window: 50_001)), 5)
     XCTAssertEqual(watch.unread(sample(unsent: 5, window: 50_000)), 50_005)
     XCTAssertEqual(watch.unread(sample(window: 0)), 100_000)
+    XCTAssertEqual(SlowReaderWatch.unsent(sample(unsent: 5, inFlight: 7, window: 0)), 12)
   }
 
   func testTheKernelIsLookedAtOncePerGateOfBytesQueuedAndOnlyABacklogMakesItWatched() {
@@ -69,15 +70,15 @@ final class SlowReaderRuleTests: XCTestCase {
     XCTAssertFalse(watch.queued(bytes: 1 << 30, limits: off))
   }
 
-  func testAWatchedConnectionGetsPresenceOnlyWhileItsReaderIsWithinTheGate() {
+  func testAWatchedConnectionGetsPresenceOnlyWhileItsKernelHoldsLittleUnsent() {
     let watch = watched()
-    XCTAssertTrue(watch.gates(unread: 16_385, limits: limits))
-    XCTAssertFalse(watch.gates(unread: 16_384, limits: limits))
-    XCTAssertFalse(watch.gates(unread: 0, limits: limits))
-    XCTAssertFalse(SlowReaderWatch().gates(unread: 1 << 20, limits: limits), "an unwatched one is not gated")
+    XCTAssertTrue(watch.gates(unsent: 16_385, limits: limits))
+    XCTAssertFalse(watch.gates(unsent: 16_384, limits: limits))
+    XCTAssertFalse(watch.gates(unsent: 0, limits: limits))
+    XCTAssertFalse(SlowReaderWatch().gates(unsent: 1 << 20, limits: limits), "an unwatched one is not gated")
     var noGate = limits
     noGate.gateBytes = 0
-    XCTAssertFalse(watch.gates(unread: 1 << 20, limits: noGate))
+    XCTAssertFalse(watch.gates(unsent: 1 << 20, limits: noGate))
   }
 
   func testABacklogThatStaysHighWithoutHalvingIsClosedAfterTheBound() {
@@ -134,7 +135,7 @@ final class SlowReaderRuleTests: XCTestCase {
     }
     XCTAssertEqual(watch.sweep(unread: 0, queued: 0, now: 30, limits: limits), .release)
     XCTAssertFalse(watch.isWatched)
-    XCTAssertFalse(watch.gates(unread: 1 << 20, limits: limits))
+    XCTAssertFalse(watch.gates(unsent: 1 << 20, limits: limits))
   }
 
   func testTheCloseBoundIsFourGatesAndAtLeast64KiB() {

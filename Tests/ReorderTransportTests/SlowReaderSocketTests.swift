@@ -21,12 +21,15 @@ final class SlowReaderSocketTests: XCTestCase {
   }
 
   func testAClientThatStopsReadingGetsNoPresenceUntilItHasReadWhatItWasSent() throws {
+    // A slow link: the client's 4 KiB receive buffer holds little, the server's kernel (a 1 MiB
+    // send buffer) takes the rest.
     let fixture = try ServerFixture {
       $0.slowReaders.gateBytes = 16_384
       $0.slowReaders.closeSeconds = 0
+      $0.socketSendBufferBytes = 1 << 20
     }
     defer { fixture.stop() }
-    let slow = try RawSocket(port: fixture.port)
+    let slow = try RawSocket(port: fixture.port, receiveBufferBytes: 4_096)
     XCTAssertTrue(try slow.websocketHandshake(path: "/ws/room-1").contains("101"))
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
     let slowID = try XCTUnwrap(fixture.handler.opened.keys.first)
@@ -35,8 +38,8 @@ final class SlowReaderSocketTests: XCTestCase {
     let fastID = try XCTUnwrap(fixture.handler.opened.keys.first { $0 != slowID })
     let server = fixture.server
 
-    // 64 KiB of data the slow client does not read: the kernel takes it all (nothing waits in
-    // the server), and it sits unread in the client's receive buffer.
+    // 64 KiB of data the slow client does not read: the server's kernel takes it all (nothing
+    // waits in the server's own queue), and most of it stays there, unsent.
     let frames = 32
     let payload = Array(String(repeating: "d", count: 2_048).utf8)
     for _ in 0..<frames {
@@ -47,7 +50,7 @@ final class SlowReaderSocketTests: XCTestCase {
       XCTAssertEqual(try receiveText(fast).count, payload.count)
     }
     XCTAssertTrue(
-      waitUntil { self.onService(server) { server.isBusy(slowID) } }, "a client with 64 KiB unread was not gated")
+      waitUntil { self.onService(server) { server.isBusy(slowID) } }, "a client with 64 KiB unsent was not gated")
     XCTAssertFalse(onService(server) { server.isBusy(fastID) })
     let stats = onService(server) { server.statistics }
     XCTAssertEqual(stats.slowReadersWatched, 1)
