@@ -21,7 +21,8 @@ extension ServerConfiguration {
       "Outgoing bytes queued per connection before it is closed (1008)."),
     .integer(
       "slow-reader-bytes", \.slowReaderBytes, 0...(1 << 30),
-      "Bytes sent to a connection and not yet read, above which it gets no drag presence (0: never held back)."),
+      "Bytes sent to a connection and not yet read that make it watched; then it gets no drag presence "
+        + "while more than this is unsent in the server's kernel (0: never held back)."),
     .integer(
       "slow-reader-seconds", \.slowReaderSeconds, 0...86_400,
       "Seconds a connection's unread backlog may stay over 4x --slow-reader-bytes (64 KiB at least) "

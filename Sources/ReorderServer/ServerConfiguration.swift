@@ -23,8 +23,8 @@ public struct ServerConfiguration: Sendable {
   public var maxMessageBytes = TransportConfiguration().maxMessageBytes
   /// Largest outgoing queue per connection before it is closed (`--max-queue-bytes`).
   public var maxQueueBytes = TransportConfiguration().maxQueueBytes
-  /// Presence is held back from a connection while more than this many bytes sent to it are unread
-  /// (`--slow-reader-bytes`; 0: never).
+  /// A connection with more than this many bytes unread is watched, and gets no presence while
+  /// more than this is unsent in the server's kernel (`--slow-reader-bytes`; 0: never).
   public var slowReaderBytes = TransportConfiguration().slowReaders.gateBytes
   /// A connection whose backlog stays high this long is closed with 4008 (`--slow-reader-seconds`;
   /// 0: never).
