@@ -22,7 +22,8 @@ public struct SlowReaderLimits: Sendable, Equatable {
   public var closeSeconds: Double = 10
 
   /// The backlog (unread plus queued in the server) that starts the close clock: four gates, at
-  /// least 64 KiB, so a reader the gate keeps near its bound is never closed for it.
+  /// least 64 KiB, so a client behind a slow link, which the gate keeps near its bound, is not
+  /// closed for it.
   public var closeBytes: Int { max(4 * gateBytes, 65_536) }
 
   /// The defaults above.
