@@ -22,6 +22,9 @@ public enum CloseCode {
   public static let forbidden: UInt16 = 4403
   /// The board was deleted through the HTTP API (`DELETE /api/v1/boards/{room}`).
   public static let boardDeleted: UInt16 = 4404
+  /// A reader that has not read what it was sent for `--slow-reader-seconds` (docs/PROTOCOL.md,
+  /// "Slow readers"): reconnect, and the welcome brings the current board.
+  public static let slowReader: UInt16 = 4008
   /// No hello within 10 s of the upgrade.
   public static let helloTimeout: UInt16 = 4408
 }

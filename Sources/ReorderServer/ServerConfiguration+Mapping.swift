@@ -10,6 +10,8 @@ extension ServerConfiguration {
     t.webRoot = webRoot.map { $0.isEmpty ? nil : $0 } ?? WebRoot.installed()
     t.maxMessageBytes = maxMessageBytes
     t.maxQueueBytes = maxQueueBytes
+    t.slowReaders.gateBytes = slowReaderBytes
+    t.slowReaders.closeSeconds = Double(slowReaderSeconds)
     t.tlsCertificatePath = tlsCertificatePath
     t.tlsPrivateKeyPath = tlsPrivateKeyPath
     t.pingIntervalSeconds = pingIntervalSeconds

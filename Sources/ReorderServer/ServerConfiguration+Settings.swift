@@ -19,6 +19,14 @@ extension ServerConfiguration {
     .integer(
       "max-queue-bytes", \.maxQueueBytes, 16_384...(1 << 30),
       "Outgoing bytes queued per connection before it is closed (1008)."),
+    .integer(
+      "slow-reader-bytes", \.slowReaderBytes, 0...(1 << 30),
+      "Bytes sent to a connection and not yet read that make it watched; then it gets no drag presence "
+        + "while more than this is unsent in the server's kernel (0: never held back)."),
+    .integer(
+      "slow-reader-seconds", \.slowReaderSeconds, 0...86_400,
+      "Seconds a connection's unread backlog may stay over 4x --slow-reader-bytes (64 KiB at least) "
+        + "without halving before it is closed with 4008 (0: never)."),
     .optionalString("tls-cert", \.tlsCertificatePath, "PEM certificate: serve https and wss (needs --tls-key)."),
     .optionalString("tls-key", \.tlsPrivateKeyPath, "PEM private key for --tls-cert."),
     .integer("ping-interval", \.pingIntervalSeconds, 1...3_600, "Seconds of silence before a connection is pinged."),

@@ -23,6 +23,12 @@ public struct ServerConfiguration: Sendable {
   public var maxMessageBytes = TransportConfiguration().maxMessageBytes
   /// Largest outgoing queue per connection before it is closed (`--max-queue-bytes`).
   public var maxQueueBytes = TransportConfiguration().maxQueueBytes
+  /// A connection with more than this many bytes unread is watched, and gets no presence while
+  /// more than this is unsent in the server's kernel (`--slow-reader-bytes`; 0: never).
+  public var slowReaderBytes = TransportConfiguration().slowReaders.gateBytes
+  /// A connection whose backlog stays high this long is closed with 4008 (`--slow-reader-seconds`;
+  /// 0: never).
+  public var slowReaderSeconds = Int(TransportConfiguration().slowReaders.closeSeconds)
   /// TLS certificate and key (PEM); both or neither (`--tls-cert`, `--tls-key`).
   public var tlsCertificatePath: String?
   public var tlsPrivateKeyPath: String?

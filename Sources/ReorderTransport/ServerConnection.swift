@@ -36,17 +36,28 @@ final class ServerConnection {
   var closeStarted = false
   /// True once lws closed the connection (it may still sit in `unflushed`).
   var isClosed = false
+  /// Whether its reader keeps up with what the kernel took (`SlowReaderWatch`), and the bounds.
+  var slowReader = SlowReaderWatch()
+  let slowReaderLimits: SlowReaderLimits
 
   /// Whether presence skips this connection: the one place "too busy for presence" is decided
-  /// (`BusyRule`). Presence sent to it is dropped, and the rooms hold its drags back.
+  /// (`BusyRule`, and for a connection watched as a slow reader, what its kernel holds unsent,
+  /// looked up now). Presence sent to it is dropped, and the rooms hold its drags back.
   var isBusy: Bool {
-    BusyRule.isBusy(
+    if BusyRule.isBusy(
       backlogged: backlogged, frames: outgoing.count, bytes: outgoing.bytes, limitBytes: outgoing.limitBytes)
+    {
+      return true
+    }
+    guard slowReader.isWatched, let sample = SocketBacklog.read(socket: socket) else { return false }
+    return slowReader.gates(unsent: SlowReaderWatch.unsent(sample), limits: slowReaderLimits)
   }
 
   init(
-    id: ConnectionID, wsi: OpaquePointer, socket: Int32, ownsSocket: Bool, maxMessageBytes: Int, maxQueueBytes: Int
+    id: ConnectionID, wsi: OpaquePointer, socket: Int32, ownsSocket: Bool, maxMessageBytes: Int, maxQueueBytes: Int,
+    slowReaderLimits: SlowReaderLimits = SlowReaderLimits()
   ) {
+    self.slowReaderLimits = slowReaderLimits
     self.id = id
     self.wsi = wsi
     self.socket = socket

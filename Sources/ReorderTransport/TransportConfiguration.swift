@@ -24,6 +24,11 @@ public struct TransportConfiguration: Sendable {
   /// Split a large fan-out (a frame to many connections at once) between the service thread and a
   /// second thread (`ParallelSender`). Plain websockets only (not with TLS).
   public var parallelFanout: Bool = true
+  /// Bounds on a reader that does not keep up: presence held back, then the close 4008
+  /// (`SlowReaderWatch`).
+  public var slowReaders = SlowReaderLimits()
+  /// Seconds between two looks at the connections watched as slow readers.
+  public var slowReaderSweepSeconds: Double = 0.5
   /// When set, `SO_SNDBUF` of each accepted websocket (bytes). Tests shrink it to make a
   /// non-reading client hit its queue limit quickly; nil keeps the kernel's autotuning.
   public var socketSendBufferBytes: Int? = nil
@@ -44,6 +49,10 @@ public struct TransportConfiguration: Sendable {
     }
     guard maxMessageBytes > 0, maxQueueBytes > 0 else {
       throw TransportError.invalidConfiguration("maxMessageBytes and maxQueueBytes must be positive")
+    }
+    guard slowReaders.gateBytes >= 0, slowReaders.closeSeconds >= 0, slowReaderSweepSeconds > 0 else {
+      throw TransportError.invalidConfiguration(
+        "slow reader bounds must not be negative, and slowReaderSweepSeconds must be positive")
     }
     guard pingIntervalSeconds > 0, idleTimeoutSeconds > pingIntervalSeconds, idleTimeoutSeconds <= 65_535 else {
       throw TransportError.invalidConfiguration(

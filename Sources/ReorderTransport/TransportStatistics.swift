@@ -24,6 +24,10 @@ public struct TransportStatistics: Sendable, Equatable {
   /// Connections closed because their outgoing queue overflowed, and because a write failed.
   public var overflowCloses = 0
   public var failedWrites = 0
+  /// Connections closed with 4008 because they did not read what they were sent, and those watched
+  /// as slow readers now (`SlowReaderWatch`).
+  public var slowReaderCloses = 0
+  public var slowReadersWatched = 0
   /// Writes that carried several messages framed back to back, and how many messages they carried.
   public var corkedWrites = 0
   public var corkedMessages = 0

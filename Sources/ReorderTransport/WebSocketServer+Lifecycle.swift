@@ -22,6 +22,7 @@ extension WebSocketServer {
     isShuttingDown = true
     ticks.cancel()
     writes.trimmer.cancel()
+    writes.slowReaders.cancel()
     Log.info("shutting down", ["connections": String(connections.count)])
     for conn in connections.all where conn.pendingClose == nil {
       conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")

@@ -1,9 +1,10 @@
 extension WebSocketServer {
-  /// Service thread only. Whether any connection is waiting for its socket: when none is, no
-  /// connection is busy and the rooms need not ask about each one (`isBusy(_:)`).
+  /// Service thread only. Whether any connection is waiting for its socket or watched as a slow
+  /// reader: when none is, no connection is busy and the rooms need not ask about each one
+  /// (`isBusy(_:)`).
   public var hasBacklog: Bool {
     loop.assertServiceThread()
-    return writes.backloggedQueues > 0
+    return writes.backloggedQueues > 0 || !writes.slowReaders.watched.isEmpty
   }
 
   /// Service thread only. Whether `connection` is too busy for presence (`ServerConnection.isBusy`:
@@ -33,6 +34,8 @@ extension WebSocketServer {
     }
     s.overflowCloses = writes.overflowCloses
     s.failedWrites = writes.failedWrites
+    s.slowReaderCloses = writes.slowReaders.closes
+    s.slowReadersWatched = writes.slowReaders.watched.count
     s.corkedWrites = writes.corkedWrites
     s.corkedMessages = writes.corkedMessages
     s.parallelFanouts = writes.parallelFanouts

@@ -8,11 +8,16 @@ extension WebSocketServer {
   func websocketOpened(_ wsi: OpaquePointer) -> Int32 {
     let conn = ServerConnection(
       id: connections.nextID(), wsi: wsi, socket: lws_get_socket_fd(wsi), ownsSocket: lws_get_network_wsi(wsi) == wsi,
-      maxMessageBytes: configuration.maxMessageBytes, maxQueueBytes: configuration.maxQueueBytes)
+      maxMessageBytes: configuration.maxMessageBytes, maxQueueBytes: configuration.maxQueueBytes,
+      slowReaderLimits: configuration.slowReaders)
     connections.insert(conn)
     if let bytes = configuration.socketSendBufferBytes {
       var size = Int32(clamping: bytes)
       setsockopt(conn.socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+    // The peer's window now is its empty buffer: what later windows are measured against.
+    if conn.ownsSocket, configuration.slowReaders.isOn, let sample = SocketBacklog.read(socket: conn.socket) {
+      conn.slowReader.opened(sample)
     }
     if isShuttingDown {
       conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")
@@ -90,6 +95,7 @@ extension WebSocketServer {
     guard let conn = connections.remove(wsi) else { return }
     conn.isClosed = true
     writes.discardQueue(conn)
+    writes.slowReaders.forget(conn)
     if conn.announced {
       adjustOpenCount(-1)
       // The code the server sent, else the peer's, else 1006 (the connection was lost).

@@ -72,6 +72,8 @@ public final class WebSocketServer: @unchecked Sendable {
         ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil,
       parallelSender: configuration.parallelFanout && configuration.tlsCertificatePath == nil
         ? ParallelSender() : nil,
+      slowReaders: SlowReaderSweep(
+        limits: configuration.slowReaders, sweepSeconds: configuration.slowReaderSweepSeconds),
       context: { loop.context })
     self.handler = handler
     if let webRoot = configuration.webRoot {

@@ -10,7 +10,8 @@ import ReorderBasics
 /// is safe. What does not fit in one write, connections whose last write lws is still finishing,
 /// and pending closes go through `LWS_CALLBACK_SERVER_WRITEABLE`, one `lws_write` per callback.
 /// A connection whose queue holds frames a write was already attempted for is *backlogged*: it
-/// waits for its socket, and counts as busy for presence (`ServerConnection.isBusy`).
+/// waits for its socket, and counts as busy for presence (`ServerConnection.isBusy`); so does a
+/// connection whose reader has not read what the kernel already took (`WriteScheduler+SlowReaders`).
 final class WriteScheduler {
   /// Most bytes one `send()` carries (the protocol's `tx_packet_size`); a corked write fits in one.
   static let maxSendBytes = 64 * 1024
@@ -23,6 +24,10 @@ final class WriteScheduler {
   let parallelSender: ParallelSender?
   /// Gives the heap back after a drained burst.
   let trimmer: HeapTrimmer
+  /// Watches, gates and closes connections that do not read what they are sent.
+  let slowReaders: SlowReaderSweep
+  /// The lws context (nil before it exists or after it is gone).
+  let context: () -> OpaquePointer?
   /// Connections sent something during the current pass, in the order first sent to.
   private(set) var unflushed: [ServerConnection] = []
   /// Connections with frames queued (kept on every empty ↔ non-empty change of a queue).
@@ -39,12 +44,18 @@ final class WriteScheduler {
   var corkedMessages = 0
   var parallelFanouts = 0
 
-  init(cork: FrameCork?, parallelSender: ParallelSender?, context: @escaping () -> OpaquePointer?) {
+  init(
+    cork: FrameCork?, parallelSender: ParallelSender?, slowReaders: SlowReaderSweep,
+    context: @escaping () -> OpaquePointer?
+  ) {
     self.cork = cork
     self.parallelSender = parallelSender
+    self.slowReaders = slowReaders
+    self.context = context
     var drained: () -> Bool = { true }
     trimmer = HeapTrimmer(allDrained: { drained() }, context: context)
     drained = { [unowned self] in nonEmptyQueues == 0 }
+    slowReaders.onSweep { [unowned self] in sweepSlowReaders() }
   }
 
   /// Acts on an enqueue result: schedules the connection for the end of this pass, pauses reading
@@ -62,6 +73,7 @@ final class WriteScheduler {
         unflushed.append(conn)
       }
       pauseReadingIfBacklogged(conn)
+      slowReaderQueued(conn, bytes: bytes)
       return true
     case .dropped:
       presenceDropped += 1
