@@ -26,6 +26,8 @@ struct LargeRoomEndToEndTests {
     let counted = try first.next(timeout: 10) { $0["type"] == .string("peers") && $0["count"] == .number(109) }
     #expect(counted["type"] == .string("peers"))
     #expect(first.buffer.filter { $0["type"] == .string("peer") }.count <= 99)
+    // Frames of the joins still buffered (one may count 108 on the way up) are not the leave's.
+    first.buffer.removeAll { $0["type"] == .string("peers") }
     clients[5].close()
     let afterLeave = try first.next(timeout: 10) { $0["type"] == .string("peers") && $0["count"] == .number(108) }
     #expect(afterLeave["left"] == .array([.string(clients[5].session)]))
