@@ -315,18 +315,20 @@ fi
 # b, then b with 10 % of the clients (never a dragger nor the room's first) reading their socket at
 # 10 KB/s at most (`--slow-readers 0.1 --slow-read-bytes-per-second 10240`: they stop reading, so
 # the server sees TCP backpressure), alternating for LOAD_SLOW_ROUNDS rounds (default 3) on one
-# fresh server of their own. Prints, per round and as the median over the rounds, the others'
-# drag p99 and coverage with slow readers over without, and what the slow ones got.
+# fresh server of their own. 20 s runs (b's length doubled), so that the slow readers' 4008 close
+# (after --slow-reader-seconds, 10 s) falls inside them. Prints, per round and as the median over
+# the rounds, the others' drag p99 and coverage with slow readers over without, and what the slow
+# ones got.
 if wanted slow; then
   rm -rf "$WORK/data-slow" && mkdir -p "$WORK/data-slow"
   fresh_server slow --data "$WORK/data-slow" "${BIG_FLAGS[@]}"
   RUN_GROUP=slow
   SLOW_ROUNDS=${LOAD_SLOW_ROUNDS:-3}
   for round in $(seq 1 "$SLOW_ROUNDS"); do
-    run "slow-b-$round" "b: 1 room × 1,000 clients, 10 draggers × 30/s (round $round)" \
-      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)"
-    run "slow-b10-$round" "b with 10 % slow readers at 10 KB/s (round $round)" \
-      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 10)" \
+    run "slow-b-$round" "b: 1 room × 1,000 clients, 10 draggers × 30/s, 20 s (round $round)" \
+      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 20)"
+    run "slow-b10-$round" "b with 10 % slow readers at 10 KB/s, 20 s (round $round)" \
+      --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 20)" \
       --slow-readers 0.1 --slow-read-bytes-per-second 10240
   done
   RUN_GROUP=""
