@@ -207,6 +207,7 @@ public final class RoomRegistry {
     // Over a copy of the keys: a view of `rooms` held while `rooms` changes would make the first
     // change of every tick copy the whole dictionary.
     for name in Array(rooms.keys) {
+      rooms[name]!.presenceTicked(now: now)
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       actions.append(contentsOf: sharedFlush(room: name, now: now))
