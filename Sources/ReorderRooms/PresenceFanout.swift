@@ -6,8 +6,8 @@
 /// duration has passed, and no sooner than the budget's interval (`PresencePacing`). So the
 /// room's presence takes at most `1 / (1 + gapRatio)` of the service thread, whatever one send
 /// costs on the machine: at a fixed interval a slow or busy machine starts a fan-out before the
-/// last one was written, and every frame then queues behind stale ones. Members still holding an
-/// earlier frame are skipped (busy) and get the latest state at a later flush.
+/// last one was written, and every frame then queues behind stale ones. Connections that have not
+/// drained what they were sent are skipped (busy) and get the latest state at a later flush.
 ///
 /// The interval it amounts to, `(1 + gapRatio) × duration` (durations smoothed over flushes) or
 /// the budget's when longer, is what the room announces (`presence_interval_ms`), changed only
@@ -18,8 +18,9 @@ public struct PresenceFanout: Sendable, Equatable {
   public static let gapRatio = 1.0
   /// The weight of the newest duration in the smoothed one.
   public static let smoothing = 0.5
-  /// The longest interval this pacing chooses (seconds): a room whose fan-outs take longer than
-  /// half of it still flushes once a second, and its busy members are skipped.
+  /// The longest gap and interval this pacing chooses (seconds): a room whose fan-outs take
+  /// longer still starts a flush at most this long after the last one ended, its busy members
+  /// skipped.
   public static let longestInterval = 1.0
   /// The relative change of the interval that is announced (a smaller one is not).
   public static let announceChange = 0.25
@@ -28,7 +29,8 @@ public struct PresenceFanout: Sendable, Equatable {
   public private(set) var openedAt: Double?
   /// The smoothed duration of the room's fan-outs (seconds), nil before the first one ended.
   public private(set) var duration: Double?
-  /// No flush before this (seconds): the end of the last fan-out plus its gap.
+  /// No flush before this (seconds): the end of the last fan-out plus its gap (at most
+  /// `longestInterval`).
   public private(set) var notBefore = -Double.infinity
 
   /// No fan-out timed yet.
@@ -47,7 +49,7 @@ public struct PresenceFanout: Sendable, Equatable {
     let took = max(0, now - start)
     let smoothed = duration.map { $0 + Self.smoothing * (took - $0) } ?? took
     duration = smoothed
-    notBefore = now + Self.gapRatio * took
+    notBefore = now + min(Self.longestInterval, Self.gapRatio * took)
   }
 
   /// Whether a flush may start at `now`: no fan-out open and its gap over.

@@ -29,8 +29,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
-  /// Frees unloaded rooms, at the lowest CPU priority: on the service thread, freeing a board of
-  /// 10,000 items and its history held every connection up for about half a millisecond.
+  /// Frees unloaded rooms off the service thread, at the lowest CPU priority: freeing a large
+  /// board (thousands of items and their history) is work every connection would wait for there.
   let releaser = BackgroundQueue(name: "reorder-release")
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]

@@ -36,6 +36,7 @@ struct PresenceFanoutTests {
     fanout.opened(at: 2)
     fanout.closed(at: 12)
     #expect(fanout.interval(shortest: 0.01) == PresenceFanout.longestInterval)
+    #expect(fanout.notBefore == 12 + PresenceFanout.longestInterval)  // a 10 s fan-out: a gap of 1 s
   }
 
   @Test("Closing with no fan-out open changes nothing")
