@@ -7,6 +7,7 @@
 #   LOAD_ONLY="f join isolation" scripts/load.sh  # issue 11: the room of 10,000, the join cost, load isolation
 #                                    # (each a group: f; join-1x4000 join-40x100; iso-off-N iso-on-N)
 #   LOAD_BIG_DATA=/tmp/reorder-big scripts/load.sh   # keep the seeded big board there and reuse it next time
+#   LOAD_ISO_ROUNDS=6 LOAD_ONLY=isolation scripts/load.sh   # more alternating off/on rounds (default 2)
 #   LOAD_SERVER_FLAGS="--presence-max-hz 1000 --presence-budget 60000" scripts/load.sh   # server flags
 #   LOAD_SERVER_FLAGS= scripts/load.sh   # the server's defaults (presence at a fixed 30 Hz)
 #   LOAD_ONLY="g h" scripts/load.sh  # issue 14: cluster mode, 2 nodes sharing rooms through Redis, beside
@@ -301,7 +302,7 @@ if wanted isolation; then
   fresh_server isolation --data "$BIG_DATA" --max-ops-per-second 100000 "${BIG_LIMITS[@]}" --room-idle-seconds 0 \
     $SERVER_FLAGS
   RUN_GROUP=isolation
-  for round in 1 2; do
+  for round in $(seq 1 "${LOAD_ISO_ROUNDS:-2}"); do
     run "iso-off-$round" "a: 1 room × 100 clients, 10 draggers × 30/s (round $round, no loader)" \
       --clients 100 --draggers 10 --drag-rate 30 --duration "$(seconds 10)"
     run "iso-on-$round" "a while a loader joins and leaves the big board every 100 ms (round $round)" \

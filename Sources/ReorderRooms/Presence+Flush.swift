@@ -143,9 +143,12 @@ extension Presence {
   /// When this room next needs a flush (seconds, the registry's clock), or nil when it has nothing
   /// to send: pending drags and notices go when the pacing allows (`now` if it already does);
   /// recipients held back as busy are retried after `retry` seconds.
+  /// A fan-out under way is due at once: the next tick ends it (`ticked(now:)`).
   func due(now: Double, retry: Double) -> Double? {
-    if hasPending || peersDirty { return max(now, nextFlushAt ?? now) }
-    if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, nextFlushAt ?? now) }
+    if fanout?.openedAt != nil { return now }
+    let next = nextFlushAt(now: now) ?? now
+    if hasPending || peersDirty { return max(now, next) }
+    if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, next) }
     return behind ? now + retry : nil
   }
 

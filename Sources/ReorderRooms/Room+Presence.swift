@@ -25,6 +25,10 @@ extension Room {
     return flush.actions
   }
 
+  /// The registry's tick reached this room at `now` (before pacing and flushing it): a fan-out of
+  /// an earlier pass has been written (see `PresenceFanout`).
+  mutating func presenceTicked(now: Double) { presence.ticked(now: now) }
+
   /// Applies the registry's pacing to this room (`joining`: members about to join, counted in).
   mutating func pace(_ pacing: PresencePacing, connections: Int, now: Double, joining: Int = 0) {
     presence.pace(pacing, connections: connections, members: members.count + joining, now: now)

@@ -46,6 +46,8 @@ public final class RoomRegistry {
   /// Counts outside the loaded rooms: those of rooms since unloaded or dropped, and the registry's
   /// own (ops rejected before reaching a room). See `statistics`.
   var counters = RoomCounters()
+  /// Rooms `tick` unloaded, until the caller takes them (`takeUnloaded()`) to free them elsewhere.
+  var unloaded: [Room] = []
   var loadsCompleted = 0
   var loadsFailed = 0
   var messagesReceived: [String: Int] = [:]
@@ -203,7 +205,10 @@ public final class RoomRegistry {
   /// due (held back for `busy` connections), and unloading idle rooms.
   public func tick(now: Double, busy: (ConnectionHandle) -> Bool = { _ in false }) -> [RoomAction] {
     var actions = dueDeadlines(now: now)
-    for name in rooms.keys {
+    // Over a copy of the keys: a view of `rooms` held while `rooms` changes would make the first
+    // change of every tick copy the whole dictionary.
+    for name in Array(rooms.keys) {
+      rooms[name]!.presenceTicked(now: now)
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       actions.append(contentsOf: sharedFlush(room: name, now: now))
@@ -211,11 +216,18 @@ public final class RoomRegistry {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         counters.add(rooms[name]!.counters)
-        rooms[name] = nil
+        if let room = rooms.removeValue(forKey: name) { unloaded.append(room) }
         if cluster != nil { actions.append(.cluster(.unfollow(room: name))) }
       }
     }
     return actions
+  }
+
+  /// The rooms `tick` unloaded since the last call: the caller lets go of them where freeing a
+  /// large board (thousands of items and their history) does not hold up its thread.
+  public func takeUnloaded() -> [Room] {
+    defer { unloaded = [] }
+    return unloaded
   }
 
   /// Shutting down: a snapshot of every room with ops since its last one.

@@ -29,6 +29,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
+  /// Frees unloaded rooms off the service thread, at the lowest CPU priority: freeing a large
+  /// board (thousands of items and their history) is work every connection would wait for there.
+  let releaser = BackgroundQueue(name: "reorder-release")
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
   /// Per append: from the frames that made the ops (the pass that received them) to the service
@@ -81,6 +84,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     guard let transport else { return }
     let now = MonotonicClock.now()
     perform(registry.tick(now: now, busy: busy(transport)))
+    let unloaded = registry.takeUnloaded()
+    if !unloaded.isEmpty { releaser.async { withExtendedLifetime(unloaded) {} } }
     requestTick(due: registry.nextTick(now: now), now: now)
   }
 

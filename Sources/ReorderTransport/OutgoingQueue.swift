@@ -68,7 +68,8 @@ struct OutgoingQueue {
 
   private func overflows(_ count: Int) -> Bool { bytes > 0 && bytes + count > limitBytes }
 
-  private mutating func enqueue(_ buffer: FrameBuffer, kind: Kind, isFirst: Bool, isFinal: Bool) -> EnqueueResult {
+  /// Appends one frame, unchecked against the bound (the callers check it).
+  mutating func enqueue(_ buffer: FrameBuffer, kind: Kind, isFirst: Bool, isFinal: Bool) -> EnqueueResult {
     frames.append(Frame(buffer: buffer, kind: kind, isFinal: isFinal, isFirst: isFirst))
     bytes += buffer.count
     return .queued

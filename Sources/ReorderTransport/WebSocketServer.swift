@@ -125,7 +125,8 @@ public final class WebSocketServer: @unchecked Sendable {
     return port
   }
 
-  /// Service thread only. Queues a text frame. Returns false when the connection is gone or was
+  /// Service thread only. Queues a text message (as fragments when it is longer than
+  /// `OutgoingQueue.fragmentBytes`, written one per writeable callback). Returns false when the connection is gone or was
   /// closed (or is closing, e.g. because its queue overflowed). A presence frame dropped because the
   /// connection is busy (`isBusy(_:)`) still returns true.
   @discardableResult
@@ -133,7 +134,8 @@ public final class WebSocketServer: @unchecked Sendable {
     loop.assertServiceThread()
     guard let conn = connections[connection], conn.pendingClose == nil else { return false }
     if priority == .presence && conn.isBusy { return writes.admit(.dropped, conn, bytes: text.count) }
-    return writes.admit(conn.outgoing.enqueue(text), conn, bytes: text.count)
+    let queued = conn.outgoing.enqueue(fragmenting: text)
+    return writes.admit(queued.result, conn, bytes: text.count, frames: queued.frames)
   }
 
   /// Service thread only. Queues the same text frame to every connection in `connections`, copying

@@ -60,12 +60,13 @@ final class WriteScheduler {
 
   /// Acts on an enqueue result: schedules the connection for the end of this pass, pauses reading
   /// from it when backlogged, or cuts it when its queue overflowed. True when the frame was taken
-  /// (a dropped presence frame counts as taken).
-  func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection, bytes: Int) -> Bool {
+  /// (a dropped presence frame counts as taken). `frames`: how many frames the message was queued
+  /// as (fragments, `OutgoingQueue.enqueue(fragmenting:)`).
+  func admit(_ result: OutgoingQueue.EnqueueResult, _ conn: ServerConnection, bytes: Int, frames: Int = 1) -> Bool {
     switch result {
     case .queued:
-      if conn.outgoing.count == 1 { nonEmptyQueues += 1 }
-      framesSent += 1
+      if conn.outgoing.count == frames { nonEmptyQueues += 1 }
+      framesSent += frames
       bytesSent += bytes
       trimmer.queued(bytes: bytes)
       if !conn.awaitingFlush {

@@ -1,0 +1,74 @@
+/// How a room too large for the frame budget paces its flushes: by the time its fan-outs take.
+///
+/// A flush of a room of n members is n sends, written when the service loop's pass ends. The
+/// next flush of such a room starts only once the previous fan-out has finished (the first tick
+/// after it, in a later pass of the loop, closes it) and then a gap of `gapRatio` times its
+/// duration has passed, and no sooner than the budget's interval (`PresencePacing`). So the
+/// room's presence takes at most `1 / (1 + gapRatio)` of the service thread, whatever one send
+/// costs on the machine: at a fixed interval a slow or busy machine starts a fan-out before the
+/// last one was written, and every frame then queues behind stale ones. Connections that have not
+/// drained what they were sent are skipped (busy) and get the latest state at a later flush.
+///
+/// The interval it amounts to, `(1 + gapRatio) × duration` (durations smoothed over flushes) or
+/// the budget's when longer, is what the room announces (`presence_interval_ms`), changed only
+/// when it moves by more than `announceChange`, so that a jittering duration does not send every
+/// member a `peers` frame.
+public struct PresenceFanout: Sendable, Equatable {
+  /// The gap after a fan-out, in multiples of its duration.
+  public static let gapRatio = 1.0
+  /// The weight of the newest duration in the smoothed one.
+  public static let smoothing = 0.5
+  /// The longest gap and interval this pacing chooses (seconds): a room whose fan-outs take
+  /// longer still starts a flush at most this long after the last one ended, its busy members
+  /// skipped.
+  public static let longestInterval = 1.0
+  /// The relative change of the interval that is announced (a smaller one is not).
+  public static let announceChange = 0.25
+
+  /// When the fan-out under way started (seconds), nil when none is.
+  public private(set) var openedAt: Double?
+  /// The smoothed duration of the room's fan-outs (seconds), nil before the first one ended.
+  public private(set) var duration: Double?
+  /// No flush before this (seconds): the end of the last fan-out plus its gap (at most
+  /// `longestInterval`).
+  public private(set) var notBefore = -Double.infinity
+
+  /// No fan-out timed yet.
+  public init() {}
+
+  /// A flush started at `now` and sent frames.
+  public mutating func opened(at now: Double) {
+    openedAt = now
+  }
+
+  /// The first tick after the flush's pass: the fan-out that opened ended by `now`. Does nothing
+  /// when none is open.
+  public mutating func closed(at now: Double) {
+    guard let start = openedAt else { return }
+    openedAt = nil
+    let took = max(0, now - start)
+    let smoothed = duration.map { $0 + Self.smoothing * (took - $0) } ?? took
+    duration = smoothed
+    notBefore = now + min(Self.longestInterval, Self.gapRatio * took)
+  }
+
+  /// Whether a flush may start at `now`: no fan-out open and its gap over.
+  public func allows(now: Double) -> Bool { openedAt == nil && now >= notBefore }
+
+  /// When the next flush may start (seconds): `now` while a fan-out is open (a tick then closes
+  /// it), else the end of the gap.
+  public func nextAt(now: Double) -> Double { openedAt == nil ? notBefore : now }
+
+  /// The interval the measured fan-outs amount to, within `[shortest, longestInterval]`; nil
+  /// before the first fan-out ended.
+  public func interval(shortest: Double) -> Double? {
+    guard let duration else { return nil }
+    return min(Self.longestInterval, max(shortest, (1 + Self.gapRatio) * duration))
+  }
+
+  /// Whether an interval of `new` ms should replace the announced `old` ms.
+  public static func shouldAnnounce(_ new: Int, replacing old: Int) -> Bool {
+    guard old > 0 else { return true }
+    return abs(Double(new - old)) > announceChange * Double(old)
+  }
+}
