@@ -17,6 +17,8 @@ struct ClusterRandomTests {
     /// Op ids sent and not yet acknowledged, with their op.
     var pending: [(id: String, op: JSONValue)] = []
     var acknowledged: [String: UInt64] = [:]
+    /// Op ids refused for good (a random anchor that is in the other list by then), with the code.
+    var refused: [String: String] = [:]
     /// The board as this client sees it: its welcome, then every `applied` it received.
     var model: ClientModel
 
@@ -54,9 +56,22 @@ struct ClusterRandomTests {
         guard let id = frame["id"]?.stringValue, pending.contains(where: { $0.id == id }) else { continue }
         acknowledged[id] = UInt64(seq)
       }
-      pending.removeAll { acknowledged[$0.id] != nil }
-      socket.buffer.removeAll { $0["type"] == .string("applied") }
+      // A refusal of the op itself (not `unavailable` or `rate_limited`, which are re-sent) ends
+      // it, as the web client drops it.
+      for frame in socket.buffer where frame["type"] == .string("rejected") {
+        guard let id = frame["id"]?.stringValue, let code = frame["code"]?.stringValue,
+          !Self.retryable.contains(code), pending.contains(where: { $0.id == id })
+        else { continue }
+        refused[id] = code
+      }
+      pending.removeAll { acknowledged[$0.id] != nil || refused[$0.id] != nil }
+      socket.buffer.removeAll {
+        $0["type"] == .string("applied")
+          || ($0["type"] == .string("rejected") && !Self.retryable.contains($0["code"]?.stringValue ?? ""))
+      }
     }
+
+    static let retryable: Set<String> = ["unavailable", "rate_limited"]
   }
 
   @Test("600 random ops from 6 clients on 3 nodes with node restarts: every board equals a fresh welcome on every node")
@@ -128,14 +143,18 @@ struct ClusterRandomTests {
       #expect(done, "\(c.name): \(c.pending.count) ops never acknowledged")
     }
     let seqs = clients.flatMap { $0.acknowledged.values }
-    #expect(seqs.count == total)
-    #expect(Set(seqs) == Set((seeded + 1)...(seeded + UInt64(total))))
+    let refused = clients.flatMap { $0.refused.values }
+    #expect(seqs.count + refused.count == total)
+    #expect(refused.allSatisfy { $0 == "invalid_anchor" }, "\(refused)")
+    #expect(seqs.count >= total / 2, "most random moves apply (\(refused.count) refused)")
+    #expect(Set(seqs) == Set((seeded + 1)...(seeded + UInt64(seqs.count))))
+    let last = seeded + UInt64(seqs.count)
     // A fresh welcome on every node, once it has applied everything, is the same board.
     var boards: [ClientModel] = []
     for (i, node) in nodes.enumerated() {
       let fresh = try RoomClient.join(port: node!.port, client: "fresh\(i)", context: context)
       var model = ClientModel(welcome: fresh.welcome)
-      _ = try fresh.follow(&model, until: seeded + UInt64(total))
+      _ = try fresh.follow(&model, until: last)
       boards.append(model)
     }
     for board in boards { #expect(board.lists == boards[0].lists) }
@@ -143,7 +162,7 @@ struct ClusterRandomTests {
     #expect(clients.reduce(0) { $0 + $1.caughtUp } > 0, "some reconnection caught up with since/epoch")
     // Every client's own board, as it followed the room from its last welcome.
     for c in clients {
-      _ = try c.socket.follow(&c.model, until: seeded + UInt64(total))
+      _ = try c.socket.follow(&c.model, until: last)
       #expect(c.model.lists == boards[0].lists, "\(c.name)")
     }
   }
