@@ -38,7 +38,8 @@ mkdir -p .build/fuzz/logs
 # -timeout: one input taking 10 s is a hang (inputs are at most -max_len bytes, 4 KiB by default);
 # -rss_limit_mb: Swift with ASan's quarantine sits near 500 MB, 2 GB is a real blow-up;
 # -detect_leaks=1: LeakSanitizer at exit and on growth (the Swift runtime's caches are not reported).
-limit=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 -dict=json.dict)
+# -dict: json.dict, plus Fuzz/<Name>.dict when the target has one of its own (libFuzzer takes one).
+limit=(-timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1)
 # FUZZ_RUNS alone runs to that count; with FUZZ_SECONDS too, whichever comes first.
 if [[ -n $runs ]]; then limit+=(-runs="$runs"); fi
 if [[ -z $runs || -n ${FUZZ_SECONDS:-} ]]; then limit+=(-max_total_time="$seconds"); fi
@@ -48,7 +49,12 @@ run_one() {
   mkdir -p ".build/fuzz/$name" "corpus/$name"
   start=$(date +%s)
   set +e
-  ".build/release/Fuzz$name" "${limit[@]}" -artifact_prefix=".build/fuzz/$name-" \
+  local dict=json.dict
+  if [[ -f $name.dict ]]; then
+    dict=".build/fuzz/$name.dict"
+    cat json.dict "$name.dict" >"$dict"
+  fi
+  ".build/release/Fuzz$name" "${limit[@]}" -dict="$dict" -artifact_prefix=".build/fuzz/$name-" \
     ".build/fuzz/$name" "corpus/$name" >".build/fuzz/logs/$name.log" 2>&1
   status=$?
   set -e

@@ -91,7 +91,7 @@ final class ClusterTail: @unchecked Sendable {
             positions[room] = (max(current.seq, last.seq), current.generation)
           }
           condition.unlock()
-          deliver(room, entries.map { SharedLogEntry(seq: $0.seq, node: $0.node, key: $0.key, payload: $0.op) })
+          deliver(room, entries.map { SharedLogEntry($0) })
         }
       } catch {
         health.failed(.tail, error)

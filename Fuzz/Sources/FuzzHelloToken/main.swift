@@ -20,6 +20,13 @@ let secret = Array("fuzz-secret-fuzz-secret-fuzz-secret-0123".utf8)
 let now: Int64 = 1_800_000_000
 let verifier = TokenVerifier(key: .secret(secret), now: { now })
 let minter = TokenMinter(key: .secret(secret))
+// Every input starts from one registry, built once: the room loaded and the connection opened,
+// waiting for its hello (as a fresh registry would be after `open`), set back before each input.
+let rooms = FuzzRooms(verifier: TokenAccess(verifier: verifier))
+let connection = ConnectionHandle(1)
+rooms.open(connection, room: "food")
+fuzzCheck(rooms.registry.room("food") != nil && rooms.frames.isEmpty, "the room did not load at once")
+rooms.save()
 
 runFuzzer { bytes in
   guard let mode = bytes.first else { return }
@@ -46,9 +53,7 @@ runFuzzer { bytes in
     fuzzCheck(again == .success(claims), "minting the verified claims does not verify to them")
   }
 
-  let rooms = FuzzRooms(verifier: TokenAccess(verifier: verifier))
-  let connection = ConnectionHandle(1)
-  rooms.open(connection, room: "food")
+  rooms.restore()
   let hello = JSONValue.object([
     ("type", .string("hello")), ("room", .string("food")), ("client", .string("c-fuzz")), ("name", .string("Fuzz")),
     ("color", .string("#e91e63")), ("token", .string(token)),
