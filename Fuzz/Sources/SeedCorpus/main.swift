@@ -13,7 +13,7 @@ import ReorderRooms
 //   `<seq>-1` and the fields `reorder_append` writes (`node`, `key`, `op`: an `OpRecord` whose
 //   logged bytes are the op, the first one carrying the room's epoch), as far as 1,200 bytes hold
 //   (short inputs run faster, and the first ops reach every decoding and applying step); the same
-//   log with a gap, and with a truncated record; an empty reply.
+//   log with a gap, and with a truncated record; a short log with every kind of op; an empty reply.
 let directory = CommandLine.arguments.dropFirst().first ?? "corpus"
 
 func write(_ bytes: [UInt8], _ target: String, _ name: String) {
@@ -83,6 +83,30 @@ func appliedCount(_ entries: [ClusterLogEntry]) -> Int {
 }
 
 write(xrange([]), "RedisEntry", "empty.resp")
+// A short log with every kind of op (the demo boards' first entries are list creations and
+// inserts), made as the other seeds: seq n is made with the ids of seq n.
+do {
+  let kinds: [Intent] = [
+    .createList(list: "todo", title: "To do", layout: "list", after: nil),
+    .createList(list: "done", title: "Done", layout: "grid", after: "todo"),
+    .insert(list: "todo", after: nil, before: nil, fields: ["title": .string("A")], item: "a"),
+    .insert(list: "todo", after: "a", before: nil, fields: ["n": .number(2), "ok": .bool(false)], item: "b"),
+    .move(item: "a", list: "done", after: nil, before: nil), .set(item: "b", field: "n", value: .number(3)),
+    .assign(item: "a", target: "b"), .unassign(assignment: "_a7"), .delete(item: "b"), .restore(item: "b"),
+    .moveList(list: "done", after: nil), .deleteList(list: "todo"),
+  ]
+  var board = CRDTRoomBoard()
+  var logged: [([UInt8], String)] = []
+  for (n, intent) in kinds.enumerated() {
+    let result = try! board.perform(intent, ids: GeneratedIDs(seq: UInt64(n + 1)))
+    logged.append((result.logged, intent.kind))
+  }
+  let entries = streamEntries("kinds", logged, budget: 2_400)
+  precondition(
+    entries.count == kinds.count && appliedCount(entries) == kinds.count,
+    "the kinds log does not apply: \(entries.count) entries, \(appliedCount(entries)) applied")
+  write(xrange(entries), "RedisEntry", "kinds.resp")
+}
 for (room, intents) in DemoBoards.all {
   var board = CRDTRoomBoard()
   var logged: [[UInt8]] = []
