@@ -1,9 +1,11 @@
+import ReorderAuth
 import TestTokens
 
 /// HS256 tokens signed over any header and claims text, byte for byte what
-/// `HandMadeToken.hs256(header:claims:secret:)` makes, with a base64url over bytes: the hand-made
-/// one builds a `String` a character at a time, which is slow under the sanitizers, and none of
-/// it is code under test.
+/// `HandMadeToken.hs256(header:claims:secret:)` makes, with a base64url over bytes and libcrypto's
+/// HMAC (`HMACSHA256`): the hand-made one builds a `String` a character at a time and hashes in
+/// Swift, both slow under the sanitizers, and none of it is code under test. `agreesWithHandMade`
+/// keeps the two equal (and so this HMAC honest against the independent one).
 public enum FuzzToken {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -31,7 +33,7 @@ public enum FuzzToken {
     b64(Array(claims.utf8), to: &input)
     var token = input
     token.append(UInt8(ascii: "."))
-    b64(TestHMAC.hmacSHA256(key: secret, message: input), to: &token)
+    b64(HMACSHA256.authenticate(input, key: secret), to: &token)
     return String(decoding: token, as: UTF8.self)
   }
 
