@@ -28,7 +28,7 @@ let package = Package(
       name: "ReorderFuzzable",
       targets: [
         "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
-        "TestTokens",
+        "ReorderRedis", "TestTokens",
       ]),
   ],
   targets: [

@@ -21,16 +21,18 @@ let package = Package(
   dependencies: [.package(name: "Reorder", path: "..")],
   targets: [
     .target(name: "CFuzzer"),
-    // Writes the binary seeds of corpus/Op and corpus/Snapshot (not a fuzz target).
+    // RESP2, the wire form of Redis replies: the Redis target's input and seeds.
+    .target(name: "RedisWire", dependencies: [.product(name: "ReorderFuzzable", package: "Reorder")]),
+    // Writes the binary seeds of corpus/Op, corpus/Snapshot and corpus/RedisEntry (not a fuzz target).
     .executableTarget(
-      name: "SeedCorpus", dependencies: [.product(name: "ReorderFuzzable", package: "Reorder")],
+      name: "SeedCorpus", dependencies: ["RedisWire", .product(name: "ReorderFuzzable", package: "Reorder")],
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]),
     .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "ReorderFuzzable", package: "Reorder")]),
   ]
     + fuzzTargets.map { name in
       .executableTarget(
         name: name,
-        dependencies: ["FuzzSupport", .product(name: "ReorderFuzzable", package: "Reorder")],
+        dependencies: ["FuzzSupport", "RedisWire", .product(name: "ReorderFuzzable", package: "Reorder")],
         // gold stops with an internal error on these sanitized binaries; the toolchain's lld links them.
         linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
       )

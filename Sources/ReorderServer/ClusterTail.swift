@@ -146,7 +146,7 @@ final class ClusterTail: @unchecked Sendable {
           if let last = entries.last { positions[room]!.seq = max(current.seq, last.seq) }
           condition.unlock()
           guard !entries.isEmpty else { continue }
-          deliver(room, entries.map { SharedLogEntry(seq: $0.seq, node: $0.node, key: $0.key, payload: $0.op) })
+          deliver(room, entries.map { SharedLogEntry($0) })
         }
       } catch {
         health.failed(.tail, error)

@@ -2,7 +2,6 @@ import FuzzSupport
 import ReorderAuth
 import ReorderBasics
 import ReorderRooms
-import TestTokens
 
 @testable import ReorderServer
 
@@ -20,6 +19,14 @@ let secret = Array("fuzz-secret-fuzz-secret-fuzz-secret-0123".utf8)
 let now: Int64 = 1_800_000_000
 let verifier = TokenVerifier(key: .secret(secret), now: { now })
 let minter = TokenMinter(key: .secret(secret))
+fuzzCheck(FuzzToken.agreesWithHandMade(secret: secret), "FuzzToken.hs256 differs from HandMadeToken.hs256")
+// Every input starts from one registry, built once: the room loaded and the connection opened,
+// waiting for its hello (as a fresh registry would be after `open`), set back before each input.
+let rooms = FuzzRooms(verifier: TokenAccess(verifier: verifier))
+let connection = ConnectionHandle(1)
+rooms.open(connection, room: "food")
+fuzzCheck(rooms.registry.room("food") != nil && rooms.frames.isEmpty, "the room did not load at once")
+rooms.save()
 
 runFuzzer { bytes in
   guard let mode = bytes.first else { return }
@@ -28,11 +35,11 @@ runFuzzer { bytes in
   if mode & 1 == 0 {
     token = String(decoding: rest, as: UTF8.self)
   } else if let zero = rest.firstIndex(of: 0) {
-    token = HandMadeToken.hs256(
+    token = FuzzToken.hs256(
       header: String(decoding: rest[..<zero], as: UTF8.self),
       claims: String(decoding: rest[(zero + 1)...], as: UTF8.self), secret: secret)
   } else {
-    token = HandMadeToken.hs256(claims: String(decoding: rest, as: UTF8.self), secret: secret)
+    token = FuzzToken.hs256(claims: String(decoding: rest, as: UTF8.self), secret: secret)
   }
 
   let verified = verifier.verify(token: token, forRoom: "food")
@@ -46,9 +53,7 @@ runFuzzer { bytes in
     fuzzCheck(again == .success(claims), "minting the verified claims does not verify to them")
   }
 
-  let rooms = FuzzRooms(verifier: TokenAccess(verifier: verifier))
-  let connection = ConnectionHandle(1)
-  rooms.open(connection, room: "food")
+  rooms.restore()
   let hello = JSONValue.object([
     ("type", .string("hello")), ("room", .string("food")), ("client", .string("c-fuzz")), ("name", .string("Fuzz")),
     ("color", .string("#e91e63")), ("token", .string(token)),

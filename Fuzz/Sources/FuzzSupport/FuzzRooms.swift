@@ -1,8 +1,15 @@
+import ReorderBasics
+import ReorderCRDT
 import ReorderRooms
 
 /// A `RoomRegistry` driven with no sockets for the fuzz targets: it performs the registry's actions
 /// into per-connection frames and closes, over an `InMemoryRoomStore` that answers at once, and makes
-/// every append durable at once. One thread only.
+/// every append durable at once. In cluster mode its `.cluster` work is only recorded (`cluster`).
+/// One thread only.
+///
+/// A target builds one per process, brings it to the moment every input starts from (a room loaded,
+/// a connection open or welcomed), `save()`s it, and `restore()`s it before each input: building a
+/// registry and loading a room per input cost more than the input's own work.
 public final class FuzzRooms: @unchecked Sendable {
   /// The registry under test.
   public let registry: RoomRegistry
@@ -12,13 +19,43 @@ public final class FuzzRooms: @unchecked Sendable {
   public private(set) var frames: [ConnectionHandle: [JSONValue]] = [:]
   /// The close of each closed connection.
   public private(set) var closes: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
+  /// The cluster work asked for (cluster mode), in order.
+  public private(set) var cluster: [ClusterAction] = []
+  /// The log lines the registry asked for, in order.
+  public private(set) var logs: [(level: Log.Level, event: String, fields: [(String, String)])] = []
   /// The clock handed to the registry, in seconds.
   public var now = 1_000.0
+  private var saved: (registry: RegistryState, now: Double)?
 
-  /// A registry of CRDT boards with default limits and `verifier` checking hello tokens.
-  public init(verifier: (any AccessVerifier)? = nil) {
-    registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
+  /// A registry of CRDT boards with default limits and `verifier` checking hello tokens; in
+  /// cluster mode as `node` (its boards replica 7) when `node` is given.
+  public init(verifier: (any AccessVerifier)? = nil, node: ClusterNode? = nil) {
+    if let node {
+      registry = RoomRegistry(
+        limits: RoomLimits(), boards: CRDTRoomBoard.factory(replica: ReplicaID(7)), sessionPrefix: "s",
+        cluster: node)
+    } else {
+      registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
+    }
     registry.accessVerifier = verifier
+  }
+
+  /// Remembers the registry's state and the clock, for `restore()`.
+  public func save() {
+    saved = (RegistryState(registry), now)
+  }
+
+  /// Sets the registry and the clock back to the last `save()` and forgets every frame, close,
+  /// cluster work and log line recorded since. The store is not set back (the targets that
+  /// restore write nothing to it that a later input reads).
+  public func restore() {
+    guard let saved else { preconditionFailure("restore() before save()") }
+    saved.registry.restore(registry)
+    now = saved.now
+    frames = [:]
+    closes = [:]
+    cluster = []
+    logs = []
   }
 
   /// Opens `connection` on `room` (loading the room through the store).
@@ -36,7 +73,8 @@ public final class FuzzRooms: @unchecked Sendable {
     (frames[connection] ?? []).map { $0["type"]?.stringValue ?? "?" }
   }
 
-  func perform(_ actions: [RoomAction]) {
+  /// Performs the registry's actions (and those their answers bring, at once).
+  public func perform(_ actions: [RoomAction]) {
     for action in actions {
       switch action {
       case .send(let c, let bytes, _): deliver(c, bytes)
@@ -56,8 +94,10 @@ public final class FuzzRooms: @unchecked Sendable {
         }
       case .close(let c, let code, let reason):
         closes[c] = (code, reason)
-      case .log:
-        break
+      case .log(let level, let event, let fields):
+        logs.append((level, event, fields))
+      case .cluster(let work):
+        cluster.append(work)
       }
     }
   }

@@ -1,0 +1,66 @@
+@testable import ReorderRooms
+
+/// Every stored property of a `RoomRegistry` that changes while it runs, copied out (the rooms
+/// and connections are values, so a copy is cheap until one side changes), to set the registry
+/// back to that moment (`FuzzRooms.save()` / `restore()`).
+///
+/// The properties fixed when it is made (limits, board factory, session prefix, pacing, verifier)
+/// are not copied. `init` checks, by reflection, that the registry has no stored property outside
+/// these two sets: a property added to `RoomRegistry` later stops the target at its start until
+/// it is listed here, rather than leaking state from one input into the next.
+struct RegistryState {
+  static let copied: Set<String> = [
+    "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "loadsFailed",
+    "messagesReceived", "deadlines", "authFailures", "cluster",
+  ]
+  static let fixed: Set<String> = ["limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier"]
+
+  let rooms: [String: Room]
+  let loading: [String: [ConnectionHandle]]
+  let connections: [ConnectionHandle: RoomRegistry.Connection]
+  let nextSession: UInt64
+  let attached: [String: Int]
+  let counters: RoomCounters
+  let loadsCompleted: Int
+  let loadsFailed: Int
+  let messagesReceived: [String: Int]
+  let deadlines: DeadlineQueue
+  let authFailures: [String: Int]
+  let cluster: ClusterState?
+
+  init(_ registry: RoomRegistry) {
+    let stored = Set(Mirror(reflecting: registry).children.compactMap(\.label))
+    fuzzCheck(
+      stored == Self.copied.union(Self.fixed),
+      "RoomRegistry's stored properties changed: list \(stored.subtracting(Self.copied.union(Self.fixed)).sorted()) "
+        + "in RegistryState (copied or fixed), drop \(Self.copied.union(Self.fixed).subtracting(stored).sorted())")
+    rooms = registry.rooms
+    loading = registry.loading
+    connections = registry.connections
+    nextSession = registry.nextSession
+    attached = registry.attached
+    counters = registry.counters
+    loadsCompleted = registry.loadsCompleted
+    loadsFailed = registry.loadsFailed
+    messagesReceived = registry.messagesReceived
+    deadlines = registry.deadlines
+    authFailures = registry.authFailures
+    cluster = registry.cluster
+  }
+
+  /// Sets `registry` back to this state.
+  func restore(_ registry: RoomRegistry) {
+    registry.rooms = rooms
+    registry.loading = loading
+    registry.connections = connections
+    registry.nextSession = nextSession
+    registry.attached = attached
+    registry.counters = counters
+    registry.loadsCompleted = loadsCompleted
+    registry.loadsFailed = loadsFailed
+    registry.messagesReceived = messagesReceived
+    registry.deadlines = deadlines
+    registry.authFailures = authFailures
+    registry.cluster = cluster
+  }
+}
