@@ -331,6 +331,10 @@ if wanted slow; then
     run "slow-b10-$round" "b with 10 % slow readers at 10 KB/s, 20 s (round $round)" \
       --clients 1000 --draggers 10 --drag-rate 30 --duration "$(seconds 20)" \
       --slow-readers 0.1 --slow-read-bytes-per-second 10240
+    # The server's count of 4008 closes so far (cumulative over the rounds): a slow reader sees its
+    # close only once it has read what its own receive buffer holds, often after the run.
+    curl -s "http://127.0.0.1:$RUN_PORT/metrics" | awk -F' ' '/^reorder_disconnects_total\{code="4008"\}/ { print $2 }' \
+      >"$RUNS/slow-b10-$round.closes" || true
   done
   RUN_GROUP=""
   if command -v jq >/dev/null; then
@@ -346,6 +350,7 @@ if wanted slow; then
         + "(×\(($s.coverage / $b.coverage) * 1000 | round / 1000)); slow: \($r.clients // 0) clients, "
         + "\(($r.framesPerSecondPerClient // 0) * 10 | round / 10) frames/s each (others \(($r.otherFramesPerSecondPerClient // 0) * 10 | round / 10)), "
         + "update age p50 \($r.dragAge.p50 // "-") p99 \($r.dragAge.p99 // "-") ms, closed \($r.closedByCode // {} | tostring)"'
+      echo "   server: $(cat "$RUNS/slow-b10-$round.closes" 2>/dev/null || echo '?') slow readers closed 4008 so far (of $((100 * round)) over $round rounds)"
     done | tee "$REPORTS/slow.txt" >&2
     jq -s -r '
       def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
