@@ -51,7 +51,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-class Server:
+class Server(soak_cluster.OwnedProcess):
     """One `reorder serve` process this soak owns, started on `data` (with `redis_port`: a cluster
     node), killed and stopped by its PID only."""
 
@@ -68,19 +68,6 @@ class Server:
             arguments += ["--redis", f"redis://127.0.0.1:{self.redis_port}"]
         self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT)
 
-    def kill(self):
-        if self.process and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait()
 
 
 class Board:

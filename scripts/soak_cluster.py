@@ -85,7 +85,28 @@ def redis_answers(port):
         return False
 
 
-class RedisProcess:
+class OwnedProcess:
+    """A process this soak started (`self.process`, a `subprocess.Popen` or None), killed and
+    stopped by its PID only."""
+
+    process = None
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.kill(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+class RedisProcess(OwnedProcess):
     """The `redis-server` this soak owns, configured as docs/CLUSTER.md requires (`appendonly yes`,
     `appendfsync always`, `noeviction`, no RDB saves), on 127.0.0.1, killed and stopped by its PID
     only. With `lose_data` every start is on an empty directory: the soak's self-check."""
@@ -108,19 +129,6 @@ class RedisProcess:
              "--maxmemory-policy", "noeviction", "--loglevel", "warning"],
             stdout=self.log, stderr=subprocess.STDOUT)
 
-    def kill(self):
-        if self.process and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait()
 
 
 KEY_SEPARATOR = b"\x1f"  # OpRecord.key(client:id:) is client + U+001F + op id
