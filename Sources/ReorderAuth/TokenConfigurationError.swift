@@ -1,4 +1,4 @@
-/// A key file that cannot be used to verify or mint tokens; the CLI exits with status 2 for it.
+/// A key file that cannot be used to verify or mint tokens (the CLI exits with status 2).
 public enum TokenConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The file could not be read.
   case unreadable(path: String)

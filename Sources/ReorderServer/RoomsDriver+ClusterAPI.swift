@@ -98,7 +98,7 @@ extension RoomsDriver {
     waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
   }
 
-  /// `room` is no longer followed here (unloaded or dropped): requests still waiting on it get 503.
+  /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
   func clusterRoomGone(_ room: String) {
     guard let cluster else { return }
     for (request, waiting) in cluster.apiRequests where waiting.room == room {

@@ -13,7 +13,7 @@
 /// - a node that does not hold the lease is due again, one interval later, until the stored
 ///   summary reaches its seq or `takeOverSeconds` passed since its change (by then the lease has
 ///   lapsed and been taken, by this node or another, or a live holder renewed it);
-/// - a room forgotten (no longer followed) gets one more write, then goes, with the lease
+/// - a room this node stops following gets one last write, then goes, with the lease
 ///   released if this node holds it.
 struct SummaryLedger {
   /// A `board.changed` to queue: ops `fromSeq...toSeq` of `epoch`, applied at `at` (`wall`).
