@@ -3,8 +3,9 @@
 struct SocketBacklog: Equatable, Sendable {
   /// Bytes written to the socket that TCP has not sent yet (`tcpi_notsent_bytes`).
   var unsentBytes: Int
-  /// Bytes sent and not yet acknowledged (`tcpi_unacked` segments × `tcpi_snd_mss`): on the wire,
-  /// or in a queue of the path (a slow link's bytes are here).
+  /// Bytes sent and not yet acknowledged (`tcpi_bytes_sent` − `tcpi_bytes_retrans` −
+  /// `tcpi_bytes_acked`; on kernels before 4.19, `tcpi_unacked` segments × `tcpi_snd_mss`): on the
+  /// wire, or in a queue of the path (a slow link's bytes are here).
   var inFlightBytes: Int
   /// The receive window the peer advertised last (`tcpi_snd_wnd`, bytes); nil on kernels before
   /// 5.4, which do not report it.
