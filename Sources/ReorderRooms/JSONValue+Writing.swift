@@ -51,23 +51,40 @@ extension JSONValue {
     }
   }
 
+  /// Bytes that a JSON string cannot hold as they are: controls, `"` and `\`.
+  private static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
+
+  /// Writes `s` as a JSON string: its UTF-8 as it is (one copy when nothing needs escaping), with
+  /// `"`, `\` and controls escaped.
   static func writeString(_ s: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for b in s.utf8 {
-      switch b {
-      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0..<0x20:
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-        out.append(hex[Int(b >> 4)])
-        out.append(hex[Int(b & 0xF)])
-      default: out.append(b)
+    var s = s
+    s.withUTF8 { bytes in
+      var start = 0
+      for (index, b) in bytes.enumerated() where needsEscape(b) {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        writeEscape(b, to: &out)
+        start = index + 1
       }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  private static func writeEscape(_ b: UInt8, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\\"))
+    switch b {
+    case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+    case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+    case 0x0A: out.append(UInt8(ascii: "n"))
+    case 0x0D: out.append(UInt8(ascii: "r"))
+    case 0x09: out.append(UInt8(ascii: "t"))
+    default:
+      out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+      out.append(hexDigits[Int(b >> 4)])
+      out.append(hexDigits[Int(b & 0xF)])
+    }
   }
 }

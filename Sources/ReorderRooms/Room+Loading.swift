@@ -81,9 +81,9 @@ extension Room {
       let windowStart = snapshot.seq > window ? snapshot.seq - window + 1 : 1
       for entry in history.remembered where entry.seq <= snapshot.seq {
         if entry.seq >= windowStart {
-          let record = try OpRecord(payload: entry.payload)
-          remember(key: OpRecord.key(client: record.client, id: record.id), seq: entry.seq)
-          addRecent(seq: entry.seq, frame: record.applied(seq: entry.seq))
+          let (key, frame) = try OpRecord.keyAndAppliedFrame(payload: entry.payload, seq: entry.seq)
+          remember(key: key, seq: entry.seq)
+          addRecent(seq: entry.seq, frame: frame)
         } else {
           remember(key: try OpRecord.key(payload: entry.payload), seq: entry.seq)
         }

@@ -168,8 +168,8 @@ public final class RoomRegistry {
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
-        guard let record = try? OpRecord(payload: entry.payload) else { return nil }
-        return .send(read.connection, record.applied(seq: entry.seq), .data)
+        guard let parts = try? OpRecord.keyAndAppliedFrame(payload: entry.payload, seq: entry.seq) else { return nil }
+        return .send(read.connection, parts.frame, .data)
       }
     case .failure(let error):
       connections[read.connection]!.closing = true

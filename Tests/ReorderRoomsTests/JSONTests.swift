@@ -64,3 +64,53 @@ struct OpRecordKeyTests {
     #expect(throws: (any Error).self) { try OpRecord.key(payload: [1, 0, 0]) }
   }
 }
+
+@Suite("OpRecord applied frames spliced from payloads")
+struct OpRecordFrameTests {
+  /// Records of every shape a header takes: escapes and non-ASCII in every string, nested
+  /// objects and arrays with brackets inside strings, numbers, an epoch after the op.
+  static let records: [OpRecord] = {
+    let ops: [JSONValue] = [
+      .object([("kind", .string("move")), ("item", .string("paris")), ("after", .null), ("index", .number(3))]),
+      .object([
+        ("kind", .string("insert")), ("title", .string(#"a "quoted" \ {title} [x], "#)),
+        ("tags", .array([.string("]"), .number(-2.5), .bool(true), .object([])])), ("t", .number(1e21)),
+      ]),
+      .object([("kind", .string("rename")), ("name", .string("ü✓ \u{01}\n\t"))]),
+      .array([]),
+    ]
+    var records: [OpRecord] = []
+    for (index, op) in ops.enumerated() {
+      for (id, client, by) in [("c-1:7", "c-1", "s1"), (#"we"ird\id"#, "c\"2", #"s\"3"#), ("ü✓", "ünicode", "")] {
+        var record = OpRecord(id: id, client: client, by: by, resolved: op, logged: [1, 2, UInt8(index)])
+        if index == 1 { record.epoch = "e-\(id)" }
+        records.append(record)
+      }
+    }
+    return records
+  }()
+
+  @Test("the key and frame equal those of the parsed record, for every shape of header")
+  func equalsParsed() throws {
+    for (index, record) in Self.records.enumerated() {
+      let seq = UInt64(index * 997 + 1)
+      let parts = try OpRecord.keyAndAppliedFrame(payload: record.encoded(), seq: seq)
+      let parsed = try OpRecord(payload: record.encoded())
+      #expect(parts.key == OpRecord.key(client: record.client, id: record.id))
+      #expect(parts.frame == parsed.applied(seq: seq), "\(String(decoding: parts.frame, as: UTF8.self))")
+    }
+  }
+
+  @Test("a header in another shape is parsed in full; a payload that is no record throws")
+  func otherShapes() throws {
+    // The same members with whitespace and in another order, as another writer might store them.
+    let header = Array(#"{ "by":"s1", "op":{"kind":"move"} ,"client":"c-1","id":"7"}"#.utf8)
+    let n = UInt32(header.count)
+    let payload = [1, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + header + [9]
+    let parts = try OpRecord.keyAndAppliedFrame(payload: payload, seq: 5)
+    #expect(parts.key == OpRecord.key(client: "c-1", id: "7"))
+    #expect(parts.frame == ServerMessage.applied(seq: 5, id: "7", by: "s1", op: .object([("kind", .string("move"))])))
+    #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [1, 0, 0, 0, 9, 1], seq: 1) }
+    #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [2], seq: 1) }
+  }
+}
