@@ -70,8 +70,8 @@ private struct HeaderSlices {
       }
     }
     let quote = UInt8(ascii: "\"")
-    guard index == end - 1, !op.isEmpty, [id, client, by].allSatisfy({ !$0.isEmpty && payload[$0.lowerBound] == quote })
-    else { return nil }
+    let strings = [id, client, by].allSatisfy { !$0.isEmpty && payload[$0.lowerBound] == quote }
+    guard index == end - 1, !op.isEmpty, strings else { return nil }
   }
 
   /// The text of the JSON string at `range` when it has no escapes, else nil.
