@@ -88,7 +88,7 @@ public struct Room: Sendable {
   /// seq (a join storm, the first joins after a load) encode a large board once.
   mutating func encodedBoard() -> [UInt8] {
     if let cached = encodedBoardCache, cached.seq == seq { return cached.bytes }
-    let bytes = board.boardJSON().encoded()
+    let bytes = board.encodedBoardJSON()
     encodedBoardCache = (seq, bytes)
     return bytes
   }

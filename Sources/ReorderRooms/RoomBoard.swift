@@ -29,6 +29,8 @@ public protocol RoomBoard: Sendable {
   mutating func replay(_ logged: [UInt8]) throws
   /// The full resolved state for `welcome.board`.
   func boardJSON() -> JSONValue
+  /// `boardJSON().encoded()` (a board may write it without building the value).
+  func encodedBoardJSON() -> [UInt8]
   /// Bytes for a snapshot; `init(snapshot:)` restores it.
   func snapshot() -> [UInt8]
   /// Drops what only the board's history needs (keeping everything it shows and everything later
@@ -47,6 +49,8 @@ public protocol RoomBoard: Sendable {
 extension RoomBoard {
   /// A board with no history to drop: its plain snapshot.
   public mutating func compactedSnapshot() -> [UInt8] { snapshot() }
+  /// The value, encoded.
+  public func encodedBoardJSON() -> [UInt8] { boardJSON().encoded() }
 }
 
 /// Builds the boards of rooms: an empty one, or one restored from a snapshot.
