@@ -2,7 +2,7 @@ extension OpRecord {
   /// The parts of a stored payload a load needs for a remembered op — its idempotency key and its
   /// `applied` frame — taken from the header's bytes without building its values: a load of a
   /// large room keeps the frames of its whole catch-up window (1,000 ops), and parsing each
-  /// header into values and writing them out again was most of that load.
+  /// header into values and writing them out again would be most of that load.
   ///
   /// The frame equals `OpRecord(payload:).applied(seq:)`: the header is compact JSON written by
   /// `JSONValue` (`encoded()`), whose output parses and writes back to the same bytes, so the

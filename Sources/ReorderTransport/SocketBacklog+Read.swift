@@ -34,7 +34,7 @@ extension SocketBacklog {
   /// In flight is the bytes sent and not acknowledged, counted in bytes: sent (retransmissions
   /// taken out) minus acknowledged. Unacknowledged segments times the MSS, all an older kernel
   /// reports, counts a 100-byte frame as a whole segment: 64 KiB on loopback, where one frame
-  /// waiting for a delayed ACK then looked like a reader 64 KiB behind.
+  /// waiting for a delayed ACK would look like a reader 64 KiB behind.
   init?(tcpInfo info: UnsafeRawBufferPointer) {
     func field32(_ offset: Int) -> Int? {
       offset + 4 <= info.count ? Int(info.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) : nil
