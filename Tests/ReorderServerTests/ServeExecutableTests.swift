@@ -32,7 +32,10 @@ struct ServeExecutableTests {
   func sigtermClosesWith1001() throws {
     let (child, port) = try startServe()
     defer { child.terminate() }
-    let sockets = try (0..<3).map { _ in try WebSocket.connect("ws://127.0.0.1:\(port)/ws/shutdown-room") }
+    // A generous connect timeout: the whole suite runs in parallel and can keep the child waiting.
+    let sockets = try (0..<3).map { _ in
+      try WebSocket.connect("ws://127.0.0.1:\(port)/ws/shutdown-room", timeout: 20)
+    }
     child.send(signal: SIGTERM)
     let started = Date()
     let status = child.waitForExit(timeout: 2)
