@@ -1,4 +1,5 @@
-/// A key file that cannot be used to verify or mint tokens (the CLI exits with status 2).
+/// A key file that cannot be used to verify or mint tokens; `reorder` exits with status 2 when
+/// given one.
 public enum TokenConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The file could not be read.
   case unreadable(path: String)

@@ -29,11 +29,7 @@ extension CRDTRoomBoard {
           if fieldIndex > 0 { out.append(UInt8(ascii: ",")) }
           JSONValue.writeString(key, to: &out)
           out.append(UInt8(ascii: ":"))
-          switch fields[key]! {
-          case .string(let s): JSONValue.writeString(s, to: &out)
-          case .number(let n): JSONValue.writeNumber(n, to: &out)
-          case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-          }
+          CRDTRoomBoard.fieldJSON(fields[key]!).write(to: &out)
         }
         out.append(contentsOf: "}}".utf8)
       }

@@ -13,21 +13,17 @@ extension OpRecord {
     if let header = HeaderSlices(payload: payload), let id = header.plainString(header.id),
       let client = header.plainString(header.client)
     {
-      var frame: [UInt8] = []
-      frame.reserveCapacity(40 + header.id.count + header.by.count + header.op.count)
-      frame.append(contentsOf: #"{"type":"applied","seq":"#.utf8)
-      JSONValue.writeNumber(Double(seq), to: &frame)
-      frame.append(contentsOf: #","id":"#.utf8)
-      frame.append(contentsOf: payload[header.id])
-      frame.append(contentsOf: #","by":"#.utf8)
-      frame.append(contentsOf: payload[header.by])
-      frame.append(contentsOf: #","op":"#.utf8)
-      frame.append(contentsOf: payload[header.op])
-      frame.append(UInt8(ascii: "}"))
-      return (key(client: client, id: id), frame)
+      return (key(client: client, id: id), header.appliedFrame(seq: seq))
     }
     let record = try OpRecord(payload: payload)
     return (key(client: record.client, id: record.id), record.applied(seq: seq))
+  }
+
+  /// The `applied` frame alone, as `keyAndAppliedFrame` makes it (catch-up reads from the store).
+  /// - Throws: `BoardDataError` when the payload is not an op record.
+  public static func appliedFrame(payload: [UInt8], seq: UInt64) throws -> [UInt8] {
+    if let header = HeaderSlices(payload: payload) { return header.appliedFrame(seq: seq) }
+    return try OpRecord(payload: payload).applied(seq: seq)
   }
 }
 
@@ -72,6 +68,22 @@ private struct HeaderSlices {
     let quote = UInt8(ascii: "\"")
     let strings = [id, client, by].allSatisfy { !$0.isEmpty && payload[$0.lowerBound] == quote }
     guard index == end - 1, !op.isEmpty, strings else { return nil }
+  }
+
+  /// `{"type":"applied","seq":…,"id":…,"by":…,"op":…}` with the header's values as they are.
+  func appliedFrame(seq: UInt64) -> [UInt8] {
+    var frame: [UInt8] = []
+    frame.reserveCapacity(40 + id.count + by.count + op.count)
+    frame.append(contentsOf: #"{"type":"applied","seq":"#.utf8)
+    JSONValue.writeNumber(Double(seq), to: &frame)
+    frame.append(contentsOf: #","id":"#.utf8)
+    frame.append(contentsOf: payload[id])
+    frame.append(contentsOf: #","by":"#.utf8)
+    frame.append(contentsOf: payload[by])
+    frame.append(contentsOf: #","op":"#.utf8)
+    frame.append(contentsOf: payload[op])
+    frame.append(UInt8(ascii: "}"))
+    return frame
   }
 
   /// The text of the JSON string at `range` when it has no escapes, else nil.

@@ -168,8 +168,8 @@ public final class RoomRegistry {
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
-        guard let parts = try? OpRecord.keyAndAppliedFrame(payload: entry.payload, seq: entry.seq) else { return nil }
-        return .send(read.connection, parts.frame, .data)
+        guard let frame = try? OpRecord.appliedFrame(payload: entry.payload, seq: entry.seq) else { return nil }
+        return .send(read.connection, frame, .data)
       }
     case .failure(let error):
       connections[read.connection]!.closing = true

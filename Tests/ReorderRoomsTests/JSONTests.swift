@@ -98,6 +98,7 @@ struct OpRecordFrameTests {
       let parsed = try OpRecord(payload: record.encoded())
       #expect(parts.key == OpRecord.key(client: record.client, id: record.id))
       #expect(parts.frame == parsed.applied(seq: seq), "\(String(decoding: parts.frame, as: UTF8.self))")
+      #expect(try OpRecord.appliedFrame(payload: record.encoded(), seq: seq) == parsed.applied(seq: seq))
     }
   }
 
@@ -112,5 +113,6 @@ struct OpRecordFrameTests {
     #expect(parts.frame == ServerMessage.applied(seq: 5, id: "7", by: "s1", op: .object([("kind", .string("move"))])))
     #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [1, 0, 0, 0, 9, 1], seq: 1) }
     #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [2], seq: 1) }
+    #expect(throws: (any Error).self) { try OpRecord.appliedFrame(payload: [2], seq: 1) }
   }
 }

@@ -190,17 +190,23 @@ struct ClusterAPITests {
     #expect(try fresh.applied(id: "n1")["seq"] == .number(1))
   }
 
+  /// `node`'s board list (`GET /api/v1/boards`, one page), expected to answer 200 with `boards`.
+  private func listedBoards(_ pair: ClusterAPIPair, _ node: TestServer) throws -> [JSONValue]? {
+    let list = try pair.call(node, "GET", "/api/v1/boards?limit=1000")
+    #expect(list.status == 200)
+    guard case .array(let boards)? = list.json?["boards"] else {
+      Issue.record("no boards array")
+      return nil
+    }
+    return boards
+  }
+
   @Test("a board made by PUT is in the board list of every node at once, with its figures; DELETE takes it out")
   func listedAtOnce() throws {
     let pair = try ClusterAPIPair()
     #expect(try pair.call(pair.a, "PUT", "/api/v1/boards/plan", body: APIWriteTests.board).status == 201)
     for node in [pair.a, pair.b] {
-      let list = try pair.call(node, "GET", "/api/v1/boards?limit=1000")
-      #expect(list.status == 200)
-      guard case .array(let boards)? = list.json?["boards"] else {
-        Issue.record("no boards array")
-        continue
-      }
+      guard let boards = try listedBoards(pair, node) else { continue }
       let plan = boards.first { $0["room"] == .string("plan") }
       #expect(plan?["seq"] == .number(6))
       #expect(plan?["lists"] == .number(2))
@@ -208,12 +214,7 @@ struct ClusterAPITests {
     }
     #expect(try pair.call(pair.b, "DELETE", "/api/v1/boards/plan").status == 204)
     for node in [pair.a, pair.b] {
-      let list = try pair.call(node, "GET", "/api/v1/boards?limit=1000")
-      #expect(list.status == 200)
-      guard case .array(let boards)? = list.json?["boards"] else {
-        Issue.record("no boards array")
-        continue
-      }
+      guard let boards = try listedBoards(pair, node) else { continue }
       #expect(!boards.contains { $0["room"] == .string("plan") })
     }
     let redis = try pair.connection()
