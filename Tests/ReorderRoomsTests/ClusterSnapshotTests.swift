@@ -5,8 +5,8 @@ import Testing
 
 @Suite("Cluster mode: snapshots")
 struct ClusterSnapshotTests {
-  @Test("A room in cluster mode snapshots without compacting (other replicas' ops may name what compaction drops)")
-  func snapshotsAreNotCompacted() throws {
+  /// Two nodes snapshotting every 4 ops, room `r` seeded from node 0's member `a`, `b` on node 1.
+  private func twoNodes() -> (ClusterHarness, ConnectionHandle, ConnectionHandle) {
     var limits = RoomLimits()
     limits.snapshotEvery = 4
     let cluster = ClusterHarness(nodes: 2, limits: limits)
@@ -14,6 +14,12 @@ struct ClusterSnapshotTests {
     seedCluster(cluster, from: a)
     let b = cluster.join(1, 2, client: "cb")
     cluster.settle()
+    return (cluster, a, b)
+  }
+
+  @Test("A room in cluster mode snapshots without compacting (other replicas' ops may name what compaction drops)")
+  func snapshotsAreNotCompacted() throws {
+    let (cluster, a, b) = twoNodes()
     for n in 0..<8 {
       let (node, c) = n % 2 == 0 ? (0, a) : (1, b)
       cluster.op(node, c, "m\(n)", #"{"kind":"move","item":"a","list":"L","after":"\#(n % 2 == 0 ? "f" : "c")"}"#)
@@ -33,13 +39,7 @@ struct ClusterSnapshotTests {
   /// snapshot closed every member of the room on that node (1011 `storage failure: unavailable`).
   @Test("A snapshot that fails (Redis unreachable) keeps the room and its members; the log goes on")
   func failedSnapshotKeepsTheRoom() throws {
-    var limits = RoomLimits()
-    limits.snapshotEvery = 4
-    let cluster = ClusterHarness(nodes: 2, limits: limits)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
-    let b = cluster.join(1, 2, client: "cb")
-    cluster.settle()
+    let (cluster, a, b) = twoNodes()
     cluster.perform(0, cluster.nodes[0].registry.writeFailed(room: "r", error: .unavailable("Redis is unreachable")))
     #expect(cluster.nodes[0].closed.isEmpty)
     #expect(cluster.nodes[0].registry.room("r") != nil)
