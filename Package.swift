@@ -11,7 +11,8 @@ import PackageDescription
 /// - `ReorderRooms` is the protocol and room state machines (CRDT only: no sockets, no store; storage
 ///   is its `RoomStore` port, answered through actions).
 /// - `ReorderServer` wires Transport ↔ Rooms ↔ Store (`StoreRoomStorage` adapts the store to the port).
-/// - `ReorderLoad` is the load tool (lws client from Transport).
+/// - `ReorderLoad` is the load tool (its own epoll websocket client, or lws' from Transport); the ONLY
+///   module that imports `CEpoll` (glibc's epoll and eventfd headers, which Glibc leaves out).
 /// - `ReorderAuth` verifies and mints room tokens; the ONLY module that imports `CJWT` (libjwt).
 /// - `ReorderRedis` is cluster mode's Redis side (bytes and strings, no rooms' types); the ONLY
 ///   module that imports `CHiredis` (hiredis 0.14).
@@ -52,6 +53,7 @@ let package = Package(
       pkgConfig: "hiredis",
       providers: [.apt(["libhiredis-dev", "pkg-config"])]
     ),
+    .systemLibrary(name: "CEpoll"),
     .target(name: "ReorderCRDT"),
     .target(name: "ReorderBasics"),
     .target(name: "ReorderTransport", dependencies: ["CLibWebSockets", "ReorderBasics"]),
@@ -64,7 +66,7 @@ let package = Package(
         "ReorderRedis",
       ]
     ),
-    .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics"]),
+    .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics", "CEpoll"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),
     .target(name: "ReorderRedis", dependencies: ["CHiredis", "ReorderBasics"]),
     .executableTarget(
@@ -81,7 +83,7 @@ let package = Package(
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore", "ReorderBasics"]),
-    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad"]),
+    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad", "TestSupport"]),
     .testTarget(name: "ReorderRedisTests", dependencies: ["ReorderRedis", "TestSupport"]),
     .target(name: "TestTokens", path: "Tests/TestTokens"),
     .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport", "TestTokens"]),

@@ -3,6 +3,7 @@
 #  - only Sources/ReorderTransport may import CLibWebSockets (the one module that talks to lws);
 #  - only Sources/ReorderAuth may import CJWT (the one module that talks to libjwt and libcrypto);
 #  - only Sources/ReorderRedis may import CHiredis (the one module that talks to hiredis);
+#  - only Sources/ReorderLoad may import CEpoll (glibc's epoll, for the load tool's own client);
 #  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
 #  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
@@ -29,6 +30,8 @@ report "only Sources/ReorderAuth may import CJWT" \
   "$(grep -rnE "${import_re}CJWT\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderAuth/' || true)"
 report "only Sources/ReorderRedis may import CHiredis" \
   "$(grep -rnE "${import_re}CHiredis\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderRedis/' || true)"
+report "only Sources/ReorderLoad may import CEpoll" \
+  "$(grep -rnE "${import_re}CEpoll\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderLoad/' || true)"
 report "Sources/ReorderCRDT must import nothing" \
   "$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='*.swift' || true)"
 report "Sources/ReorderTransport must not hold room routing (the server's job)" \

@@ -10,6 +10,16 @@ public struct LoadConfiguration: Sendable {
     case mirror
   }
 
+  /// Which websocket client the clients run on.
+  public enum ClientIO: String, Sendable, Codable, CaseIterable {
+    /// The tool's own epoll client (`EpollSocketContext`) for `ws://`, lws' for `wss://`.
+    case auto
+    /// The tool's own epoll client (`ws://` only).
+    case epoll
+    /// libwebsockets' client (`WebSocketClientContext` of ReorderTransport).
+    case lws
+  }
+
   /// A room token every client sends in its `hello` (a server that checks tokens); nil: none.
   public var token: String?
   /// Server URL, `ws://HOST:PORT` (a path is ignored; rooms are `/ws/<room>`), or a comma list
@@ -79,7 +89,10 @@ public struct LoadConfiguration: Sendable {
   /// Bytes per second a slow reader takes from its socket at most during the traffic
   /// (`--slow-read-bytes-per-second`): it stops reading (lws rx flow control) when ahead.
   public var slowReadBytesPerSecond = 10_240
-  /// Client service threads (`--threads`): each is one lws client context.
+  /// The websocket client (`--client-io`).
+  public var clientIO = ClientIO.auto
+  /// Client service threads (`--threads`): each is one client context (one epoll set, or one lws
+  /// context) with its share of the connections.
   public var threads = 1
   /// Window within which an update must be covered (`--coverage-window-ms`).
   public var coverageWindowMilliseconds = 100.0
@@ -128,6 +141,9 @@ public struct LoadConfiguration: Sendable {
     if dragRate <= 0 && effectiveDraggers > 0 { result.append("--drag-rate must be positive") }
     if durationSeconds <= 0 { result.append("--duration must be positive") }
     if threads < 1 { result.append("--threads must be at least 1") }
+    if clientIO == .epoll && url.contains("wss://") {
+      result.append("--client-io epoll speaks ws:// only: use --client-io lws (or auto) for wss://")
+    }
     if mode == .mirror && moveRate > 0 { result.append("--mirror relays drag messages only; drop --move-rate") }
     if measureReceivers < 0 { result.append("--measure-receivers cannot be negative") }
     if connectRate < 0 { result.append("--connect-rate cannot be negative") }

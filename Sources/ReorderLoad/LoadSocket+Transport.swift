@@ -1,6 +1,6 @@
 import ReorderTransport
 
-/// The real websocket client: ReorderTransport's `WebSocketClientContext` (one lws context and
+/// lws' websocket client: ReorderTransport's `WebSocketClientContext` (one lws context and
 /// service thread per shard).
 final class TransportSocketContext: LoadSocketContext, @unchecked Sendable {
   let context: WebSocketClientContext
@@ -45,4 +45,16 @@ final class TransportSocket: LoadSocket, @unchecked Sendable {
 extension LoadRunner {
   /// Makes one lws client context per shard.
   public static let transportContextFactory: LoadSocketContextFactory = { try TransportSocketContext() }
+
+  /// Makes one of the tool's own epoll client contexts per shard (`ws://` only).
+  public static let epollContextFactory: LoadSocketContextFactory = { try EpollSocketContext() }
+
+  /// The client `configuration.clientIO` asks for: `auto` is epoll unless a target is `wss://`.
+  public static func contextFactory(for configuration: LoadConfiguration) -> LoadSocketContextFactory {
+    switch configuration.clientIO {
+    case .epoll: epollContextFactory
+    case .lws: transportContextFactory
+    case .auto: configuration.url.contains("wss://") ? transportContextFactory : epollContextFactory
+    }
+  }
 }

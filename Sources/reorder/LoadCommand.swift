@@ -84,7 +84,11 @@ enum LoadCommand {
         name: "loader-interval-ms", kind: .decimal(1...60_000), defaultValue: "100",
         help: "Period of the loader's joins (a join still waiting for its welcome skips a turn)."),
       OptionSpec(
-        name: "threads", kind: .integer(1...64), defaultValue: "1", help: "Client service threads (lws contexts)."),
+        name: "threads", kind: .integer(1...64), defaultValue: "1",
+        help: "Client service threads, each with its share of the clients."),
+      OptionSpec(
+        name: "client-io", kind: .choice(LoadConfiguration.ClientIO.allCases.map(\.rawValue)), defaultValue: "auto",
+        help: "Websocket client: epoll (the tool's own, ws:// only), lws (libwebsockets'), auto (epoll unless wss://)."),
       OptionSpec(
         name: "coverage-window-ms", kind: .decimal(1...60_000), defaultValue: "100",
         help: "An update is covered if it or a newer one arrives within this."),
@@ -163,6 +167,9 @@ enum LoadCommand {
     if let value = options.decimal("settle-timeout") { configuration.settleTimeoutSeconds = value }
     if let value = options.integer("connect-concurrency") { configuration.connectConcurrency = value }
     if let value = options.integer("threads") { configuration.threads = value }
+    if let value = options.string("client-io") {
+      configuration.clientIO = LoadConfiguration.ClientIO(rawValue: value) ?? .auto
+    }
     if let value = options.decimal("coverage-window-ms") { configuration.coverageWindowMilliseconds = value }
     if let value = options.decimal("staleness-interval-ms") { configuration.stalenessIntervalMilliseconds = value }
     configuration.ramp = options.flag("ramp")
@@ -202,7 +209,7 @@ enum LoadCommand {
     let configuration = try configuration(from: options)
     let runner: LoadRunner
     do {
-      runner = try LoadRunner(configuration: configuration, makeContext: LoadRunner.transportContextFactory)
+      runner = try LoadRunner(configuration: configuration, makeContext: LoadRunner.contextFactory(for: configuration))
     } catch let error as LoadError {
       throw UsageError(description: error.description)
     }
