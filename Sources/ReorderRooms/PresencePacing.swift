@@ -49,14 +49,15 @@ public struct PresencePacing: Sendable, Equatable {
   /// The rate a room may slow down to when it alone would exceed the budget at `minHz`: a room of
   /// `members` flushing every interval sends `members` frames per flush, so a room of 10,000
   /// would need 300,000 frames/s at 30 Hz. Between `minHz` and this, fewer, larger `drags` frames
-  /// keep it real time.
-  public static let largeRoomMinHz = 5.0
+  /// keep it real time. 8 Hz (125 ms) leaves half of a 250 ms window for writing a flush to every
+  /// member and reading it: a viewer sees each drag within a quarter of a second.
+  public static let largeRoomMinHz = 8.0
 
   /// The interval of a room of `members`: the server's (`interval(connections:)`), or longer when
   /// the room alone would send more than `framesPerSecond` frames per second at it
   /// (`members / framesPerSecond`), at most `1 / largeRoomMinHz`. With the default budget of
-  /// 40,000 frames/s only rooms above 1,333 members slow down (4,000 members: 100 ms; 8,000 and
-  /// more: 200 ms). A flush of a room of n members is n sends of one shared frame, so the
+  /// 40,000 frames/s only rooms above 1,333 members slow down (4,000 members: 100 ms; 5,000 and
+  /// more: 125 ms). A flush of a room of n members is n sends of one shared frame, so the
   /// interval is what bounds the room's fan-out work.
   public func interval(connections: Int, members: Int) -> Double {
     let server = interval(connections: connections)

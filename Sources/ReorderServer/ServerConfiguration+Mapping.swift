@@ -16,6 +16,7 @@ extension ServerConfiguration {
     t.tlsPrivateKeyPath = tlsPrivateKeyPath
     t.pingIntervalSeconds = pingIntervalSeconds
     t.idleTimeoutSeconds = idleTimeoutSeconds
+    t.eventLoop = TransportConfiguration.EventLoop(rawValue: eventLoop) ?? t.eventLoop
     return t
   }
 

@@ -32,6 +32,9 @@ extension ServerConfiguration {
     .integer("ping-interval", \.pingIntervalSeconds, 1...3_600, "Seconds of silence before a connection is pinged."),
     .integer(
       "idle-timeout", \.idleTimeoutSeconds, 2...7_200, "Seconds without a valid pong before a connection is dropped."),
+    .choice(
+      "event-loop", \.eventLoop, TransportConfiguration.EventLoop.allCases.map(\.rawValue),
+      "How the server waits for events: libev (epoll; its cost does not grow with idle connections) or poll."),
     .integer("presence-hz", \.presenceHz, 1...120, "Drag presence frames per second per connection under load."),
     .integer(
       "presence-max-hz", \.presenceMaxHz, 1...1_000,

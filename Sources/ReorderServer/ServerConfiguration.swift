@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
   public var pingIntervalSeconds = TransportConfiguration().pingIntervalSeconds
   /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
   public var idleTimeoutSeconds = TransportConfiguration().idleTimeoutSeconds
+  /// How the service thread waits for events (`--event-loop`): `libev` or `poll`.
+  public var eventLoop = TransportConfiguration().eventLoop.rawValue
   /// Presence rate under load (`--presence-hz`).
   public var presenceHz = 30
   /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz` (the

@@ -1,6 +1,8 @@
 import CLibWebSockets
 
-/// A one-shot lws timer (`lws_sul_schedule`) that calls a Swift closure on the service thread.
+/// A one-shot timer that calls a Swift closure on the service thread: an lws timer
+/// (`lws_sul_schedule`) on lws' poll loop, a libev timer of its own when the context runs on our
+/// libev loop (`reorder_ev_timer`: lws 4.1.6 would fire a sul due before its next one late there).
 ///
 /// The C `lws_sorted_usec_list_t` is followed in the same allocation by an unretained pointer back
 /// to this object, which the non-capturing C callback reads to find it. Service thread only; the
@@ -8,6 +10,9 @@ import CLibWebSockets
 /// after `cancel()`).
 final class LWSTimer {
   private let block: UnsafeMutableRawPointer
+  /// The libev timer and the context whose loop it is on, once scheduled on a libev loop.
+  private var libevTimer: UnsafeMutablePointer<reorder_ev_timer>?
+  private var libevContext: OpaquePointer?
   /// What firing does (replaceable, for a timer re-armed with new state).
   var action: () -> Void
 
@@ -29,9 +34,19 @@ final class LWSTimer {
 
   /// (Re)arms the timer to fire once after `microseconds`.
   func schedule(on context: OpaquePointer, afterMicroseconds microseconds: Int) {
-    let sul = block.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
     let delay = lws_usec_t(max(0, microseconds))
     firesAt = lws_now_usecs() + delay
+    if let loop = ServiceLoop.libevLoop(of: context) {
+      if libevTimer == nil {
+        libevTimer = reorder_ev_timer_new(libevTimerCallback, Unmanaged.passUnretained(self).toOpaque())
+        libevContext = context
+      }
+      if let libevTimer {
+        reorder_ev_timer_arm(loop, libevTimer, Double(delay) / 1e6)
+        return
+      }
+    }
+    let sul = block.assumingMemoryBound(to: lws_sorted_usec_list_t.self)
     lws_sul_schedule(context, 0, sul, timerCallback, delay)
   }
 
@@ -48,6 +63,9 @@ final class LWSTimer {
   func cancel() {
     firesAt = nil
     lws_sul_cancel(block.assumingMemoryBound(to: lws_sorted_usec_list_t.self))
+    if let libevTimer, let libevContext, let loop = ServiceLoop.libevLoop(of: libevContext) {
+      reorder_ev_timer_cancel(loop, libevTimer)
+    }
   }
 
   fileprivate func fire() {
@@ -56,8 +74,20 @@ final class LWSTimer {
   }
 
   deinit {
+    if let libevTimer {
+      // A loop still running must forget the watcher first; a destroyed one no longer knows it.
+      if let libevContext, let loop = ServiceLoop.libevLoop(of: libevContext) {
+        reorder_ev_timer_cancel(loop, libevTimer)
+      }
+      free(libevTimer)
+    }
     block.deallocate()
   }
+}
+
+private let libevTimerCallback: @convention(c) (UnsafeMutableRawPointer?) -> Void = { owner in
+  guard let owner else { return }
+  Unmanaged<LWSTimer>.fromOpaque(owner).takeUnretainedValue().fire()
 }
 
 private let timerCallback: @convention(c) (UnsafeMutablePointer<lws_sorted_usec_list_t>?) -> Void = { sul in

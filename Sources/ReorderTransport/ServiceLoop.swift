@@ -1,8 +1,14 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 import Synchronization
 
 /// One lws context and the one thread that services it.
+///
+/// The thread waits either in lws' own `poll()` loop (`lws_service`, one pass per call) or, for a
+/// server with many connections, in a libev loop of ours that lws runs on (`TransportConfiguration.EventLoop.libev`: epoll,
+/// whose cost does not grow with the descriptors that are idle); `afterPass` ends each pass
+/// either way.
 ///
 /// Ownership: the context is created on the caller's thread (so bind errors surface synchronously),
 /// then only the service thread touches it — `lws_service`, every callback, `lws_context_destroy`.
@@ -16,6 +22,9 @@ final class ServiceLoop: @unchecked Sendable {
   }
 
   private let shared = Locked(Shared())
+  /// The libev loop of each context that runs on one, for `LWSTimer`; a context leaves it when
+  /// its loop is destroyed.
+  private static let libevLoops = Locked<[OpaquePointer: OpaquePointer]>([:])
   private let name: String
   /// Written once before the thread starts; read by any thread (only for `lws_cancel_service`).
   private(set) var context: OpaquePointer?
@@ -25,14 +34,21 @@ final class ServiceLoop: @unchecked Sendable {
   private let serviceThread = Atomic<UInt>(0)
   /// Service thread only.
   private var stopRequested = false
-  /// Runs on the service thread after every pass of the loop (one `lws_service`: the events of one
-  /// wait). Set before `start()`.
+  /// Runs on the service thread after every pass of the loop (the events of one wait), before it
+  /// waits again. Set before `start()`.
   var afterPass: (() -> Void)?
+  /// What was asked for.
+  let waiting: TransportConfiguration.EventLoop
+  /// The libev loop (`struct ev_loop *`) when the context runs on one; nil: lws' poll loop.
+  private var eventLoop: OpaquePointer?
+  /// How the thread actually waits (poll when libev was asked for but lws could not use it).
+  var waitsWith: TransportConfiguration.EventLoop { eventLoop == nil ? .poll : .libev }
   private let finished = DispatchSemaphore(value: 0)
   private var started = false
 
-  init(name: String) {
+  init(name: String, waiting: TransportConfiguration.EventLoop = .poll) {
     self.name = name
+    self.waiting = waiting
   }
 
   /// Creates the context from `info` (on the calling thread). Throws when lws refuses; `failure`
@@ -40,9 +56,25 @@ final class ServiceLoop: @unchecked Sendable {
   func createContext(_ info: inout lws_context_creation_info, failure: String) throws {
     precondition(context == nil, "context created twice")
     Self.raiseOpenFileLimit()
-    guard let created = lws_create_context(&info) else {
-      throw TransportError.contextCreationFailed(failure)
+    var created: OpaquePointer?
+    if waiting == .libev, let loop = reorder_ev_loop_new() {
+      var libevInfo = info
+      libevInfo.options |= UInt64(LWS_SERVER_OPTION_LIBEV)
+      var loops: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(loop)]
+      created = loops.withUnsafeMutableBufferPointer { loops in
+        libevInfo.foreign_loops = loops.baseAddress
+        return lws_create_context(&libevInfo)
+      }
+      if created == nil {
+        reorder_ev_loop_destroy(loop)
+        Log.warn("lws could not run on libev (is libwebsockets-evlib-ev installed?): using poll()")
+      } else if let created {
+        eventLoop = loop
+        Self.libevLoops.withLock { $0[created] = loop }
+      }
     }
+    if created == nil { created = lws_create_context(&info) }
+    guard let created else { throw TransportError.contextCreationFailed(failure) }
     shared.withLock { _ in context = created }  // post() reads it under the same lock
   }
 
@@ -79,14 +111,35 @@ final class ServiceLoop: @unchecked Sendable {
 
   private func run() {
     guard let context else { return }
-    while !stopRequested {
-      if lws_service(context, 0) < 0 { break }
-      afterPass?()
+    if let eventLoop {
+      let hook = reorder_ev_pass_start(
+        eventLoop,
+        { data in Unmanaged<ServiceLoop>.fromOpaque(data!).takeUnretainedValue().endOfLibevPass() },
+        Unmanaged.passUnretained(self).toOpaque())
+      while !stopRequested { reorder_ev_run(eventLoop) }
+      if let hook { reorder_ev_pass_stop(eventLoop, hook) }
+    } else {
+      while !stopRequested {
+        if lws_service(context, 0) < 0 { break }
+        afterPass?()
+      }
     }
     shared.withLock { $0.closed = true }
     lws_context_destroy(context)
+    if let eventLoop {
+      _ = Self.libevLoops.withLock { $0.removeValue(forKey: context) }
+      reorder_ev_loop_destroy(eventLoop)
+    }
     // Work posted after the stop is dropped; release it here, on the thread that owned it.
     shared.withLock { $0.inbox.removeAll() }
+  }
+
+  /// libev's prepare watcher: the end of a pass.
+  private func endOfLibevPass() { afterPass?() }
+
+  /// The libev loop `context` runs on; nil when it runs on lws' poll loop (or is gone).
+  static func libevLoop(of context: OpaquePointer) -> OpaquePointer? {
+    libevLoops.withLock { $0[context] }
   }
 
   /// True on the service thread.
@@ -127,6 +180,7 @@ final class ServiceLoop: @unchecked Sendable {
   func requestStop() {
     assertServiceThread()
     stopRequested = true
+    if let eventLoop { reorder_ev_break(eventLoop) }
     if let context { lws_cancel_service(context) }
   }
 

@@ -1,5 +1,15 @@
 /// Everything the websocket/HTTP server needs to know; the server glue fills it from the CLI.
 public struct TransportConfiguration: Sendable {
+  /// How the service thread waits for events.
+  public enum EventLoop: String, Sendable, CaseIterable {
+    /// lws' built-in loop: `poll()` over every descriptor at each wake-up (its cost grows with the
+    /// connections, idle ones included).
+    case poll
+    /// lws' libev event library on a loop the transport owns: epoll on Linux. Falls back to poll
+    /// (with a warning) when lws cannot load its libev plugin.
+    case libev
+  }
+
   /// Interface address to bind (an IP address, e.g. `127.0.0.1` or `0.0.0.0`).
   public var host: String = "127.0.0.1"
   /// TCP port; 0 picks a free one (`start()` returns the real port).
@@ -32,6 +42,9 @@ public struct TransportConfiguration: Sendable {
   /// When set, `SO_SNDBUF` of each accepted websocket (bytes). Tests shrink it to make a
   /// non-reading client hit its queue limit quickly; nil keeps the kernel's autotuning.
   public var socketSendBufferBytes: Int? = nil
+
+  /// How the service thread waits (`--event-loop`).
+  public var eventLoop = EventLoop.libev
 
   /// The defaults above.
   public init() {}

@@ -12,7 +12,7 @@ public final class WebSocketServer: @unchecked Sendable {
   let configuration: TransportConfiguration
   /// Service thread only (after `start()`).
   let handler: WebSocketServerHandler
-  let loop = ServiceLoop(name: "lws-server")
+  let loop: ServiceLoop
   let arena = CArena()
   let staticFiles: StaticFiles?
   let protocolName = "reorder"
@@ -66,7 +66,8 @@ public final class WebSocketServer: @unchecked Sendable {
   public init(configuration: TransportConfiguration, handler: WebSocketServerHandler) throws {
     try configuration.validate()
     self.configuration = configuration
-    let loop = self.loop
+    let loop = ServiceLoop(name: "lws-server", waiting: configuration.eventLoop)
+    self.loop = loop
     writes = WriteScheduler(
       cork: configuration.corkBytes > 0
         ? FrameCork(limitBytes: configuration.corkBytes, headroom: Int(reorder_lws_pre())) : nil,
@@ -121,7 +122,10 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     Log.info(
       "listening",
-      ["host": configuration.host, "port": String(port), "tls": String(configuration.tlsCertificatePath != nil)])
+      [
+        "host": configuration.host, "port": String(port), "tls": String(configuration.tlsCertificatePath != nil),
+        "event_loop": loop.waitsWith.rawValue,
+      ])
     return port
   }
 

@@ -1,0 +1,36 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import ReorderTransport
+
+/// The server on each event loop: lws' poll loop and libev (epoll).
+final class EventLoopTests: XCTestCase {
+  func testTheServerRunsOnTheLoopAsked() throws {
+    for loop in TransportConfiguration.EventLoop.allCases {
+      let fixture = try ServerFixture { $0.eventLoop = loop }
+      defer { fixture.stop() }
+      XCTAssertEqual(fixture.server.loop.waitsWith, loop)
+      let socket = try WebSocket.connect(fixture.url("/ws/loop"))
+      socket.send("over \(loop)")
+      XCTAssertEqual(try receiveText(socket), "over \(loop)")
+      socket.close()
+    }
+  }
+
+  /// A tick moved earlier fires at its new time, not the old one. On libev, lws 4.1.6 re-arms its
+  /// one timer for a sul due sooner than the armed one with `ev_timer_set` on the active watcher,
+  /// which libev ignores: such a sul fired only when lws' timer next fired (here the 60 s tick).
+  func testATickMovedEarlierFiresEarlyOnEveryLoop() throws {
+    for loop in TransportConfiguration.EventLoop.allCases {
+      let fixture = try ServerFixture { $0.eventLoop = loop }
+      defer { fixture.stop() }
+      let before = fixture.handler.ticks
+      let server = fixture.server
+      server.post { server.requestTick(afterSeconds: 60) }
+      usleep(100_000)  // lws' timer is now armed for the 60 s tick
+      server.post { server.requestTick(afterSeconds: 0.01) }
+      XCTAssertTrue(waitUntil(timeout: 20) { fixture.handler.ticks > before }, "no tick on \(loop)")
+    }
+  }
+}
