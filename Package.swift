@@ -36,7 +36,7 @@ let package = Package(
     .systemLibrary(
       name: "CLibWebSockets",
       pkgConfig: "libwebsockets",
-      providers: [.apt(["libwebsockets-dev", "libssl-dev", "pkg-config"])]
+      providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-ev", "libev-dev", "libssl-dev", "pkg-config"])]
     ),
     .systemLibrary(
       name: "CSQLite",

@@ -14,7 +14,7 @@
 set -euo pipefail
 
 purpose="${1:-run}"
-packages=(pkg-config libwebsockets-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
+packages=(pkg-config libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
 case "$purpose" in
   run) ;;
   test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
