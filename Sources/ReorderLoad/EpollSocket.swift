@@ -4,10 +4,12 @@ import Foundation
 /// One connection of an `EpollSocketContext`: a non-blocking TCP socket, the handshake, then
 /// frames. Its state lives on the context's service thread; the `LoadSocket` methods hop there.
 ///
-/// Reading: one `read` per readiness (level-triggered, so a socket with more waiting comes back
-/// in the next wait, after every other ready socket had its turn), parsed at once; a frame cut off
-/// at the end waits in `inbox`. Writing: frames are written at once and only what the kernel does
-/// not take waits in `outbox` for `EPOLLOUT`.
+/// The socket is registered once, edge-triggered, for input and output: no `epoll_ctl` per pause
+/// or write, and no re-poll of a socket at every wait. Reading: at each edge, `recv` until the
+/// socket is empty (or the client pauses), each chunk parsed at once; a frame cut off at the end
+/// waits in `inbox`. A paused reader that resumes drains what came meanwhile itself (its edge was
+/// spent). Writing: frames are written at once and only what the kernel does not take waits in
+/// `outbox` for the next output edge.
 final class EpollSocket: LoadSocket, @unchecked Sendable {
   enum State { case idle, connecting, handshaking, open, closing, finished }
 
@@ -31,7 +33,6 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
   private var outboxStart = 0
   private var receiving = true
   private var readLimit = 1 << 16
-  private var watched: UInt32 = 0
   /// What this side sent in its close frame, once it did.
   private(set) var sentClose: (code: UInt16, reason: String)?
   /// When a close this side started gives up waiting for the server's answer (µs).
@@ -78,8 +79,15 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
       guard state != .finished, self.receiving != receiving else { return }
       self.receiving = receiving
       readLimit = EpollSocket.throttledReadBytes
-      if receiving { parseInbox() }
-      updateInterest()
+      // In a turn of its own: a resume asked for while another socket delivers must not read
+      // into the shared buffer that one is still parsing.
+      if receiving {
+        context.post { [self] in
+          guard self.receiving else { return }
+          parseInbox()
+          readAvailable()
+        }
+      }
     }
   }
 
@@ -104,8 +112,7 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
       return finish(code: nil, reason: "connect: \(String(cString: strerror(errno)))")
     }
     state = .connecting
-    watched = EPOLLOUT.rawValue
-    context.watch(fd, token: token, events: watched, adding: true)
+    context.watch(fd, token: token, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLET.rawValue)
   }
 
   /// What `epoll_wait` reported for this socket.
@@ -118,33 +125,33 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
       guard events & EPOLLOUT.rawValue != 0 else { return }
       state = .handshaking
       enqueue(handshake!.request)
-      updateInterest()
       return
     }
-    if events & EPOLLOUT.rawValue != 0 { flush() }
+    if events & EPOLLOUT.rawValue != 0, outboxStart < outbox.count { flush() }
     guard state != .finished else { return }
-    let broken = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
-    // A paused reader is not told of data, but always of a reset or hang-up (level-triggered: it
-    // would be reported at every wait), so that ends it.
-    if broken && !receiving { return lost("connection lost") }
-    if broken || events & EPOLLIN.rawValue != 0 { readOnce() }
+    // A paused reader reads on when it resumes; a reset or hang-up ends it now.
+    if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 && !receiving { return lost("connection lost") }
+    if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readAvailable() }
   }
 
-  private func readOnce() {
-    guard receiving else { return updateInterest() }
-    let limit = min(readLimit, context.scratch.count)
-    let count = context.scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, limit) }
-    if count < 0 {
-      if errno == EAGAIN || errno == EINTR { return }
-      return lost("read: \(String(cString: strerror(errno)))")
-    }
-    if count == 0 { return lost("connection lost") }
-    if inbox.isEmpty {
-      let used = context.scratch.withUnsafeBytes { consume(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-      if state != .finished, used < count { inbox.append(contentsOf: context.scratch[used..<count]) }
-    } else {
-      inbox.append(contentsOf: context.scratch[..<count])
-      parseInbox()
+  /// Reads and parses until the socket is empty, the client pauses, or the connection ends.
+  private func readAvailable() {
+    while receiving && state != .finished && state != .connecting && fd >= 0 {
+      let limit = min(readLimit, context.scratch.count)
+      let count = context.scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, limit, 0) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN { return }
+        return lost("read: \(String(cString: strerror(errno)))")
+      }
+      if count == 0 { return lost("connection lost") }
+      if inbox.isEmpty {
+        let used = context.scratch.withUnsafeBytes { consume(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        if state != .finished, used < count { inbox.append(contentsOf: context.scratch[used..<count]) }
+      } else {
+        inbox.append(contentsOf: context.scratch[..<count])
+        parseInbox()
+      }
     }
   }
 
@@ -278,17 +285,6 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
       outbox.removeAll(keepingCapacity: outbox.capacity <= 1 << 16)
       outboxStart = 0
     }
-    updateInterest()
-  }
-
-  private func updateInterest() {
-    guard fd >= 0, state != .connecting, state != .finished else { return }
-    var wanted: UInt32 = 0
-    if receiving { wanted |= EPOLLIN.rawValue }
-    if outboxStart < outbox.count { wanted |= EPOLLOUT.rawValue }
-    guard wanted != watched else { return }
-    watched = wanted
-    context.watch(fd, token: token, events: wanted, adding: false)
   }
 
   /// Closes the descriptor and reports `.closed` once.

@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// The load tool's own websocket client: one thread waiting in `epoll_wait` on every connection
-/// of its shard, reading each ready socket in one `read` of up to 64 KB and parsing the frames out
-/// of it (`ServerFrameReader`). lws' client (`TransportSocketContext`) waits in `poll()`, which
+/// of its shard (edge-triggered), reading each ready socket in `recv`s of up to 64 KB and parsing
+/// the frames out of them (`ServerFrameReader`). lws' client (`TransportSocketContext`) waits in `poll()`, which
 /// scans all 10,000 descriptors of a big room at every wake-up, and parses frames a byte at a time:
 /// with a room of 10,000 it becomes the limit of a run before the server does. Plain `ws://` only;
 /// `wss://` runs on lws.
@@ -174,12 +174,12 @@ final class EpollSocketContext: LoadSocketContext, @unchecked Sendable {
     return bytes
   }
 
-  /// Service thread: registers `fd` for `events`, or changes what it waits for.
-  func watch(_ fd: Int32, token: UInt64, events: UInt32, adding: Bool) {
+  /// Service thread: registers `fd` for `events`.
+  func watch(_ fd: Int32, token: UInt64, events: UInt32) {
     var event = epoll_event()
     event.events = events
     event.data.u64 = token
-    _ = epoll_ctl(poller, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)
+    _ = epoll_ctl(poller, EPOLL_CTL_ADD, fd, &event)
   }
 
   /// Service thread: the socket is done (its descriptor is closed, which leaves the epoll set).
