@@ -152,6 +152,9 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
         inbox.append(contentsOf: context.scratch[..<count])
         parseInbox()
       }
+      // A short read emptied the socket: what arrives later raises a new edge. (Saves the
+      // `EAGAIN` read per frame.)
+      if count < limit { return }
     }
   }
 
