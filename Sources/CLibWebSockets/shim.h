@@ -101,6 +101,13 @@ static inline void reorder_ev_timer_arm(struct ev_loop *loop, struct reorder_ev_
   ev_timer_start(loop, &timer->watcher);
 }
 
+/// Arms the timer to fire every `seconds`, the first time `seconds` from now.
+static inline void reorder_ev_timer_every(struct ev_loop *loop, struct reorder_ev_timer *timer, double seconds) {
+  ev_timer_stop(loop, &timer->watcher);
+  ev_timer_set(&timer->watcher, seconds, seconds);
+  ev_timer_start(loop, &timer->watcher);
+}
+
 static inline void reorder_ev_timer_cancel(struct ev_loop *loop, struct reorder_ev_timer *timer) {
   ev_timer_stop(loop, &timer->watcher);
 }

@@ -112,12 +112,18 @@ final class ServiceLoop: @unchecked Sendable {
   private func run() {
     guard let context else { return }
     if let eventLoop {
+      let me = Unmanaged.passUnretained(self).toOpaque()
       let hook = reorder_ev_pass_start(
-        eventLoop,
-        { data in Unmanaged<ServiceLoop>.fromOpaque(data!).takeUnretainedValue().endOfLibevPass() },
-        Unmanaged.passUnretained(self).toOpaque())
+        eventLoop, { data in Unmanaged<ServiceLoop>.fromOpaque(data!).takeUnretainedValue().endOfLibevPass() }, me)
+      let heartbeat = reorder_ev_timer_new(
+        { data in Unmanaged<ServiceLoop>.fromOpaque(data!).takeUnretainedValue().libevHeartbeat() }, me)
+      if let heartbeat { reorder_ev_timer_every(eventLoop, heartbeat, Self.libevHeartbeatSeconds) }
       while !stopRequested { reorder_ev_run(eventLoop) }
       if let hook { reorder_ev_pass_stop(eventLoop, hook) }
+      if let heartbeat {
+        reorder_ev_timer_cancel(eventLoop, heartbeat)
+        free(heartbeat)
+      }
     } else {
       while !stopRequested {
         if lws_service(context, 0) < 0 { break }
@@ -136,6 +142,17 @@ final class ServiceLoop: @unchecked Sendable {
 
   /// libev's prepare watcher: the end of a pass.
   private func endOfLibevPass() { afterPass?() }
+
+  /// How late lws' own timers (`lws_sul`: close, ping and HTTP timeouts) may fire on libev at
+  /// most. lws 4.1.6 re-arms its one libev timer for a sul due sooner with `ev_timer_set` on the
+  /// active watcher, which libev ignores; but it runs every sul that is due after each socket
+  /// event. A wake-up through its event pipe this often is such an event, so a timeout due while
+  /// nothing else happens (a client that never answers a close) still fires.
+  static let libevHeartbeatSeconds = 0.1
+
+  private func libevHeartbeat() {
+    if !stopRequested, let context { lws_cancel_service(context) }
+  }
 
   /// The libev loop `context` runs on; nil when it runs on lws' poll loop (or is gone).
   static func libevLoop(of context: OpaquePointer) -> OpaquePointer? {

@@ -33,4 +33,21 @@ final class EventLoopTests: XCTestCase {
       XCTAssertTrue(waitUntil(timeout: 20) { fixture.handler.ticks > before }, "no tick on \(loop)")
     }
   }
+
+  /// lws' own timeouts fire on every loop: a client that never answers the server's close frame
+  /// is dropped (lws' close timeout, an `lws_sul` of its own, which libev's heartbeat lets fire).
+  func testAClientThatNeverAnswersACloseIsDroppedOnEveryLoop() throws {
+    for loop in TransportConfiguration.EventLoop.allCases {
+      let fixture = try ServerFixture { $0.eventLoop = loop }
+      defer { fixture.stop() }
+      let silent = try RawSocket(port: fixture.port)
+      XCTAssertTrue(try silent.websocketHandshake(path: "/ws/quiet").contains("101"))
+      XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+      let id = try XCTUnwrap(fixture.handler.opened.keys.first)
+      let server = fixture.server
+      server.post { server.close(id, code: 1000, reason: "bye") }
+      XCTAssertTrue(waitUntil(timeout: 30) { fixture.handler.closed.contains(id) }, "still open on \(loop)")
+      silent.close()
+    }
+  }
 }
