@@ -10,6 +10,7 @@ extension LoadResult {
     if draggers > 0 { headline += ", \(draggers)\(ramp ? "+" : "") draggers × \(Self.number(dragRate))/s" }
     if moveRate > 0 { headline += ", \(Self.number(moveRate))\(ramp ? "+" : "") moves/s" }
     headline += String(format: ", %.1f s, %@ at %@", trafficSeconds, kind, url)
+    if let clientIO { headline += " (\(clientIO) client)" }
     lines.append(headline)
     if !title.isEmpty { lines.append("  \(title)") }
     func row(_ name: String, _ value: String) {

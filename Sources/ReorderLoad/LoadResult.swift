@@ -57,6 +57,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var join: JoinTimes? = nil
   /// The window of `coverage` (ms).
   public var coverageWindowMilliseconds: Double? = nil
+  /// The websocket client the clients ran on (`epoll` or `lws`; `--client-io`).
+  public var clientIO: String? = nil
   /// What the client joining and leaving `--loader-room` did.
   public var loader: LoaderSummary? = nil
   /// What preparing the rooms took, for a big board.

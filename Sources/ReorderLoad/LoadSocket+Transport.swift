@@ -51,10 +51,14 @@ extension LoadRunner {
 
   /// The client `configuration.clientIO` asks for: `auto` is epoll unless a target is `wss://`.
   public static func contextFactory(for configuration: LoadConfiguration) -> LoadSocketContextFactory {
+    effectiveClientIO(for: configuration) == .lws ? transportContextFactory : epollContextFactory
+  }
+
+  /// `epoll` or `lws`: what `auto` amounts to for the configuration's targets.
+  static func effectiveClientIO(for configuration: LoadConfiguration) -> LoadConfiguration.ClientIO {
     switch configuration.clientIO {
-    case .epoll: epollContextFactory
-    case .lws: transportContextFactory
-    case .auto: configuration.url.contains("wss://") ? transportContextFactory : epollContextFactory
+    case .auto: configuration.url.contains("wss://") ? .lws : .epoll
+    case let chosen: chosen
     }
   }
 }
