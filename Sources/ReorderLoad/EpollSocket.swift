@@ -188,7 +188,7 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
       return receiving && state != .finished
     }
     if let failure = progress.failure {
-      fail(code: ServerFrameReader.isTooLarge(failure) ? 1009 : 1002, reason: failure)
+      fail(code: failure.code, reason: failure.reason)
       return bytes.count
     }
     return used + progress.consumed

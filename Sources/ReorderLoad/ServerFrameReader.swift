@@ -13,13 +13,22 @@ struct ServerFrameReader: Sendable {
     case close(code: UInt16?, reason: String)
   }
 
+  /// Why the bytes cannot be read on: the close code to fail the connection with and the reason.
+  struct Failure: Equatable {
+    /// 1002 (protocol error) or 1009 (a message over the limit).
+    var code: UInt16
+    var reason: String
+
+    static func protocolError(_ reason: String) -> Failure { Failure(code: 1002, reason: reason) }
+    static func tooLarge(_ limit: Int) -> Failure { Failure(code: 1009, reason: "message larger than \(limit) bytes") }
+  }
+
   /// What `read` did with the bytes it was given.
   struct Progress: Equatable {
     /// Bytes at the start that were whole frames, consumed.
     var consumed: Int
-    /// Set when the bytes break the protocol: the connection must be failed (close 1002, or 1009
-    /// for a message over the limit).
-    var failure: String?
+    /// Set when the bytes break the protocol or the size limit: the connection must be failed.
+    var failure: Failure?
   }
 
   /// The largest message (all fragments together) accepted.
@@ -30,9 +39,6 @@ struct ServerFrameReader: Sendable {
 
   init(maxMessageBytes: Int) { self.maxMessageBytes = maxMessageBytes }
 
-  /// Whether a close frame broke the protocol in a way that asks for 1009 rather than 1002.
-  static func isTooLarge(_ failure: String) -> Bool { failure.hasPrefix("message larger") }
-
   /// Consumes the whole frames at the start of `bytes`, passing each complete message and each
   /// control frame to `deliver`, until the bytes end in the middle of a frame or `deliver` returns
   /// false (the reader stops reading; the rest is consumed by the next call).
@@ -41,8 +47,10 @@ struct ServerFrameReader: Sendable {
     while bytes.count - at >= 2 {
       let first = bytes[at]
       let second = bytes[at + 1]
-      if first & 0x70 != 0 { return Progress(consumed: at, failure: "reserved bits set (no extension was agreed)") }
-      if second & 0x80 != 0 { return Progress(consumed: at, failure: "a masked frame from the server") }
+      if first & 0x70 != 0 {
+        return Progress(consumed: at, failure: .protocolError("reserved bits set (no extension was agreed)"))
+      }
+      if second & 0x80 != 0 { return Progress(consumed: at, failure: .protocolError("a masked frame from the server")) }
       var header = 2
       var length = Int(second & 0x7F)
       if length == 126 {
@@ -54,7 +62,7 @@ struct ServerFrameReader: Sendable {
         var wide: UInt64 = 0
         for index in 2..<10 { wide = wide << 8 | UInt64(bytes[at + index]) }
         guard wide <= UInt64(maxMessageBytes) else {
-          return Progress(consumed: at, failure: "message larger than \(maxMessageBytes) bytes")
+          return Progress(consumed: at, failure: .tooLarge(maxMessageBytes))
         }
         length = Int(wide)
         header = 10
@@ -63,10 +71,10 @@ struct ServerFrameReader: Sendable {
       let opcode = first & 0x0F
       if opcode >= 8 {
         guard isFinal, length <= 125 else {
-          return Progress(consumed: at, failure: "a control frame fragmented or over 125 bytes")
+          return Progress(consumed: at, failure: .protocolError("a control frame fragmented or over 125 bytes"))
         }
       } else if length > maxMessageBytes - fragments.count {
-        return Progress(consumed: at, failure: "message larger than \(maxMessageBytes) bytes")
+        return Progress(consumed: at, failure: .tooLarge(maxMessageBytes))
       }
       guard bytes.count - at - header >= length else { break }
       let payload = UnsafeRawBufferPointer(rebasing: bytes[(at + header)..<(at + header + length)])
@@ -75,13 +83,13 @@ struct ServerFrameReader: Sendable {
       switch opcode {
       case 0:
         guard let isText = fragmentedText else {
-          return Progress(consumed: at, failure: "a continuation frame outside a message")
+          return Progress(consumed: at, failure: .protocolError("a continuation frame outside a message"))
         }
         fragments.append(contentsOf: payload)
         event = isFinal ? finishFragments(isText: isText) : nil
       case 1, 2:
         guard fragmentedText == nil else {
-          return Progress(consumed: at, failure: "a new message inside a fragmented one")
+          return Progress(consumed: at, failure: .protocolError("a new message inside a fragmented one"))
         }
         if isFinal {
           event = opcode == 1 ? .text(String(decoding: payload, as: UTF8.self)) : .binary(byteCount: payload.count)
@@ -91,7 +99,9 @@ struct ServerFrameReader: Sendable {
           event = nil
         }
       case 8:
-        guard payload.count != 1 else { return Progress(consumed: at, failure: "a close frame of one byte") }
+        guard payload.count != 1 else {
+          return Progress(consumed: at, failure: .protocolError("a close frame of one byte"))
+        }
         event =
           payload.isEmpty
           ? .close(code: nil, reason: "")
@@ -100,7 +110,7 @@ struct ServerFrameReader: Sendable {
             reason: String(decoding: payload.dropFirst(2), as: UTF8.self))
       case 9: event = .ping(Array(payload))
       case 10: event = .pong
-      default: return Progress(consumed: at, failure: "unknown opcode \(opcode)")
+      default: return Progress(consumed: at, failure: .protocolError("unknown opcode \(opcode)"))
       }
       if let event, !deliver(event) { break }
     }

@@ -96,7 +96,9 @@ struct ServerFrameReaderTests {
   }
 
   /// Feeds `bytes` in pieces of `step` bytes, keeping what each read leaves, as the socket does.
-  func read(_ bytes: [UInt8], step: Int, max: Int = 1 << 20) -> (events: [ServerFrameReader.Event], failure: String?) {
+  func read(_ bytes: [UInt8], step: Int, max: Int = 1 << 20) -> (
+    events: [ServerFrameReader.Event], failure: String?, code: UInt16?
+  ) {
     var reader = ServerFrameReader(maxMessageBytes: max)
     var pending: [UInt8] = []
     var events: [ServerFrameReader.Event] = []
@@ -108,11 +110,11 @@ struct ServerFrameReaderTests {
           return true
         }
       }
-      if let failure = progress.failure { return (events, failure) }
+      if let failure = progress.failure { return (events, failure.reason, failure.code) }
       pending.removeFirst(progress.consumed)
     }
     #expect(pending.isEmpty)
-    return (events, nil)
+    return (events, nil, nil)
   }
 
   @Test("Messages of every length class, fragments with a ping between them, and a close, in any read sizes")
@@ -145,13 +147,14 @@ struct ServerFrameReaderTests {
     #expect(read(text("a", final: false) + text("b"), step: 10).failure == "a new message inside a fragmented one")
     #expect(read(frame(8, [3]), step: 3).failure == "a close frame of one byte")
     #expect(read(frame(3, []), step: 2).failure == "unknown opcode 3")
-    let tooLarge = read(text(String(repeating: "x", count: 200)), step: 300, max: 100).failure
-    #expect(tooLarge.map(ServerFrameReader.isTooLarge) == true)
+    let tooLarge = read(text(String(repeating: "x", count: 200)), step: 300, max: 100)
+    #expect(tooLarge.failure == "message larger than 100 bytes" && tooLarge.code == 1009)
+    #expect(read(frame(3, []), step: 2).code == 1002)
     let fragmentsTooLarge = read(
       text(String(repeating: "x", count: 60), final: false)
         + text(String(repeating: "y", count: 60), continuation: true), step: 300, max: 100
-    ).failure
-    #expect(fragmentsTooLarge.map(ServerFrameReader.isTooLarge) == true)
+    )
+    #expect(fragmentsTooLarge.failure == "message larger than 100 bytes" && fragmentsTooLarge.code == 1009)
   }
 
   @Test("A deliver that returns false stops the read after that message; the rest is read next time")
