@@ -57,7 +57,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
   public var join: JoinTimes? = nil
   /// The window of `coverage` (ms).
   public var coverageWindowMilliseconds: Double? = nil
-  /// The websocket client the clients ran on (`epoll` or `lws`; `--client-io`).
+  /// The websocket client the clients ran on (`epoll` or `lws`; `--client-io`), when `reorder load`
+  /// chose it (nil for a runner given a context factory of its own, as in tests).
   public var clientIO: String? = nil
   /// What the client joining and leaving `--loader-room` did.
   public var loader: LoaderSummary? = nil

@@ -77,7 +77,6 @@ extension LoadRunner {
     // others' frames beside them, are over the traffic and the drain.
     let read = max(0.001, Double(max(traffic.end, traffic.drainEnd) - traffic.origin) / 1e6)
     result.slowReaders = slowReaderSummary(measurements, seconds: read)
-    result.clientIO = Self.effectiveClientIO(for: configuration).rawValue
     return result
   }
 

@@ -55,7 +55,7 @@ extension LoadRunner {
   }
 
   /// `epoll` or `lws`: what `auto` amounts to for the configuration's targets.
-  static func effectiveClientIO(for configuration: LoadConfiguration) -> LoadConfiguration.ClientIO {
+  public static func effectiveClientIO(for configuration: LoadConfiguration) -> LoadConfiguration.ClientIO {
     switch configuration.clientIO {
     case .auto: configuration.url.contains("wss://") ? .lws : .epoll
     case let chosen: chosen

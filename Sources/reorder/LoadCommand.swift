@@ -213,7 +213,8 @@ enum LoadCommand {
     } catch let error as LoadError {
       throw UsageError(description: error.description)
     }
-    let result = try runner.run()
+    var result = try runner.run()
+    result.clientIO = LoadRunner.effectiveClientIO(for: configuration).rawValue
     print(result.textReport)
     if let path = configuration.jsonPath { try write(result.jsonData(), to: path) }
     if let path = configuration.htmlPath { try write(Data(LoadReport(runs: [result]).html.utf8), to: path) }
