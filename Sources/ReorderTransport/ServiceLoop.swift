@@ -65,15 +65,20 @@ final class ServiceLoop: @unchecked Sendable {
         libevInfo.foreign_loops = loops.baseAddress
         return lws_create_context(&libevInfo)
       }
-      if created == nil {
-        reorder_ev_loop_destroy(loop)
-        Log.warn("lws could not run on libev (is libwebsockets-evlib-ev installed?): using poll()")
-      } else if let created {
+      if let created {
         eventLoop = loop
         Self.libevLoops.withLock { $0[created] = loop }
+      } else {
+        reorder_ev_loop_destroy(loop)
       }
     }
-    if created == nil { created = lws_create_context(&info) }
+    if created == nil {
+      created = lws_create_context(&info)
+      // A context that fails on poll too failed for another reason (the port, the certificate).
+      if created != nil && waiting == .libev {
+        Log.warn("lws could not run on libev (is libwebsockets-evlib-ev installed?): using poll()")
+      }
+    }
     guard let created else { throw TransportError.contextCreationFailed(failure) }
     shared.withLock { _ in context = created }  // post() reads it under the same lock
   }
