@@ -16,8 +16,9 @@
 public struct PresenceFanout: Sendable, Equatable {
   /// The gap after a fan-out, in multiples of its duration: a quarter, so a room whose fan-outs
   /// are the server's main work (an audience of thousands) may take up to 4/5 of the service
-  /// thread and still flush within a 250 ms window (a fan-out of 10,000 takes about 100 ms here),
-  /// while the other rooms get a pass at least every quarter of a fan-out.
+  /// thread, and its interval plus the fan-out (2.25 × its duration) stays within a 250 ms window
+  /// for fan-outs of up to 111 ms, while the other rooms get a pass at least every quarter of a
+  /// fan-out.
   public static let gapRatio = 0.25
   /// The weight of the newest duration in the smoothed one.
   public static let smoothing = 0.5

@@ -94,8 +94,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// when nothing needs doing, and delay the fan-outs it fell into.
   ///
   /// Rounded up to a grid (an eighth of the presence interval, at most 5 ms), so that rooms due at
-  /// nearly the same time flush in one pass of the service loop: each pass polls every socket,
-  /// which with many connections open is the main cost of a pass.
+  /// nearly the same time flush in one pass of the service loop: a pass has a fixed cost (a wake-up
+  /// and, on `--event-loop poll`, a poll of every socket, the main cost of a pass with many
+  /// connections open).
   func requestTick(due: Double?, now: Double) {
     guard let due, let transport else { return }
     let grid = min(RoomsDriver.extraTickGrid, registry.presenceInterval / 8)
