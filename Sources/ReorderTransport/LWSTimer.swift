@@ -10,9 +10,9 @@ import CLibWebSockets
 /// after `cancel()`).
 final class LWSTimer {
   private let block: UnsafeMutableRawPointer
-  /// The libev timer and the context whose loop it is on, once scheduled on a libev loop.
+  /// The libev timer and the loop it is on, once scheduled on a libev loop.
   private var libevTimer: UnsafeMutablePointer<reorder_ev_timer>?
-  private var libevContext: OpaquePointer?
+  private var libevLoop: LibevLoop?
   /// What firing does (replaceable, for a timer re-armed with new state).
   var action: () -> Void
 
@@ -36,13 +36,13 @@ final class LWSTimer {
   func schedule(on context: OpaquePointer, afterMicroseconds microseconds: Int) {
     let delay = lws_usec_t(max(0, microseconds))
     firesAt = lws_now_usecs() + delay
-    if let loop = ServiceLoop.libevLoop(of: context) {
+    if let loop = libevLoop ?? ServiceLoop.libevLoop(of: context) {
       if libevTimer == nil {
         libevTimer = reorder_ev_timer_new(libevTimerCallback, Unmanaged.passUnretained(self).toOpaque())
-        libevContext = context
+        libevLoop = loop
       }
-      if let libevTimer {
-        reorder_ev_timer_arm(loop, libevTimer, Double(delay) / 1e6)
+      if let libevTimer, loop.isAlive {
+        reorder_ev_timer_arm(loop.loop, libevTimer, Double(delay) / 1e6)
         return
       }
     }
@@ -63,9 +63,7 @@ final class LWSTimer {
   func cancel() {
     firesAt = nil
     lws_sul_cancel(block.assumingMemoryBound(to: lws_sorted_usec_list_t.self))
-    if let libevTimer, let libevContext, let loop = ServiceLoop.libevLoop(of: libevContext) {
-      reorder_ev_timer_cancel(loop, libevTimer)
-    }
+    if let libevTimer, let libevLoop, libevLoop.isAlive { reorder_ev_timer_cancel(libevLoop.loop, libevTimer) }
   }
 
   fileprivate func fire() {
@@ -76,9 +74,7 @@ final class LWSTimer {
   deinit {
     if let libevTimer {
       // A loop still running must forget the watcher first; a destroyed one no longer knows it.
-      if let libevContext, let loop = ServiceLoop.libevLoop(of: libevContext) {
-        reorder_ev_timer_cancel(loop, libevTimer)
-      }
+      if let libevLoop, libevLoop.isAlive { reorder_ev_timer_cancel(libevLoop.loop, libevTimer) }
       free(libevTimer)
     }
     block.deallocate()

@@ -24,7 +24,7 @@ final class ServiceLoop: @unchecked Sendable {
   private let shared = Locked(Shared())
   /// The libev loop of each context that runs on one, for `LWSTimer`; a context leaves it when
   /// its loop is destroyed.
-  private static let libevLoops = Locked<[OpaquePointer: OpaquePointer]>([:])
+  private static let libevLoops = Locked<[OpaquePointer: LibevLoop]>([:])
   private let name: String
   /// Written once before the thread starts; read by any thread (only for `lws_cancel_service`).
   private(set) var context: OpaquePointer?
@@ -41,6 +41,8 @@ final class ServiceLoop: @unchecked Sendable {
   let waiting: TransportConfiguration.EventLoop
   /// The libev loop (`struct ev_loop *`) when the context runs on one; nil: lws' poll loop.
   private var eventLoop: OpaquePointer?
+  /// The same loop as timers hold it (told when it is destroyed).
+  private var libevLoop: LibevLoop?
   /// How the thread actually waits (poll when libev was asked for but lws could not use it).
   var waitsWith: TransportConfiguration.EventLoop { eventLoop == nil ? .poll : .libev }
   private let finished = DispatchSemaphore(value: 0)
@@ -67,7 +69,9 @@ final class ServiceLoop: @unchecked Sendable {
       }
       if let created {
         eventLoop = loop
-        Self.libevLoops.withLock { $0[created] = loop }
+        let held = LibevLoop(loop)
+        libevLoop = held
+        Self.libevLoops.withLock { $0[created] = held }
       } else {
         reorder_ev_loop_destroy(loop)
       }
@@ -139,6 +143,7 @@ final class ServiceLoop: @unchecked Sendable {
     lws_context_destroy(context)
     if let eventLoop {
       _ = Self.libevLoops.withLock { $0.removeValue(forKey: context) }
+      libevLoop?.destroyed()
       reorder_ev_loop_destroy(eventLoop)
     }
     // Work posted after the stop is dropped; release it here, on the thread that owned it.
@@ -159,8 +164,9 @@ final class ServiceLoop: @unchecked Sendable {
     if !stopRequested, let context { lws_cancel_service(context) }
   }
 
-  /// The libev loop `context` runs on; nil when it runs on lws' poll loop (or is gone).
-  static func libevLoop(of context: OpaquePointer) -> OpaquePointer? {
+  /// The libev loop `context` runs on; nil when it runs on lws' poll loop (or is gone). Only
+  /// for a live context: once it is destroyed its address may be another's.
+  static func libevLoop(of context: OpaquePointer) -> LibevLoop? {
     libevLoops.withLock { $0[context] }
   }
 
@@ -216,4 +222,20 @@ final class ServiceLoop: @unchecked Sendable {
 
   /// True once the thread has finished (or never started).
   var hasStopped: Bool { shared.withLock { $0.closed } }
+}
+
+/// A libev loop as a timer holds on to it: a timer released after its loop was destroyed must not
+/// touch it (nor a loop of another context that took the old one's address).
+final class LibevLoop: @unchecked Sendable {
+  /// `struct ev_loop *`.
+  let loop: OpaquePointer
+  private let alive = Atomic<Bool>(true)
+
+  init(_ loop: OpaquePointer) { self.loop = loop }
+
+  /// Whether the loop still exists.
+  var isAlive: Bool { alive.load(ordering: .acquiring) }
+
+  /// Service thread, just before the loop is destroyed.
+  func destroyed() { alive.store(false, ordering: .releasing) }
 }

@@ -50,4 +50,23 @@ final class EventLoopTests: XCTestCase {
       silent.close()
     }
   }
+
+  /// A stopped server's timers may be released after a new server's context took the old one's
+  /// address: releasing them must not touch the new server's loop (it once stopped a watcher the
+  /// new loop never had, and crashed).
+  func testTimersOfAStoppedServerReleasedAfterANewOneStartedLeaveItAlone() throws {
+    var previous: ServerFixture?
+    for _ in 0..<40 {
+      let fixture = try ServerFixture { $0.eventLoop = .libev }
+      // A client open at the stop: the shutdown arms its flush timeout, still armed when the
+      // last close lets the loop stop.
+      let client = try WebSocket.connect(fixture.url("/ws/timers"))
+      XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
+      previous = nil  // the server before, stopped, is released while this one runs
+      fixture.stop()
+      client.close()
+      previous = fixture
+    }
+    XCTAssertNotNil(previous)
+  }
 }
