@@ -1,5 +1,4 @@
-/// A key file that cannot be used to verify or mint tokens; `reorder` exits with status 2 when
-/// given one.
+/// A key file that cannot verify or mint tokens. `reorder` exits with status 2 on one.
 public enum TokenConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The file could not be read.
   case unreadable(path: String)

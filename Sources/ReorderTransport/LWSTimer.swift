@@ -73,7 +73,7 @@ final class LWSTimer {
 
   deinit {
     if let libevTimer {
-      // A loop still running must forget the watcher first; a destroyed one no longer knows it.
+      // A running loop must drop the watcher before its memory is freed; a destroyed loop holds none.
       if let libevLoop, libevLoop.isAlive { reorder_ev_timer_cancel(libevLoop.loop, libevTimer) }
       free(libevTimer)
     }
