@@ -83,7 +83,7 @@ let package = Package(
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore", "ReorderBasics"]),
-    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad", "TestSupport"]),
+    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad", "ReorderTransport", "TestSupport"]),
     .testTarget(name: "ReorderRedisTests", dependencies: ["ReorderRedis", "TestSupport"]),
     .target(name: "TestTokens", path: "Tests/TestTokens"),
     .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport", "TestTokens"]),

@@ -1,5 +1,6 @@
 import CEpoll
 import Foundation
+import ReorderTransport
 
 /// One connection of an `EpollSocketContext`: a non-blocking TCP socket, the handshake, then
 /// frames. Its state lives on the context's service thread; the `LoadSocket` methods hop there.
@@ -94,7 +95,7 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
   // MARK: Service thread
 
   /// Creates the socket and starts connecting to `address` (a `sockaddr`'s bytes).
-  func start(token: UInt64, target: WebSocketTarget, address: [UInt8]) {
+  func start(token: UInt64, target: WebSocketURL, address: [UInt8]) {
     self.token = token
     let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
     fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -1,5 +1,6 @@
 import CEpoll
 import Foundation
+import ReorderTransport
 import Synchronization
 
 /// The load tool's own websocket client: one thread waiting in `epoll_wait` on every connection
@@ -146,7 +147,7 @@ final class EpollSocketContext: LoadSocketContext, @unchecked Sendable {
 
   /// Service thread: creates the socket and starts connecting.
   private func open(_ socket: EpollSocket) {
-    guard let target = WebSocketTarget(socket.url) else {
+    guard let target = WebSocketURL(socket.url), !target.secure else {
       socket.finish(code: nil, reason: "not a ws:// URL: \(socket.url)")
       return
     }
@@ -161,7 +162,7 @@ final class EpollSocketContext: LoadSocketContext, @unchecked Sendable {
   }
 
   /// Service thread: the socket address for `target` (resolved once per host and port).
-  private func address(of target: WebSocketTarget) -> [UInt8]? {
+  private func address(of target: WebSocketURL) -> [UInt8]? {
     let key = "\(target.host) \(target.port)"
     if let known = addresses[key] { return known }
     var hints = addrinfo()
@@ -190,33 +191,4 @@ final class EpollSocketContext: LoadSocketContext, @unchecked Sendable {
 
   /// Service thread: the socket sent its close frame and waits for the server's until its deadline.
   func waitForClose(token: UInt64) { closing[token] = sockets[token] }
-}
-
-/// Host, port and path of a `ws://` URL.
-struct WebSocketTarget: Equatable {
-  let host: String
-  let port: Int
-  let path: String
-
-  init?(_ url: String) {
-    guard url.hasPrefix("ws://") else { return nil }
-    let rest = url.dropFirst(5)
-    let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-    let authority = rest[..<slash]
-    path = slash == rest.endIndex ? "/" : String(rest[slash...])
-    if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-      host = String(authority[authority.index(after: authority.startIndex)..<close])
-      let after = authority[authority.index(after: close)...]
-      guard let port = after.isEmpty ? 80 : after.first == ":" ? Int(after.dropFirst()) : nil else { return nil }
-      self.port = port
-    } else if let colon = authority.lastIndex(of: ":") {
-      host = String(authority[..<colon])
-      guard let port = Int(authority[authority.index(after: colon)...]) else { return nil }
-      self.port = port
-    } else {
-      host = String(authority)
-      port = 80
-    }
-    guard !host.isEmpty, (1...65_535).contains(port) else { return nil }
-  }
 }

@@ -1,18 +1,23 @@
 /// A parsed `ws://` or `wss://` URL (or, with other `schemes`, `http://` or `https://`); the path
 /// (with its query) is kept exactly as written (no normalisation), so tests can send raw, encoded
 /// or hostile paths.
-struct WebSocketURL: Equatable {
-  let secure: Bool
-  let host: String
-  let port: Int
-  let path: String
+public struct WebSocketURL: Equatable, Sendable {
+  /// `wss://` (or `https://`).
+  public let secure: Bool
+  /// The host, without the brackets of an IPv6 address.
+  public let host: String
+  /// The port given, or the scheme's default.
+  public let port: Int
+  /// The path with its query, `/` when none.
+  public let path: String
 
   /// The schemes of websocket URLs: plain, secure.
-  static let websocketSchemes = (plain: "ws://", secure: "wss://")
+  public static let websocketSchemes = (plain: "ws://", secure: "wss://")
   /// The schemes of HTTP URLs (`HTTPClient`).
   static let httpSchemes = (plain: "http://", secure: "https://")
 
-  init?(_ text: String, schemes: (plain: String, secure: String) = websocketSchemes) {
+  /// Parses `text`; nil when it is not a URL of `schemes` with a host and a valid port.
+  public init?(_ text: String, schemes: (plain: String, secure: String) = websocketSchemes) {
     let rest: Substring
     if text.hasPrefix(schemes.plain) {
       secure = false

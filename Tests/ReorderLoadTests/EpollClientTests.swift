@@ -1,4 +1,5 @@
 import Foundation
+import ReorderTransport
 import TestSupport
 import Testing
 
@@ -59,7 +60,10 @@ struct EpollClientPartsTests {
     #expect(check(handshake, String(repeating: "x", count: 16_385)) == .refused("handshake answer longer than 16 KB"))
   }
 
-  func parts(_ url: String) -> String? { WebSocketTarget(url).map { "\($0.host) \($0.port) \($0.path)" } }
+  /// What the epoll client connects to for `url` (it takes plain `ws://` only).
+  func parts(_ url: String) -> String? {
+    WebSocketURL(url).flatMap { $0.secure ? nil : "\($0.host) \($0.port) \($0.path)" }
+  }
 
   @Test("ws:// targets: host, port, path; IPv6; anything else is refused")
   func targets() {
