@@ -39,10 +39,13 @@ public final class InMemoryRoomStore: RoomStore, Sendable {
     state.withLock { $0.logs[room, default: []].append(contentsOf: entries) }
   }
 
-  /// Stores a snapshot at once (seeding a test's storage).
-  public func saveSnapshot(room: String, seq: UInt64, bytes: [UInt8]) {
-    state.withLock { $0.snapshots[room] = RoomSnapshot(seq: seq, bytes: bytes) }
+  /// Stores a snapshot at once (seeding a test's storage), with the board JSON if given.
+  public func saveSnapshot(room: String, seq: UInt64, bytes: [UInt8], board: [UInt8]? = nil) {
+    state.withLock { $0.snapshots[room] = RoomSnapshot(seq: seq, bytes: bytes, board: board) }
   }
+
+  /// The snapshot stored for `room`, if any.
+  public func snapshot(room: String) -> RoomSnapshot? { state.withLock { $0.snapshots[room] } }
 
   /// From now on `operation` fails with `error` (nil: succeeds again).
   public func fail(_ operation: Operation, with error: RoomStoreError?) {

@@ -14,6 +14,11 @@ public struct RoomLoad: Sendable {
   /// Cluster mode: this node's id, and the room is rebuilt from the shared log
   /// (`Room.init(name:sharedHistory:…)`); nil on one node.
   var node: String? = nil
+  /// A websocket's first join on one node: the room may open as a view (`Room+View.swift`), from
+  /// a snapshot stored with its board JSON and no op after it, without decoding anything.
+  var mayView = false
+  /// Whether `prepare` encodes the board for the first welcomes (an upgrade of a view has it).
+  var encodesBoard = true
 
   /// The ops before the snapshot a load reads back: enough for the remembered op ids and for the
   /// catch-up window, so that a `since` catch-up is always served from memory.
@@ -27,7 +32,9 @@ public struct RoomLoad: Sendable {
       var prepared =
         try node.map { try Room(name: room, sharedHistory: history, boards: boards, limits: limits, node: $0) }
         ?? Room(name: room, history: history, boards: boards, limits: limits)
-      _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
+      if encodesBoard {
+        _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
+      }
       return PreparedRoom(room: prepared)
     } catch let error as RoomStoreError {
       throw error
@@ -38,12 +45,42 @@ public struct RoomLoad: Sendable {
 
   /// Asks `store` for the history and prepares it on the thread the store answers on; `completion`
   /// gets the result there (post it to the rooms' thread).
+  ///
+  /// A load that `mayView` first asks for the history without the ops before the snapshot: if the
+  /// snapshot has its board JSON and no op follows it, the room opens as a view of it; otherwise
+  /// the history is read again with them and the room is built in full.
   public func run(
     on store: any RoomStore, completion: @escaping @Sendable (Result<PreparedRoom, RoomStoreError>) -> Void
   ) {
-    store.load(room: room, remembering: remembering) { [self] result in
-      completion(result.flatMap { history in Result { () throws(RoomStoreError) in try prepare(history) } })
+    guard mayView else {
+      store.load(room: room, remembering: remembering) { [self] result in
+        completion(result.flatMap { history in Result { () throws(RoomStoreError) in try prepare(history) } })
+      }
+      return
     }
+    store.load(room: room, remembering: 0) { [self] result in
+      switch result {
+      case .success(let history):
+        if let view = prepareView(history) {
+          completion(.success(view))
+        } else {
+          var full = self
+          full.mayView = false
+          full.run(on: store, completion: completion)
+        }
+      case .failure(let error): completion(.failure(error))
+      }
+    }
+  }
+
+  /// The room as a view of `history`, or nil when it cannot be one (no snapshot, a snapshot
+  /// without its board JSON, ops after it, or cluster mode).
+  func prepareView(_ history: RoomHistory) -> PreparedRoom? {
+    guard node == nil, let snapshot = history.snapshot, let board = snapshot.board, history.after.isEmpty,
+      let first = history.first
+    else { return nil }
+    return PreparedRoom(
+      room: Room(name: room, viewOf: snapshot, board: board, first: first, boards: boards, limits: limits))
   }
 }
 

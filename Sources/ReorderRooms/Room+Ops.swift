@@ -121,10 +121,16 @@ extension Room {
   /// against their own state, which may refer to what this one would drop, and every replica would
   /// have to compact at the same seq (docs/CRDT.md, "Compaction"; docs/CLUSTER.md). The snapshot
   /// is then the plain one, which keeps the board's tombstones.
+  ///
+  /// On one node the snapshot also carries `welcome.board` at its seq (compaction changes nothing
+  /// it shows; `encodedBoard()` reuses the encoding of the joins at this seq), so that the next load
+  /// of the room can open it without decoding (`Room+View.swift`). In cluster mode rooms always
+  /// decode, and the shared store keeps no board JSON.
   mutating func takeSnapshot() -> RoomAction {
     let bytes = shared == nil ? board.compactedSnapshot() : board.snapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
-    return .snapshot(room: name, seq: seq, bytes: bytes)
+    return .snapshot(
+      room: name, snapshot: RoomSnapshot(seq: seq, bytes: bytes, board: shared == nil ? encodedBoard() : nil))
   }
 }

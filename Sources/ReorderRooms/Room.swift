@@ -66,6 +66,9 @@ public struct Room: Sendable {
   var rebuilding = false
   /// Cluster mode: seqs come from the shared log (see `Room+Sequenced.swift`); nil on one node.
   var shared: SharedRoom?
+  /// Opened as a view of its snapshot (`Room+View.swift`): `board` is an empty stand-in, and only
+  /// joins, leaves and presence notices are served until the registry has upgraded it.
+  public internal(set) var isView = false
 
   /// An empty room with the given board.
   public init(
@@ -81,8 +84,11 @@ public struct Room: Sendable {
   /// Number of connections in the room.
   public var memberCount: Int { members.count }
 
-  /// The full resolved board (as in `welcome.board`).
-  public func boardJSON() -> JSONValue { board.boardJSON() }
+  /// The full resolved board (as in `welcome.board`); a view's is parsed from its stored JSON.
+  public func boardJSON() -> JSONValue {
+    if isView, let cached = encodedBoardCache, let value = try? JSONValue.parse(cached.bytes) { return value }
+    return board.boardJSON()
+  }
 
   /// `welcome.board` encoded, as of the current seq: kept until the next op, so that joins at one
   /// seq (a join storm, the first joins after a load) encode a large board once.

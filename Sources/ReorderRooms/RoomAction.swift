@@ -27,8 +27,8 @@ public enum RoomAction: Sendable {
   /// Append these ops of `room` to the store; when durable, call `RoomRegistry.durable(room:upTo:)`,
   /// when it failed, `RoomRegistry.fail(room:reason:)`.
   case persist(room: String, ops: [LogEntry])
-  /// Save a snapshot of `room` at `seq` (asynchronously, after the ops before it).
-  case snapshot(room: String, seq: UInt64, bytes: [UInt8])
+  /// Save a snapshot of `room` (asynchronously, after the ops before it).
+  case snapshot(room: String, snapshot: RoomSnapshot)
   /// Load a room off the rooms' thread (`RoomLoad.run(on:completion:)`), then hand the result to
   /// `RoomRegistry.loaded(room:result:now:)`. The room's connections wait for it.
   case load(RoomLoad)

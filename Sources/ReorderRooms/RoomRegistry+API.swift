@@ -78,7 +78,10 @@ extension RoomRegistry {
   /// among the actions when it was not (call again once `loaded(room:result:now:)` was handled).
   /// A room loaded only for the API is unloaded once idle, as any room nobody is in.
   public func openForAPI(_ name: String) -> (state: APIRoomState, actions: [RoomAction]) {
-    if rooms[name] != nil { return (.ready, []) }
+    if let room = rooms[name] {
+      guard room.isView else { return (.ready, []) }
+      return (.loading, upgrade(name))
+    }
     if loading[name] != nil { return (.loading, []) }
     guard rooms.count + loading.count < limits.maxRooms else {
       return (.refused(ProtocolError(.serverFull, "the server has too many rooms open; try again later")), [])
@@ -157,6 +160,10 @@ extension RoomRegistry {
   /// The epoch of a loaded room (without copying the room).
   public func epoch(room name: String) -> String? { rooms[name]?.epoch }
 
-  /// The figures of a loaded room for the board list (without copying the room).
-  public func summary(room name: String) -> BoardSummary? { rooms[name]?.summary }
+  /// The figures of a loaded room for the board list (without copying the room); nil for a view,
+  /// which has not counted its board (the stored summary holds).
+  public func summary(room name: String) -> BoardSummary? {
+    guard let room = rooms[name], !room.isView else { return nil }
+    return room.summary
+  }
 }

@@ -39,6 +39,9 @@ public final class RoomRegistry {
   var rooms: [String: Room] = [:]
   /// Rooms whose `.load` is out, with the connections waiting for them in open order.
   var loading: [String: [ConnectionHandle]] = [:]
+  /// Views being upgraded to full rooms (`RoomRegistry+Upgrade.swift`), with the connections whose
+  /// frames wait for it.
+  var upgrading: [String: [ConnectionHandle]] = [:]
   var connections: [ConnectionHandle: Connection] = [:]
   var nextSession: UInt64 = 1
   /// Open connections per room (joined or not): a room with any is never unloaded.
@@ -96,11 +99,11 @@ public final class RoomRegistry {
           code: CloseCode.tryAgainLater, reason: "server full")
       }
       loading[name] = []
-      actions.append(
-        .load(
-          RoomLoad(
-            room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-            node: cluster?.node.node)))
+      var load = RoomLoad(
+        room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
+        node: cluster?.node.node)
+      load.mayView = cluster == nil
+      actions.append(.load(load))
     }
     attached[name, default: 0] += 1
     let rate = Double(limits.maxOpsPerSecond)
@@ -110,6 +113,9 @@ public final class RoomRegistry {
       violations: TokenBucket(rate: rate, burst: rate * RoomLimits.violationSeconds, now: now))
     if loading[name] != nil {
       loading[name]!.append(connection)
+      state.held = []
+    } else if upgrading[name] != nil {
+      upgrading[name]!.append(connection)
       state.held = []
     }
     connections[connection] = state
@@ -123,6 +129,7 @@ public final class RoomRegistry {
   /// closes those connections (`room_unavailable`, 1011 `storage failure: <kind>`) and is logged;
   /// the next connection to the room loads it again.
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+    if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
     if rooms[name]?.shared?.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
@@ -212,7 +219,7 @@ public final class RoomRegistry {
       rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       actions.append(contentsOf: sharedFlush(room: name, now: now))
-      if attached[name] == nil, rooms[name]!.isIdle(now: now) {
+      if attached[name] == nil, upgrading[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         counters.add(rooms[name]!.counters)

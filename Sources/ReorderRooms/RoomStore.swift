@@ -12,17 +12,23 @@ public struct LogEntry: Sendable, Equatable {
   }
 }
 
-/// A stored board snapshot: the seq it includes and the board bytes.
+/// A stored board snapshot: the seq it includes, the board bytes, and optionally the board's
+/// `welcome` JSON at that seq.
 public struct RoomSnapshot: Sendable, Equatable {
   /// The last seq whose op the snapshot includes.
   public var seq: UInt64
   /// `RoomBoard.snapshot()` bytes.
   public var bytes: [UInt8]
+  /// `welcome.board` at `seq`, encoded (`RoomBoard.encodedBoardJSON()`), when stored with the
+  /// snapshot: a room opened from it serves joins without decoding the board (`Room+View.swift`).
+  /// A store that does not keep it returns nil.
+  public var board: [UInt8]?
 
   /// A snapshot.
-  public init(seq: UInt64, bytes: [UInt8]) {
+  public init(seq: UInt64, bytes: [UInt8], board: [UInt8]? = nil) {
     self.seq = seq
     self.bytes = bytes
+    self.board = board
   }
 }
 

@@ -47,10 +47,10 @@ extension RoomsDriver {
   }
 
   /// `GET /api/v1/boards/{room}`: `{room, seq, epoch, board}`, from memory when the room is
-  /// loaded, else read from storage off the service thread (without loading it into the rooms);
-  /// 404 for a board with nothing stored.
+  /// loaded with its board decoded, else (not loaded, or a view) read from storage off the service
+  /// thread (without loading it into the rooms); 404 for a board with nothing stored.
   private func board(_ name: String, _ responder: HTTPResponder) {
-    if let room = registry.room(name) {
+    if let room = registry.room(name), !room.isView {
       // Loaded with nothing stored: joined but never edited, or deleted (an empty board in its place).
       guard room.seq > 0 else {
         return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)

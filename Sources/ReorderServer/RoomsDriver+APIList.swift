@@ -83,7 +83,7 @@ extension RoomsDriver {
       if let room = registry.room(listing.room) {
         // Deleted meanwhile (an empty board in its place, the delete not yet committed).
         if room.seq == 0 { continue }
-        summary = room.summary
+        if let here = registry.summary(room: listing.room) { summary = here }  // nil for a view: stored figures
       }
       boards.append(
         Self.boardEntry(

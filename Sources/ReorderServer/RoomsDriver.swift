@@ -133,14 +133,15 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         } else {
           persists.append((room, ops))
         }
-      case .snapshot(let room, let seq, let bytes):
+      case .snapshot(let room, let snapshot):
         flush(&persists)
         // The room compacted its board for this snapshot and makes its next ops on that board: if
         // the snapshot is not stored, the store refuses the room's later writes (see `RoomStore`)
         // and the room fails as after a failed append: rebuilt from what is stored when the disk
         // is full, else dropped, so that its clients reconnect to what is stored. In cluster mode
         // the shared log holds every op and the room stays (`RoomRegistry.writeFailed`).
-        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { [weak self] result in
+        let seq = snapshot.seq
+        storage.saveSnapshot(room: room, snapshot: snapshot) { [weak self] result in
           guard case .failure(let error) = result else { return }
           Log.log(.error, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
           self?.transport?.post { [weak self] in

@@ -29,7 +29,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
               remembering: remembering,
               snapshot: { () throws(RoomStoreError) in
                 try StoreRoomStorage.mapped { () throws(StoreError) in
-                  try store.loadSnapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) }
+                  try store.loadSnapshot(room: room).map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board) }
                 }
               },
               entries: { after, limit throws(RoomStoreError) in
@@ -54,7 +54,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   func saveSnapshot(
     room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void
   ) {
-    store.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes) { result in
+    store.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes, board: snapshot.board) { result in
       completion(result.mapError(StoreRoomStorage.error))
     }
   }

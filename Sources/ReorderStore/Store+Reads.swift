@@ -11,17 +11,18 @@ extension Store {
     return try body(reader)
   }
 
-  /// The latest committed snapshot of a room, or nil if it has none.
+  /// The latest committed snapshot of a room, or nil if it has none: its seq, its bytes and the
+  /// board JSON saved with it (nil if none was).
   ///
   /// - Complexity: O(log n) plus the snapshot's size.
-  public func loadSnapshot(room: String) throws(StoreError) -> (seq: UInt64, bytes: [UInt8])? {
+  public func loadSnapshot(room: String) throws(StoreError) -> (seq: UInt64, bytes: [UInt8], board: [UInt8]?)? {
     try reading { connection throws(StoreError) in
       let query = try connection.statement(
-        "SELECT seq, bytes FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1")
+        "SELECT seq, bytes, board FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1")
       defer { query.reset() }
       try query.bind(room, at: 1)
       guard try query.step() else { return nil }
-      return (UInt64(query.int64(0)), query.bytes(1))
+      return (UInt64(query.int64(0)), query.bytes(1), query.isNull(2) ? nil : query.bytes(2))
     }
   }
 

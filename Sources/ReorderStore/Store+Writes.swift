@@ -33,11 +33,13 @@ extension Store {
   /// Queues a snapshot of a room taken at `seq` for the next group commit (asynchronous).
   ///
   /// A room keeps its latest two snapshots (by seq); saving the same seq again replaces its bytes.
+  /// `board`, if given, is the board's JSON at `seq` (`welcome.board`), kept with the snapshot.
   /// `onSaved`, if given, runs on the writer thread once the snapshot is committed or has failed.
   public func saveSnapshot(
-    room: String, seq: UInt64, bytes: [UInt8], onSaved: (@Sendable (Result<Void, StoreError>) -> Void)? = nil
+    room: String, seq: UInt64, bytes: [UInt8], board: [UInt8]? = nil,
+    onSaved: (@Sendable (Result<Void, StoreError>) -> Void)? = nil
   ) {
-    let job = StoreWriter.Job.snapshot(room: room, seq: seq, bytes: bytes) { result in
+    let job = StoreWriter.Job.snapshot(room: room, seq: seq, bytes: bytes, board: board) { result in
       if let onSaved {
         onSaved(result)
       } else if case .failure(let error) = result {

@@ -36,6 +36,11 @@ enum StoreSchema {
     ALTER TABLE rooms ADD COLUMN items INTEGER;
     ALTER TABLE rooms ADD COLUMN updated_ms INTEGER;
     """,
+    // 3: the board of `welcome` (its JSON) at the snapshot's seq, so that a room opened only to be
+    // watched needs no decode. NULL for snapshots written before it or without one.
+    """
+    ALTER TABLE snapshots ADD COLUMN board BLOB;
+    """,
   ]
 
   /// The version this build writes.

@@ -42,10 +42,10 @@ extension StoreWriter {
               }
             outcomes.append(.appended(result))
             if case .failure(let error) = result { stop(room, error) }
-          case .snapshot(let room, let seq, let bytes, _):
+          case .snapshot(let room, let seq, let bytes, let board, _):
             let result: Result<Void, StoreError> =
               if let refused = stopped(room) { .failure(refused) } else {
-                try writeSnapshot(room: room, seq: seq, bytes: bytes, updated: &updated)
+                try writeSnapshot(room: room, seq: seq, bytes: bytes, board: board, updated: &updated)
               }
             outcomes.append(.snapshot(result))
             if case .failure(let error) = result { stop(room, error) }
@@ -78,7 +78,7 @@ extension StoreWriter {
             let failure = Self.refusal(room, refusing[room]) ?? error
             stop(room, error)
             return .appended(.failure(failure))
-          case .snapshot(let room, _, _, _):
+          case .snapshot(let room, _, _, _, _):
             let failure = Self.refusal(room, refusing[room]) ?? error
             stop(room, error)
             return .snapshot(.failure(failure))
@@ -102,7 +102,7 @@ extension StoreWriter {
     for (index, job) in batch.enumerated() {
       switch (job, writes ? outcomes[index] : .barrier) {
       case (.append(_, _, _, let completion), .appended(let result)): completion(result)
-      case (.snapshot(_, _, _, let completion), .snapshot(let result)): completion(result)
+      case (.snapshot(_, _, _, _, let completion), .snapshot(let result)): completion(result)
       case (.reopen, _): break
       case (.barrier(let done), _): done()
       case (.board(_, let completion), .board(let result)): completion(result)
@@ -214,16 +214,20 @@ extension StoreWriter {
 
   /// Upserts a snapshot and deletes all but the latest two of the room.
   private func writeSnapshot(
-    room: String, seq: UInt64, bytes: [UInt8], updated: inout [String: UInt64]
+    room: String, seq: UInt64, bytes: [UInt8], board: [UInt8]?, updated: inout [String: UInt64]
   ) throws(StoreError) -> Result<Void, StoreError> {
     guard seq <= UInt64(Int64.max) else { return .failure(.seqOutOfRange(seq)) }
     if let fault = snapshotFault?(room, seq) { return .failure(fault) }
     _ = try highestSeq(of: room, updated: &updated)
     let upsert = try connection.statement(
-      "INSERT INTO snapshots(room, seq, bytes) VALUES (?1, ?2, ?3) ON CONFLICT DO UPDATE SET bytes = excluded.bytes")
+      """
+      INSERT INTO snapshots(room, seq, bytes, board) VALUES (?1, ?2, ?3, ?4)
+      ON CONFLICT DO UPDATE SET bytes = excluded.bytes, board = excluded.board
+      """)
     try upsert.bind(room, at: 1)
     try upsert.bind(Int64(seq), at: 2)
     try upsert.bind(bytes, at: 3)
+    if let board { try upsert.bind(board, at: 4) }  // unbound parameters are NULL
     try upsert.run()
     let prune = try connection.statement(
       """

@@ -18,7 +18,10 @@ final class StoreWriter: @unchecked Sendable {
       room: String, ops: [StoredOp], queued: ContinuousClock.Instant,
       completion: @Sendable (Result<UInt64, StoreError>) -> Void)
     /// Store a snapshot (keeping the latest two per room).
-    case snapshot(room: String, seq: UInt64, bytes: [UInt8], completion: @Sendable (Result<Void, StoreError>) -> Void)
+    case snapshot(
+      room: String, seq: UInt64, bytes: [UInt8], board: [UInt8]?,
+      completion: @Sendable (Result<Void, StoreError>) -> Void
+    )
     /// Take writes of `room` again (see `stoppedRooms`).
     case reopen(room: String)
     /// Runs once everything queued before it is committed (or failed).

@@ -93,7 +93,7 @@ final class ClusterHarness {
           try load.prepare(log.history(room: load.room, remembering: load.remembering))
         }
         perform(i, node.registry.loaded(room: load.room, result: result, now: now))
-      case .snapshot(let room, let seq, let bytes): log.saveSnapshot(room: room, seq: seq, bytes: bytes)
+      case .snapshot(let room, let snapshot): log.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes)
       case .read(let read):
         let result = log.range(room: read.room, after: read.after, through: read.after + UInt64(read.limit))
           .map { $0.map(\.logEntry) }.mapError { _ in RoomStoreError.unavailable("shared log") }

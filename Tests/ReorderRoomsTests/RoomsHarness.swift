@@ -56,10 +56,10 @@ final class RoomsHarness: @unchecked Sendable {
       case .persist(let room, let ops):
         storage.append(room: room, entries: ops) { _ in }
         unpersisted.append((room, ops))
-      case .snapshot(let room, let seq, let bytes):
-        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { _ in }
-        snapshots.append((room, seq))
-        snapshotSizes.append(bytes.count)
+      case .snapshot(let room, let snapshot):
+        storage.saveSnapshot(room: room, snapshot: snapshot) { _ in }
+        snapshots.append((room, snapshot.seq))
+        snapshotSizes.append(snapshot.bytes.count)
       case .load(let load):
         loads.append(load.room)
         load.run(on: storage) { result in

@@ -117,8 +117,8 @@ struct StorageFullTests {
     #expect(h.frames(three, type: "welcome").isEmpty, "the welcome waits for the stored board")
     let durable = h.registry.room("r")!.durableSeq
     let snapshots = h.registry.shutdown().compactMap { action -> UInt64? in
-      guard case .snapshot(_, let seq, _) = action else { return nil }
-      return seq
+      guard case .snapshot(_, let snapshot) = action else { return nil }
+      return snapshot.seq
     }
     #expect(snapshots.allSatisfy { $0 <= durable }, "a snapshot of a board ahead of the disk: \(snapshots)")
     // The failures of the writes the store refused after the first one change nothing.

@@ -20,6 +20,43 @@ struct StoreSnapshotTests {
     #expect(try store.roomNames() == ["r"])
   }
 
+  @Test("A snapshot's board JSON loads back with it; one saved without it loads nil; a resave replaces both")
+  func boardJSON() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    store.saveSnapshot(room: "r", seq: 3, bytes: [1], board: Array(#"{"lists":[]}"#.utf8))
+    store.flush()
+    #expect(try store.loadSnapshot(room: "r")?.board == Array(#"{"lists":[]}"#.utf8))
+    store.saveSnapshot(room: "r", seq: 3, bytes: [2])
+    store.flush()
+    let resaved = try #require(try store.loadSnapshot(room: "r"))
+    #expect(resaved.bytes == [2])
+    #expect(resaved.board == nil)
+    store.saveSnapshot(room: "r", seq: 4, bytes: [3], board: [])
+    store.flush()
+    #expect(try store.loadSnapshot(room: "r")?.board == [])
+  }
+
+  @Test("a database of schema 2 gets the board column; its snapshots load without a board")
+  func migratesFromVersionTwo() throws {
+    let directory = TemporaryDirectory()
+    defer { directory.remove() }
+    try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+    let path = (directory.path as NSString).appendingPathComponent(Store.databaseFileName)
+    let old = try SQLiteConnection(location: path, displayPath: path, create: true, uri: false)
+    try old.execute(StoreSchema.migrations[0])
+    try old.execute(StoreSchema.migrations[1])
+    try old.execute("INSERT INTO snapshots(room, seq, bytes) VALUES ('legacy', 5, x'0102'); PRAGMA user_version = 2")
+    try old.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
+    old.close()
+    let store = try Store(path: directory.path)
+    defer { store.close() }
+    let loaded = try #require(try store.loadSnapshot(room: "legacy"))
+    #expect(loaded.seq == 5)
+    #expect(loaded.bytes == [1, 2])
+    #expect(loaded.board == nil)
+  }
+
   @Test("The latest snapshot by seq wins; saving the same seq replaces its bytes")
   func latestWins() throws {
     let store = try Store(path: ":memory:")

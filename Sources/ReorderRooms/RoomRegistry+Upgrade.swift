@@ -1,0 +1,59 @@
+extension RoomRegistry {
+  /// Starts the upgrade of the view `name` to a full room (`Room+View.swift`): a full `.load`,
+  /// answered in `loaded(room:result:now:)`. Until then every frame of the room's connections is
+  /// held, in order per connection, as while a room loads.
+  func upgrade(_ name: String) -> [RoomAction] {
+    guard rooms[name]?.isView == true, upgrading[name] == nil else { return [] }
+    var waiting: [ConnectionHandle] = []
+    for (connection, state) in connections where state.room == name && !state.closing && state.held == nil {
+      connections[connection]!.held = []
+      waiting.append(connection)
+    }
+    upgrading[name] = waiting.sorted()
+    var load = RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)
+    load.encodesBoard = false
+    return [.load(load), .log(.debug, "room upgrading", [("room", name)])]
+  }
+
+  /// Whether `name` is a view whose upgrade is out.
+  public func isUpgrading(_ name: String) -> Bool { upgrading[name] != nil }
+
+  /// The answer to an upgrade's load: the full room takes the view's place and the frames held
+  /// meanwhile are handled. A failed load, or a stored history that moved on while the room was a
+  /// view (another process wrote to the data directory), drops the room: its connections are closed
+  /// (1011) and reconnect to what is stored.
+  func upgraded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+    let waiting = upgrading.removeValue(forKey: name) ?? []
+    guard let view = rooms[name] else { return [] }
+    var actions: [RoomAction] = []
+    switch result {
+    case .success(let prepared) where prepared.seq == view.seq && prepared.epoch == view.epoch:
+      var room = prepared.room
+      room.takeOver(view: view)
+      rooms[name] = room
+      loadsCompleted += 1
+      actions.append(.log(.debug, "room upgraded", [("room", name), ("seq", "\(room.seq)")]))
+    case .success(let prepared):
+      loadsFailed += 1
+      return fail(
+        room: name, reason: "storage failure: corrupt")
+        + [
+          .log(
+            .error, "room upgrade found another history",
+            [("room", name), ("seq", "\(view.seq)"), ("stored_seq", "\(prepared.seq)")])
+        ]
+    case .failure(let error):
+      loadsFailed += 1
+      actions.append(.log(.error, "room upgrade failed", [("room", name), ("error", "\(error)")]))
+      return actions + fail(room: name, reason: "storage failure: \(error.kind)")
+    }
+    for connection in waiting {
+      guard let held = connections[connection]?.held else { continue }
+      connections[connection]!.held = nil
+      for frame in held {
+        actions.append(contentsOf: received(connection, message: frame.bytes, isBinary: frame.isBinary, now: now))
+      }
+    }
+    return actions
+  }
+}
