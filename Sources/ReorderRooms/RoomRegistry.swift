@@ -140,7 +140,8 @@ public final class RoomRegistry {
       room.idleSince = now
       loadsCompleted += 1
       rooms[name] = room
-      actions.append(.log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)")]))
+      actions.append(
+        .log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)"), ("view", room.isView ? "true" : "false")]))
       if cluster != nil { actions.append(.cluster(.follow(room: name, after: room.seq))) }
       for connection in waiting {
         guard let held = connections[connection]?.held else { continue }
