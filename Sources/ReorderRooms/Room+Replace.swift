@@ -49,11 +49,11 @@ extension Room {
   }
 
   /// A snapshot of the board now (the batch a created board is stored as ends with it), counts
-  /// starting again.
+  /// starting again; on one node with the board JSON, as `takeSnapshot`.
   mutating func snapshotNow() -> RoomSnapshot {
     let bytes = board.snapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
-    return RoomSnapshot(seq: seq, bytes: bytes)
+    return RoomSnapshot(seq: seq, bytes: bytes, board: shared == nil ? encodedBoard() : nil)
   }
 }

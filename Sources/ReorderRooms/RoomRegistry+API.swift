@@ -163,7 +163,6 @@ extension RoomRegistry {
   /// The figures of a loaded room for the board list (without copying the room); nil for a view,
   /// which has not counted its board (the stored summary holds).
   public func summary(room name: String) -> BoardSummary? {
-    guard let room = rooms[name], !room.isView else { return nil }
-    return room.summary
+    rooms[name]?.isView == false ? rooms[name]?.summary : nil
   }
 }

@@ -53,7 +53,10 @@ extension RoomRegistry {
       return fail(connection, &state, error.error, now: now)
     }
     // A view serves joins; anything that needs the board or the catch-up window waits for the full room.
-    if let room = rooms[state.room], room.isView, room.needsFullRoom(for: message_, joined: state.session != nil) {
+    // (Through the dictionary each time: a copy of the room for every frame would cost retains.)
+    if rooms[state.room]?.isView == true,
+      rooms[state.room]!.needsFullRoom(for: message_, joined: state.session != nil)
+    {
       let actions = upgrade(state.room)  // holds the frames of every connection of the room, this one's too
       state.held = [(message, isBinary)]
       return actions

@@ -11,7 +11,8 @@ extension StoreRoomStorage: BoardDirectory {
   ) {
     let write = BoardWrite.replace(
       room: room, ops: entries.map { StoredOp(seq: $0.seq, payload: $0.payload) },
-      snapshot: snapshot.map { StoredSnapshot(seq: $0.seq, bytes: $0.bytes) }, summary: Self.stored(summary))
+      snapshot: snapshot.map { StoredSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board) },
+      summary: Self.stored(summary))
     store.write(write) { result in completion(result.map(\.seq).mapError(StoreRoomStorage.error)) }
   }
 

@@ -24,17 +24,20 @@ public enum BoardWrite: Sendable {
   }
 }
 
-/// A snapshot to store: the seq it includes and its bytes.
+/// A snapshot to store: the seq it includes, its bytes, and the board JSON kept with it.
 public struct StoredSnapshot: Sendable, Equatable {
   /// The last seq the snapshot includes.
   public var seq: UInt64
   /// The board bytes.
   public var bytes: [UInt8]
+  /// The board's JSON at `seq` (`welcome.board`), if kept (see `Store.saveSnapshot`).
+  public var board: [UInt8]?
 
   /// A snapshot.
-  public init(seq: UInt64, bytes: [UInt8]) {
+  public init(seq: UInt64, bytes: [UInt8], board: [UInt8]? = nil) {
     self.seq = seq
     self.bytes = bytes
+    self.board = board
   }
 }
 
@@ -156,10 +159,12 @@ extension StoreWriter {
         high = max(high, op.seq)
       }
       if let snapshot {
-        let save = try connection.statement("INSERT INTO snapshots(room, seq, bytes) VALUES (?1, ?2, ?3)")
+        let save = try connection.statement(
+          "INSERT INTO snapshots(room, seq, bytes, board) VALUES (?1, ?2, ?3, ?4)")
         try save.bind(room, at: 1)
         try save.bind(Int64(snapshot.seq), at: 2)
         try save.bind(snapshot.bytes, at: 3)
+        if let board = snapshot.board { try save.bind(board, at: 4) }  // unbound parameters are NULL
         try save.run()
       }
       updated[room] = high

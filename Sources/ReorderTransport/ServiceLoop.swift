@@ -25,6 +25,9 @@ final class ServiceLoop: @unchecked Sendable {
   /// The libev loop of each context that runs on one, for `LWSTimer`; a context leaves it when
   /// its loop is destroyed.
   private static let libevLoops = Locked<[OpaquePointer: LibevLoop]>([:])
+  /// Tests only: runs on the service thread right after `lws_context_destroy`, with the address
+  /// the context had (free for another context from then on).
+  nonisolated(unsafe) static var afterContextDestroyed: ((OpaquePointer) -> Void)?
   private let name: String
   /// Written once before the thread starts; read by any thread (only for `lws_cancel_service`).
   private(set) var context: OpaquePointer?
@@ -140,9 +143,13 @@ final class ServiceLoop: @unchecked Sendable {
       }
     }
     shared.withLock { $0.closed = true }
+    // Out of the registry before lws frees the context: from then on its address may be another
+    // context's (on poll, say), whose timers must not find this loop. Timers armed on it hold
+    // the loop themselves, so the ones lws' destroy callbacks cancel still reach it.
+    if eventLoop != nil { _ = Self.libevLoops.withLock { $0.removeValue(forKey: context) } }
     lws_context_destroy(context)
+    Self.afterContextDestroyed?(context)
     if let eventLoop {
-      _ = Self.libevLoops.withLock { $0.removeValue(forKey: context) }
       libevLoop?.destroyed()
       reorder_ev_loop_destroy(eventLoop)
     }

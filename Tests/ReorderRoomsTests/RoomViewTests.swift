@@ -153,6 +153,21 @@ struct RoomViewTests {
     #expect(h.registry.summary(room: "r")?.items == 3)
   }
 
+  @Test("a board created through the API keeps its board JSON with its snapshot, for a view on its next load")
+  func apiCreatedBoardReopensAsAView() throws {
+    let h = RoomsHarness()
+    let (state, actions) = h.registry.openForAPI("n")
+    #expect(state == .loading)
+    h.perform(actions)
+    let content = try BoardContent(
+      try JSONValue.parse(#"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"}]}]}"#))
+    guard case .created(let created) = h.registry.createBoard("n", content: content, replace: false, now: h.now) else {
+      Issue.record("not created")
+      return
+    }
+    #expect(created.snapshot.board.map { try? JSONValue.parse($0) } == created.board)
+  }
+
   @Test("a view nobody is in is unloaded, and one being upgraded is not")
   func unloading() throws {
     let storage = InMemoryRoomStore(answering: .onDemand)

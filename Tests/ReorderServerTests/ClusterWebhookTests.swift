@@ -84,8 +84,11 @@ struct ClusterWebhookTests {
     try #require(waitUntil(timeout: 20, pollMilliseconds: 20) { receiver.deliveries.count >= 1 })
     let first = receiver.deliveries[0]
     #expect(first.body["from_seq"] as? Int == 1 && first.body["to_seq"] as? Int == 3)
-    // Which node holds the lease: the one that delivered.
-    let aSent = (nodes.a.server.statistics()?.webhooks.delivered ?? 0) == 1
+    // Which node holds the lease: the one that delivered (its count moves once it has read the
+    // answer, which may be after the receiver logged the request).
+    func delivered(_ node: TestServer) -> Int { node.server.statistics()?.webhooks.delivered ?? 0 }
+    try #require(waitUntil(timeout: 20, pollMilliseconds: 20) { delivered(nodes.a) + delivered(nodes.b) >= 1 })
+    let aSent = delivered(nodes.a) == 1
     let (holder, other, client) = aSent ? (nodes.a, nodes.b, onB) : (nodes.b, nodes.a, onA)
     (aSent ? onA : onB).close()
     holder.server.shutdown()

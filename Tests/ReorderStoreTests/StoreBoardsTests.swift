@@ -26,10 +26,11 @@ struct StoreBoardsTests {
       store,
       .replace(
         room: "r", ops: [StoredOp(seq: 1, payload: [9]), StoredOp(seq: 2, payload: [10])],
-        snapshot: StoredSnapshot(seq: 2, bytes: [2]), summary: Self.summary))
+        snapshot: StoredSnapshot(seq: 2, bytes: [2], board: [7]), summary: Self.summary))
     #expect(result == BoardWriteResult(existed: true, seq: 2))
     #expect(try store.ops(room: "r", after: 0, limit: 100).map(\.payload) == [[9], [10]])
     #expect(try store.loadSnapshot(room: "r")?.bytes == [2])
+    #expect(try store.loadSnapshot(room: "r")?.board == [7])
     // The next append follows the new history's seq.
     let durable = Collector<UInt64>()
     store.append(room: "r", ops: [StoredOp(seq: 3, payload: [11])], onDurable: { durable.add($0) })

@@ -51,6 +51,23 @@ final class EventLoopTests: XCTestCase {
     }
   }
 
+  /// A context's libev loop is no longer found by its address once the context is destroyed: a
+  /// context created next at the same address (an HTTP client's, on poll) would otherwise find
+  /// the dying loop and arm its timers there, where they never fire (a webhook attempt's timeout
+  /// never came, and its retry never went out).
+  func testADestroyedContextsAddressNoLongerFindsItsLoop() throws {
+    let found = Locked<[Bool]>([])
+    ServiceLoop.afterContextDestroyed = { context in
+      let loop = ServiceLoop.libevLoop(of: context)
+      found.withLock { $0.append(loop != nil) }
+    }
+    defer { ServiceLoop.afterContextDestroyed = nil }
+    let fixture = try ServerFixture { $0.eventLoop = .libev }
+    fixture.stop()
+    XCTAssertTrue(waitUntil { !found.withLock { $0 }.isEmpty })
+    XCTAssertFalse(found.withLock { $0 }.contains(true), "a destroyed context's address still names its loop")
+  }
+
   /// A stopped server's timers may be released after a new server's context took the old one's
   /// address: releasing them must not touch the new server's loop (it once stopped a watcher the
   /// new loop never had, and crashed).
