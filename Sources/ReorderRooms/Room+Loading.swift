@@ -47,8 +47,9 @@ public struct RoomLoad: Sendable {
   /// gets the result there (post it to the rooms' thread).
   ///
   /// A load that `mayView` first asks for the history without the ops before the snapshot: if the
-  /// snapshot has its board JSON and no op follows it, the room opens as a view of it; otherwise
-  /// the history is read again with them and the room is built in full.
+  /// snapshot has its board JSON and no op follows it, the room opens as a view of it; without a
+  /// snapshot that history is the whole one (nothing comes before it) and the room is built from
+  /// it; otherwise the history is read again with those ops and the room is built in full.
   public func run(
     on store: any RoomStore, completion: @escaping @Sendable (Result<PreparedRoom, RoomStoreError>) -> Void
   ) {
@@ -63,6 +64,8 @@ public struct RoomLoad: Sendable {
       case .success(let history):
         if let view = prepareView(history) {
           completion(.success(view))
+        } else if history.snapshot == nil {
+          completion(Result { () throws(RoomStoreError) in try prepare(history) })
         } else {
           var full = self
           full.mayView = false

@@ -40,6 +40,21 @@ struct RoomViewTests {
     #expect(h.registry.room("r")!.isView)
   }
 
+  @Test("a room without a snapshot is built from the first read (nothing comes before it); a view is one read too")
+  func readsPerLoad() throws {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    #expect(h.storage.calls(.load) == 1)
+    h.seed(a, ids: ["p"])
+    h.close(a)
+    h.tick(advancing: h.limits.roomIdleSeconds + 1)
+    #expect(h.registry.room("r") == nil)
+    // Its final snapshot has the board JSON: a view, one read.
+    _ = h.join(2)
+    #expect(h.registry.room("r")?.isView == true)
+    #expect(h.storage.calls(.load) == 2)
+  }
+
   @Test("a snapshot stored without its board JSON (an older store) loads the room in full")
   func snapshotWithoutBoardLoadsInFull() throws {
     let storage = InMemoryRoomStore()

@@ -82,13 +82,7 @@ struct StoreBoardsTests {
   func migratesFromVersionOne() throws {
     let directory = TemporaryDirectory()
     defer { directory.remove() }
-    try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-    let path = (directory.path as NSString).appendingPathComponent(Store.databaseFileName)
-    let old = try SQLiteConnection(location: path, displayPath: path, create: true, uri: false)
-    try old.execute(StoreSchema.migrations[0])
-    try old.execute("INSERT INTO rooms(name) VALUES ('legacy'); PRAGMA user_version = 1")
-    try old.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
-    old.close()
+    try directory.writeDatabase(version: 1, seed: "INSERT INTO rooms(name) VALUES ('legacy')")
     let store = try Store(path: directory.path)
     defer { store.close() }
     #expect(

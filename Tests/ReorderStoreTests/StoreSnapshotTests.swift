@@ -41,14 +41,8 @@ struct StoreSnapshotTests {
   func migratesFromVersionTwo() throws {
     let directory = TemporaryDirectory()
     defer { directory.remove() }
-    try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-    let path = (directory.path as NSString).appendingPathComponent(Store.databaseFileName)
-    let old = try SQLiteConnection(location: path, displayPath: path, create: true, uri: false)
-    try old.execute(StoreSchema.migrations[0])
-    try old.execute(StoreSchema.migrations[1])
-    try old.execute("INSERT INTO snapshots(room, seq, bytes) VALUES ('legacy', 5, x'0102'); PRAGMA user_version = 2")
-    try old.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
-    old.close()
+    try directory.writeDatabase(
+      version: 2, seed: "INSERT INTO snapshots(room, seq, bytes) VALUES ('legacy', 5, x'0102')")
     let store = try Store(path: directory.path)
     defer { store.close() }
     let loaded = try #require(try store.loadSnapshot(room: "legacy"))

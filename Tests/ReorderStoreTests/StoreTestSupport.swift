@@ -13,6 +13,17 @@ struct TemporaryDirectory {
   func remove() {
     try? FileManager.default.removeItem(atPath: path)
   }
+
+  /// Writes a database of an older schema here: the first `version` migrations, then `seed`.
+  func writeDatabase(version: Int, seed: String) throws {
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let file = (path as NSString).appendingPathComponent(Store.databaseFileName)
+    let old = try SQLiteConnection(location: file, displayPath: file, create: true, uri: false)
+    for migration in StoreSchema.migrations.prefix(version) { try old.execute(migration) }
+    try old.execute("\(seed); PRAGMA user_version = \(version)")
+    try old.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
+    old.close()
+  }
 }
 
 /// Collects values from completions on other threads.
