@@ -67,6 +67,8 @@ struct ClusterListTests {
     let alsoOnB = try RoomClient.join(port: nodes.b.port, room: "shared", client: "b2", context: context)
     onB.op("b:1", Ops.createList("m"))
     _ = try onB.applied(id: "b:1")
+    // Node A validates the move against what it has applied: list m must be there first.
+    _ = try onA.applied(id: "b:1")
     onB.op("b:2", Ops.insert("z", list: "m"))
     onA.op("a:1", Ops.move("x", list: "m"))
     _ = try onB.applied(id: "b:2")
