@@ -55,15 +55,18 @@ struct ClusterAPIEdgeTests {
           debounceSeconds: 0.05, maxWaitSeconds: 1, retryDelays: [0.1, 0.1, 0.1, 0.1], attemptTimeoutSeconds: 5)
       }
     }
-    let created = try APITests().call(nodes[0].port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
-    #expect(created.status == 201)
-    #expect(try APITests().call(nodes[1].port, "DELETE", "/api/v1/boards/hooked").status == 204)
     // board.changed is not this test's (another change sends it in cluster mode).
     func lifecycle() -> [[String: Any]] {
       receiver.deliveries.compactMap(\.body).filter {
         ["board.created", "board.deleted"].contains($0["type"] as? String ?? "")
       }
     }
+    let created = try APITests().call(nodes[0].port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
+    #expect(created.status == 201)
+    // Each event comes from the node that served the call, and two nodes' events are not ordered
+    // (docs/WEBHOOKS.md): the delete waits for the create's delivery.
+    try #require(waitUntil(timeout: 30) { lifecycle().count >= 1 })
+    #expect(try APITests().call(nodes[1].port, "DELETE", "/api/v1/boards/hooked").status == 204)
     try #require(waitUntil(timeout: 30) { lifecycle().count >= 2 })
     let bodies = lifecycle()
     #expect(bodies.compactMap { $0["type"] as? String } == ["board.created", "board.deleted"])

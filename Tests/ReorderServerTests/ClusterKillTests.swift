@@ -145,6 +145,8 @@ struct ClusterKillTests {
       try RoomClient.join(port: pair.b.port, client: "r1", context: context),
     ]
     try ClusterPair.seed(clients[0], items: items)
+    // Node B validates r1's moves against what it has applied: the seed must be there first.
+    _ = try clients[1].applied(id: "seed:\(items.count)")
     let seeded = UInt64(items.count + 1)
     var rng = SplitMix64(seed: 7)
     let ops = clients.indices.map { k in
