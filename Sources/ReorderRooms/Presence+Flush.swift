@@ -21,7 +21,9 @@ extension Presence {
   /// point share one encoded frame.
   ///
   /// Paced (see `pace`): a flush that sends takes a token of the room's bucket, and with none left
-  /// it does nothing, so leading-edge flushes and ticks together keep to the pacing's rate.
+  /// it does nothing, so leading-edge flushes and ticks together keep to the pacing's rate. In a
+  /// room flushed in waves it visits only the next wave (`waveCount` flushes visit every recipient
+  /// once, in the order of `recipients`); the others keep what they are due for a later wave.
   /// `members` is the room's member count (for `peers.count`).
   /// - Complexity: O(r + g·(s + n)) for r recipients, g distinct catch-up points, s sessions with
   ///   drags, n notices.
@@ -29,6 +31,7 @@ extension Presence {
     var out = PresenceFlush()
     guard mayFlush(now: now) else { return out }
     behind = false
+    waveLeft = false
     if hasPending {
       tick += 1
       for update in takePending() {
@@ -55,11 +58,20 @@ extension Presence {
     let changedNow = latest.compactMap { $0.value.version == tick ? $0.key : nil }
     var oldestTick = tick
     var oldestSeen = noticeVersion
+    // This flush's wave: the positions `start..<start + size` of `recipients` (a rehash as the
+    // room grows may reorder them: a recipient then waits at most one more cycle).
+    let count = recipients.count
+    let size = waveCount > 1 ? (count + waveCount - 1) / waveCount : count
+    let start = size < count ? waveStart % count : 0
+    var position = 0
     // Through indices and `values[i]`: updating a recipient in place, without a lookup per
     // recipient or a copy of the dictionary.
     var index = recipients.startIndex
     while index != recipients.endIndex {
-      defer { recipients.formIndex(after: &index) }
+      defer {
+        recipients.formIndex(after: &index)
+        position += 1
+      }
       let (key, r) = recipients[index]
       let needsDrags = r.tick < tick
       let needsInterval = isLarge && r.interval != intervalMilliseconds
@@ -71,6 +83,12 @@ extension Presence {
         oldestSeen = min(oldestSeen, r.noticesSeen)
       }
       guard needsDrags || needsNotices || needsInterval else { continue }
+      if position < start || position >= start + size {
+        waveLeft = true
+        oldestTick = min(oldestTick, r.tick)
+        oldestSeen = min(oldestSeen, r.noticesSeen)
+        continue
+      }
       if busy(key) {
         out.held += 1
         behind = true
@@ -127,7 +145,14 @@ extension Presence {
         }
       }
     }
-    if countSent { lastCountFlush = now }
+    // A count refresh is spent once every wave had its turn, so each recipient gets one.
+    countSentInCycle = countSentInCycle || countSent
+    let cycleEnds = start + size >= count
+    if cycleEnds && countSentInCycle {
+      lastCountFlush = now
+      countSentInCycle = false
+    }
+    waveStart = cycleEnds ? 0 : start + size
     if !out.actions.isEmpty { flushed(now: now) }
     // Finished drags and notices every recipient has been sent are forgotten.
     latest = latest.filter { !$0.value.isFinal || $0.value.version > oldestTick }
@@ -136,18 +161,19 @@ extension Presence {
     } else {
       notices.removeAll(keepingCapacity: true)
     }
-    if isLarge && !behind { intervalKnown = intervalMilliseconds }
+    if isLarge && !behind && !waveLeft { intervalKnown = intervalMilliseconds }
     return out
   }
 
   /// When this room next needs a flush (seconds, the registry's clock), or nil when it has nothing
   /// to send: pending drags and notices go when the pacing allows (`now` if it already does);
-  /// recipients held back as busy are retried after `retry` seconds.
+  /// recipients held back as busy are retried after `retry` seconds; recipients of later waves are
+  /// due when the pacing allows.
   /// A fan-out under way is due at once: the next tick ends it (`ticked(now:)`).
   func due(now: Double, retry: Double) -> Double? {
     if fanout?.openedAt != nil { return now }
     let next = nextFlushAt(now: now) ?? now
-    if hasPending || peersDirty { return max(now, next) }
+    if hasPending || peersDirty || waveLeft { return max(now, next) }
     if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, next) }
     return behind ? now + retry : nil
   }

@@ -63,6 +63,16 @@ public struct Presence: Sendable {
   /// In a room too large for the frame budget, the timing of its fan-outs, which paces it
   /// (`PresenceFanout`); nil in other rooms.
   private(set) var fanout: PresenceFanout?
+  /// How many flushes write every recipient once (`PresencePacing.waveSize`): more than 1 only
+  /// in a room paced by its fan-outs with more recipients than a wave.
+  private(set) var waveCount = 1
+  /// Where the next wave starts, as a position in `recipients`.
+  var waveStart = 0
+  /// The last flush left recipients outside its wave that were due something: the room is due
+  /// again when its pacing allows.
+  var waveLeft = false
+  /// A `peers` frame with the count went out in the current cycle of waves (see `countRefresh`).
+  var countSentInCycle = false
   /// The room's current interval in ms (as `welcome` and `peers` state it).
   private(set) var intervalMilliseconds = 33
   /// Flush rounds that had drag updates, counted.
@@ -153,7 +163,9 @@ public struct Presence: Sendable {
   /// its gap passed, and never sooner than the budget's interval; its interval is the longer of
   /// the two, a measured one announced only when it moves by more than
   /// `PresenceFanout.announceChange`. Its bucket starts afresh (one token) when it becomes such a
-  /// room, so that flushes saved up before do not outlast the switch.
+  /// room, so that flushes saved up before do not outlast the switch. Such a room with more
+  /// members than `pacing.waveSize` is flushed in waves, one per flush: its bucket then gives one
+  /// token per wave, and the interval, each member's, spans the waves.
   mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, now: Double) {
     let budget = pacing.interval(connections: connections, members: members)
     var interval = budget
@@ -163,12 +175,16 @@ public struct Presence: Sendable {
         fanout = PresenceFanout()
         flushes = nil
       }
+      let size = max(1, pacing.waveSize)
+      waveCount = max(1, (members + size - 1) / size)
+      fanout!.waves = waveCount
       interval = fanout!.interval(shortest: budget) ?? budget
       burst = 1
     } else {
       fanout = nil
+      waveCount = 1
     }
-    let rate = 1 / interval
+    let rate = Double(waveCount) / interval
     let milliseconds = max(1, Int((interval * 1_000).rounded()))
     if milliseconds != intervalMilliseconds
       && (interval == budget || PresenceFanout.shouldAnnounce(milliseconds, replacing: intervalMilliseconds))

@@ -16,6 +16,15 @@ public struct PresencePacing: Sendable, Equatable {
   public var framesPerSecond: Double
   /// Flushes a room may make back to back after a quiet spell (the bucket's size).
   public var burst: Int
+  /// The most members one flush of a room paced by its fan-outs writes to (`PresenceFanout`): a
+  /// larger room is flushed in waves of at most this many, one wave per flush, each wave getting
+  /// the state of the moment it is written.
+  public var waveSize = PresencePacing.defaultWaveSize
+
+  /// The default `waveSize`: a room of 10,000 goes out in 4 waves, so a member gets its frame
+  /// within a quarter of a fan-out to everyone of it being made. Smaller waves cost more per frame
+  /// (each wave is a pass of the service loop and a fork-join of its sends) than they save.
+  public static let defaultWaveSize = 2_500
 
   /// A pacing; rates and budget are clamped to at least 1, `burst` to 1...`maxHz`. Without a
   /// `burst`: 1 at a fixed rate (at most one flush per interval), `adaptiveBurst` when the rate
