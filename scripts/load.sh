@@ -240,11 +240,38 @@ run e-ramp "1 room × 2 clients, moves/s ×1.5 every 2 s from 2,000 until acks s
 # Each on a fresh server of its own: memory "beyond the empty server" is that, and no run queues
 # behind the leaves of the one before (a room of thousands leaving is quadratic on today's server).
 # fresh_server GROUP FLAGS…: stops the previous extra server and starts one for GROUP.
+# cpu_ticks PID…: the CPU time (user + system, in 1/100 s) the running ones of these processes used.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do
+    [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || continue
+    total=$((total + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$total"
+}
+
+# quiet_servers: waits (at most 60 s) until the servers of the earlier runs use under 5 % of a
+# core over a second. A ramp past the server's maximum (e-ramp) leaves the shared server applying
+# and storing the moves its clients had sent before they closed, for seconds after the run: a run
+# on a server of its own must not share the cores with that.
+quiet_servers() {
+  local waited=0 before after
+  while [ "$waited" -lt 60 ]; do
+    before=$(cpu_ticks "$SERVER_PID" "$MIRROR_PID")
+    sleep 1
+    after=$(cpu_ticks "$SERVER_PID" "$MIRROR_PID")
+    [ $((after - before)) -le 5 ] && break
+    waited=$((waited + 1))
+  done
+  [ "$waited" -eq 0 ] || echo "   waited $waited s for the earlier runs' servers to go idle" >&2
+}
+
 fresh_server() {
   local group=$1
   shift
   [ -n "$EXTRA_PID" ] && stop "$EXTRA_PID"
   EXTRA_PID=""
+  quiet_servers
   serve "$WORK/server-$group.log" "$@"
   EXTRA_PID=$STARTED_PID
   RUN_PID=$STARTED_PID
