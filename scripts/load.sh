@@ -250,20 +250,22 @@ cpu_ticks() {
   echo "$total"
 }
 
-# quiet_servers: waits (at most 60 s) until the servers of the earlier runs use under 5 % of a
+# quiet_servers: waits (at most 10 s) until the servers of the earlier runs use under 5 % of a
 # core over a second. A ramp past the server's maximum (e-ramp) leaves the shared server applying
 # and storing the moves its clients had sent before they closed, for seconds after the run: a run
 # on a server of its own must not share the cores with that.
 quiet_servers() {
-  local waited=0 before after
-  while [ "$waited" -lt 60 ]; do
-    before=$(cpu_ticks "$SERVER_PID" "$MIRROR_PID")
+  local waited=0 before after server_before mirror_before
+  while [ "$waited" -lt 10 ]; do
+    server_before=$(cpu_ticks "$SERVER_PID")
+    mirror_before=$(cpu_ticks "$MIRROR_PID")
+    before=$((server_before + mirror_before))
     sleep 1
     after=$(cpu_ticks "$SERVER_PID" "$MIRROR_PID")
     [ $((after - before)) -le 5 ] && break
     waited=$((waited + 1))
   done
-  [ "$waited" -eq 0 ] || echo "   waited $waited s for the earlier runs' servers to go idle" >&2
+  [ "$waited" -eq 0 ] || echo "   waited $waited s for the earlier runs' servers to go idle (CPU in its last second: server $(($(cpu_ticks "$SERVER_PID") - server_before)) %, mirror $(($(cpu_ticks "$MIRROR_PID") - mirror_before)) %)" >&2
 }
 
 fresh_server() {
