@@ -40,9 +40,11 @@ extension Presence {
       }
     }
     let announce = isLarge && intervalKnown != intervalMilliseconds
-    guard !latest.isEmpty || !notices.isEmpty || announce else { return out }
     peersDirty = false
     countDeferred = false
+    // Nothing to tell anyone (the last recipient to leave took the notices with it): nothing is
+    // due either, or an emptied room would be due at every tick until it unloads.
+    guard !latest.isEmpty || !notices.isEmpty || announce else { return out }
     // A recipient that knows `listedPeers` peers is sent no `joined`: its news is the count and
     // announced leaves, which it gets at most every `countRefresh` (otherwise a storm would send
     // every member a frame per flush for a count).

@@ -137,6 +137,20 @@ struct LargeRoomTests {
     #expect(h.frames(ConnectionHandle(21), type: "peers").isEmpty)
   }
 
+  @Test("A large room everyone left is not due again until it unloads")
+  func emptiedRoomIsNotDue() throws {
+    var limits = RoomLimits()
+    limits.largeRoomMembers = 10
+    let h = RoomsHarness(limits: limits)
+    for id in 1...20 { h.join(UInt64(id)) }
+    h.tick()
+    // The leaves are notices for the next tick; the last leave takes them with it.
+    for id in 1...20 { h.close(ConnectionHandle(UInt64(id))) }
+    h.tick()
+    let unload = try #require(h.registry.room("r")?.unloadDue(now: h.now))
+    #expect(h.registry.nextTick(now: h.now) == unload, "due only to unload, not at every tick")
+  }
+
   @Test("A session that joins and leaves between two ticks appears in neither list")
   func joinAndLeaveCancel() {
     var limits = RoomLimits()
