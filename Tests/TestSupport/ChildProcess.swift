@@ -2,13 +2,16 @@ import Foundation
 
 /// A child process started by a test, stopped by its PID only.
 ///
-/// Standard output and error are captured line by line; `waitForLine` blocks until a line matches.
+/// Standard output and error are captured line by line, by a thread of its own that reads the pipe
+/// with blocking `read`s to end of file (no dispatch source: Foundation's `readabilityHandler` can
+/// crash libdispatch on Linux when a handle goes away while its source unregisters); `waitForLine`
+/// blocks until a line matches.
 public final class ChildProcess: @unchecked Sendable {
   private let process = Process()
   private let lines = LineCollector()
   private let outputPipe = Pipe()
-  private let drained = NSLock()
-  private var isDrained = false
+  /// Signalled once the reader reached end of file.
+  private let readerDone = DispatchSemaphore(value: 0)
 
   /// The child's process id.
   public var pid: Int32 { process.processIdentifier }
@@ -24,29 +27,35 @@ public final class ChildProcess: @unchecked Sendable {
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     process.standardOutput = outputPipe
     process.standardError = outputPipe
-    let collector = lines
-    outputPipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty {
-        handle.readabilityHandler = nil  // end of output: stop polling
-      } else {
-        collector.append(data)
-      }
-    }
     try process.run()
     // The child has its copy; without closing ours the pipe would never reach end of file.
     try? outputPipe.fileHandleForWriting.close()
+    let collector = lines
+    let handle = outputPipe.fileHandleForReading
+    let done = readerDone
+    let reader = Thread {
+      var buffer = [UInt8](repeating: 0, count: 1 << 16)
+      while true {
+        let count = read(handle.fileDescriptor, &buffer, buffer.count)
+        if count > 0 {
+          collector.append(Data(buffer[0..<count]))
+        } else if count < 0 && errno == EINTR {
+          continue
+        } else {
+          break
+        }
+      }
+      done.signal()
+    }
+    reader.name = "child-output"
+    reader.start()
   }
 
-  /// Once the child exited: stops the asynchronous reader and reads what is left up to end of file,
-  /// so `output` holds everything the child wrote.
+  /// Once the child exited: waits (up to 5 s) for the reader to reach end of file, so `output`
+  /// holds everything the child wrote.
   private func drainAfterExit() {
-    drained.lock()
-    defer { drained.unlock() }
-    guard !isDrained, !process.isRunning else { return }
-    isDrained = true
-    outputPipe.fileHandleForReading.readabilityHandler = nil
-    lines.append(outputPipe.fileHandleForReading.readDataToEndOfFile())
+    guard !process.isRunning, readerDone.wait(timeout: .now() + 5) == .success else { return }
+    readerDone.signal()  // for the next caller
   }
 
   /// Path of a product built next to the test bundle (e.g. `reorder`), or nil if not built.
