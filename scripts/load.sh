@@ -239,7 +239,6 @@ run e-ramp "1 room × 2 clients, moves/s ×1.5 every 2 s from 2,000 until acks s
 # --- issue 11 -----------------------------------------------------------------------------------
 # Each on a fresh server of its own: memory "beyond the empty server" is that, and no run queues
 # behind the leaves of the one before (a room of thousands leaving is quadratic on today's server).
-# fresh_server GROUP FLAGS…: stops the previous extra server and starts one for GROUP.
 # cpu_ticks PID…: the CPU time (user + system, in 1/100 s) the running ones of these processes used.
 cpu_ticks() {
   local total=0 pid
@@ -250,24 +249,24 @@ cpu_ticks() {
   echo "$total"
 }
 
-# quiet_servers: waits (at most 10 s) until the servers of the earlier runs use under 5 % of a
-# core over a second. A ramp past the server's maximum (e-ramp) leaves the shared server applying
-# and storing the moves its clients had sent before they closed, for seconds after the run: a run
-# on a server of its own must not share the cores with that.
+# quiet_servers: waits (at most 10 s) until the shared server and the mirror together use at most 5 %
+# of a core over a second, and says which did not: a run on a server of its own must not share the
+# cores with an earlier run's server still at work (an idle server that kept ticking was found so).
 quiet_servers() {
-  local waited=0 before after server_before mirror_before
+  local waited=0 server mirror
   while [ "$waited" -lt 10 ]; do
-    server_before=$(cpu_ticks "$SERVER_PID")
-    mirror_before=$(cpu_ticks "$MIRROR_PID")
-    before=$((server_before + mirror_before))
+    server=$(cpu_ticks "$SERVER_PID")
+    mirror=$(cpu_ticks "$MIRROR_PID")
     sleep 1
-    after=$(cpu_ticks "$SERVER_PID" "$MIRROR_PID")
-    [ $((after - before)) -le 5 ] && break
+    server=$(($(cpu_ticks "$SERVER_PID") - server))
+    mirror=$(($(cpu_ticks "$MIRROR_PID") - mirror))
+    [ $((server + mirror)) -le 5 ] && break
     waited=$((waited + 1))
   done
-  [ "$waited" -eq 0 ] || echo "   waited $waited s for the earlier runs' servers to go idle (CPU in its last second: server $(($(cpu_ticks "$SERVER_PID") - server_before)) %, mirror $(($(cpu_ticks "$MIRROR_PID") - mirror_before)) %)" >&2
+  [ "$waited" -eq 0 ] || echo "   waited $waited s for the earlier runs' servers to go idle (CPU in the last second: server $server %, mirror $mirror %)" >&2
 }
 
+# fresh_server GROUP FLAGS…: stops the previous extra server and starts one for GROUP.
 fresh_server() {
   local group=$1
   shift
