@@ -41,12 +41,19 @@ final class AdmissionControl {
   /// which cannot read an HTTP refusal, see why.
   /// `port` is the one the server listens on (its default origins name it).
   func decide(_ request: UpgradeRequest, now: Double, port: Int) -> UpgradeDecision {
+    let fromProxy = limits.trustedProxies.contains { $0.contains(request.peerAddress) }
+    let forwarding =
+      fromProxy
+      ? ProxyForwarding(
+        forwarded: request.forwarded, forwardedProto: request.forwardedProto, forwardedHost: request.forwardedHost)
+      : nil
     let address = clientAddress(
-      peer: request.peerAddress, forwardedFor: request.forwardedFor, trusted: limits.trustedProxies)
+      peer: request.peerAddress, forwardedFor: request.forwardedFor ?? forwarding?.forwardedForList,
+      trusted: limits.trustedProxies)
     if !takeHandshake(address, now: now) {
       return .refuse(status: 429, reason: "too many connection attempts from \(address): slow down")
     }
-    guard limits.origins.allows(origin: request.origin, host: request.host, port: port) else {
+    guard limits.origins.allows(origin: request.origin, host: request.host, port: port, forwarding: forwarding) else {
       return .refuse(status: 403, reason: "origin not allowed: \(request.origin ?? "")")
     }
     if open[address, default: 0] >= limits.maxConnectionsPerAddress {

@@ -6,7 +6,10 @@ import Foundation
 ///
 /// Without `--allowed-origins` the server's own origin is allowed (the scheme it serves and the
 /// `Host` the request names) plus `http://127.0.0.1:PORT` and `http://localhost:PORT`, so the page
-/// it serves works and other sites' pages cannot connect (cross-site websocket hijacking). `null`
+/// it serves works and other sites' pages cannot connect (cross-site websocket hijacking). Behind a
+/// trusted proxy the own origin is the one the browser used with the proxy (`ProxyForwarding`: its
+/// scheme and host; without a scheme header both `http` and `https` with that host), so a proxy that
+/// terminates TLS needs no `--allowed-origins`. `null`
 /// (sandboxed frames, `file:` pages) is never allowed. A request without `Origin` is not from a
 /// browser page and is allowed (it still needs a token when auth is on).
 struct OriginPolicy: Equatable, Sendable {
@@ -53,15 +56,13 @@ struct OriginPolicy: Equatable, Sendable {
   }
 
   /// Whether an upgrade with `origin` (nil: none sent) and `host` (its `Host` header) may connect to
-  /// a server on `port`.
-  func allows(origin: String?, host: String?, port: Int) -> Bool {
+  /// a server on `port`; `forwarding` is what a trusted proxy said of it (nil: not from one).
+  func allows(origin: String?, host: String?, port: Int, forwarding: ProxyForwarding? = nil) -> Bool {
     guard let origin else { return true }
     let candidate = origin.lowercased()
     if candidate == "null" { return false }
     if patterns.isEmpty {
-      var own = ["http://127.0.0.1:\(port)", "http://localhost:\(port)"]
-      if let host { own.append((secure ? "https://" : "http://") + host.lowercased()) }
-      return own.contains(candidate)
+      return ownOrigins(host: host, port: port, forwarding: forwarding).contains(candidate)
     }
     return patterns.contains { pattern in
       switch pattern {
@@ -73,6 +74,17 @@ struct OriginPolicy: Equatable, Sendable {
         return candidatePort == port && host.hasSuffix("." + suffix) && host.count > suffix.count + 1
       }
     }
+  }
+
+  /// The origins a page this server serves may have (the defaults without `--allowed-origins`).
+  func ownOrigins(host: String?, port: Int, forwarding: ProxyForwarding?) -> [String] {
+    var own = ["http://127.0.0.1:\(port)", "http://localhost:\(port)"]
+    if let host { own.append((secure ? "https://" : "http://") + host.lowercased()) }
+    if let forwarding, let publicHost = forwarding.host ?? host?.lowercased() {
+      let schemes = forwarding.proto.map { [$0] } ?? ["http", "https"]
+      own += schemes.map { "\($0)://\(publicHost)" }
+    }
+    return own
   }
 
   /// `host[:port]` → host and port (IPv6 literals in brackets keep their colons).

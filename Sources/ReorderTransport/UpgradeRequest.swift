@@ -20,6 +20,12 @@ public struct UpgradeRequest: Sendable, Equatable {
   public var webSocketProtocol: String?
   /// `X-Forwarded-For` (trust it only from a known proxy).
   public var forwardedFor: String?
+  /// `X-Forwarded-Proto`: the scheme the client used with the proxy (trust it only from a known proxy).
+  public var forwardedProto: String?
+  /// `X-Forwarded-Host`: the `Host` the client sent the proxy (trust it only from a known proxy).
+  public var forwardedHost: String?
+  /// `Forwarded` (RFC 7239: `for=`, `proto=`, `host=` per hop; trust it only from a known proxy).
+  public var forwarded: String?
   /// `User-Agent`.
   public var userAgent: String?
   /// The TCP peer's address (IPv4 or IPv6 text).
@@ -29,6 +35,7 @@ public struct UpgradeRequest: Sendable, Equatable {
   public init(
     path: String, query: String? = nil, origin: String? = nil, host: String? = nil, cookie: String? = nil,
     authorization: String? = nil, webSocketProtocol: String? = nil, forwardedFor: String? = nil,
+    forwardedProto: String? = nil, forwardedHost: String? = nil, forwarded: String? = nil,
     userAgent: String? = nil, peerAddress: String = "127.0.0.1"
   ) {
     self.path = path
@@ -39,6 +46,9 @@ public struct UpgradeRequest: Sendable, Equatable {
     self.authorization = authorization
     self.webSocketProtocol = webSocketProtocol
     self.forwardedFor = forwardedFor
+    self.forwardedProto = forwardedProto
+    self.forwardedHost = forwardedHost
+    self.forwarded = forwarded
     self.userAgent = userAgent
     self.peerAddress = peerAddress
   }

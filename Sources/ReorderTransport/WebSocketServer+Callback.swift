@@ -66,4 +66,16 @@ extension WebSocketServer {
     guard copied >= 0 else { return nil }
     return String(decoding: buffer.prefix(copied).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
+
+  /// A request header lws has no token for (`name` in lower case with its colon, as lws stores
+  /// it: `"x-forwarded-proto:"`), or nil when absent. Service thread.
+  func customHeader(_ wsi: OpaquePointer, _ name: String) -> String? {
+    let nameLength = Int32(name.utf8.count)
+    let length = Int(lws_hdr_custom_length(wsi, name, nameLength))
+    guard length > 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: length + 1)
+    let copied = Int(lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), name, nameLength))
+    guard copied >= 0 else { return nil }
+    return String(decoding: buffer.prefix(copied).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
 }

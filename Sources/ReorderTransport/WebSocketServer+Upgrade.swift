@@ -35,8 +35,9 @@ extension WebSocketServer {
       path: header(wsi, WSI_TOKEN_GET_URI) ?? "", query: query(wsi), origin: header(wsi, WSI_TOKEN_ORIGIN),
       host: header(wsi, WSI_TOKEN_HOST), cookie: header(wsi, WSI_TOKEN_HTTP_COOKIE),
       authorization: header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), webSocketProtocol: header(wsi, WSI_TOKEN_PROTOCOL),
-      forwardedFor: header(wsi, WSI_TOKEN_X_FORWARDED_FOR), userAgent: header(wsi, WSI_TOKEN_HTTP_USER_AGENT),
-      peerAddress: peer(wsi))
+      forwardedFor: header(wsi, WSI_TOKEN_X_FORWARDED_FOR), forwardedProto: customHeader(wsi, "x-forwarded-proto:"),
+      forwardedHost: customHeader(wsi, "x-forwarded-host:"), forwarded: customHeader(wsi, "forwarded:"),
+      userAgent: header(wsi, WSI_TOKEN_HTTP_USER_AGENT), peerAddress: peer(wsi))
   }
 
   /// Writes a whole plain-text HTTP response (status line, headers, body) in one write, as an

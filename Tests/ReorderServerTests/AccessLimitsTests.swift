@@ -22,6 +22,71 @@ struct AccessLimitsTests {
     #expect(!tls.allows(origin: "http://board.example.com", host: "board.example.com", port: 443))
   }
 
+  @Test("behind a trusted proxy the own origin is the one the browser used with the proxy")
+  func originsBehindAProxy() throws {
+    let policy = try OriginPolicy(list: "", secure: false)
+    let tlsProxy = ProxyForwarding(forwarded: nil, forwardedProto: "https", forwardedHost: nil)
+    #expect(policy.allows(origin: "https://localhost", host: "localhost", port: 8080, forwarding: tlsProxy))
+    #expect(!policy.allows(origin: "https://localhost", host: "localhost", port: 8080), "not from a proxy")
+    #expect(!policy.allows(origin: "https://evil.example", host: "localhost", port: 8080, forwarding: tlsProxy))
+    let renamed = ProxyForwarding(forwarded: nil, forwardedProto: "https", forwardedHost: "Boards.Example.com")
+    #expect(
+      policy.allows(origin: "https://boards.example.com", host: "127.0.0.1:8080", port: 8080, forwarding: renamed))
+    #expect(
+      !policy.allows(origin: "http://boards.example.com", host: "127.0.0.1:8080", port: 8080, forwarding: renamed))
+    let silent = ProxyForwarding(forwarded: nil, forwardedProto: nil, forwardedHost: nil)
+    #expect(
+      policy.allows(origin: "https://boards.example.com", host: "boards.example.com", port: 8080, forwarding: silent))
+    #expect(
+      policy.allows(origin: "http://boards.example.com", host: "boards.example.com", port: 8080, forwarding: silent))
+    let rfc7239 = ProxyForwarding(
+      forwarded: #"for=203.0.113.9;proto=https;host="boards.example.com", for="[2001:db8::1]:4711""#,
+      forwardedProto: "http", forwardedHost: "other.example")
+    #expect(rfc7239.proto == "https" && rfc7239.host == "boards.example.com", "Forwarded wins")
+    #expect(rfc7239.forwardedFor == ["203.0.113.9", "2001:db8::1"])
+    #expect(
+      policy.allows(origin: "https://boards.example.com", host: "127.0.0.1:8080", port: 8080, forwarding: rfc7239))
+    let configured = try OriginPolicy(list: "https://app.example.com", secure: false)
+    #expect(
+      !configured.allows(origin: "https://localhost", host: "localhost", port: 8080, forwarding: tlsProxy),
+      "a list replaces the defaults behind a proxy too")
+  }
+
+  @Test("upgrades through a trusted proxy count the client it names, from Forwarded too")
+  func admissionBehindAProxy() throws {
+    let control = AdmissionControl(
+      limits: .init(
+        origins: try OriginPolicy(list: "", secure: false), maxConnectionsPerAddress: 1, handshakesPerSecond: 100,
+        trustedProxies: [try #require(AddressRange("127.0.0.1"))]))
+    func upgrade(_ headers: (String?, String?, String?), peer: String = "127.0.0.1") -> UpgradeDecision {
+      control.decide(
+        UpgradeRequest(
+          path: "/ws/food", origin: "https://localhost", host: "localhost", forwardedFor: headers.0,
+          forwardedProto: headers.1, forwarded: headers.2, peerAddress: peer), now: 0, port: 8080)
+    }
+    guard case .accept(let first as Admission) = upgrade(("203.0.113.9", "https", nil)) else {
+      Issue.record("the page's own origin through the proxy was refused")
+      return
+    }
+    #expect(first.address == "203.0.113.9")
+    control.opened(first)
+    guard case .accept(let second as Admission) = upgrade((nil, nil, "for=198.51.100.4;proto=https")) else {
+      Issue.record("a second client behind the same proxy was refused")
+      return
+    }
+    #expect(second.address == "198.51.100.4")
+    guard case .refuse(let status, _) = upgrade(("203.0.113.9", "https", nil)) else {
+      Issue.record("the first client's second connection passed its limit of 1")
+      return
+    }
+    #expect(status == 429)
+    guard case .refuse(let forbidden, _) = upgrade(("192.0.2.1", "https", nil), peer: "192.0.2.50") else {
+      Issue.record("forwarding headers from an untrusted peer were believed")
+      return
+    }
+    #expect(forbidden == 403)
+  }
+
   @Test("exact origins and *. patterns; null never")
   func configuredOrigins() throws {
     let policy = try OriginPolicy(
