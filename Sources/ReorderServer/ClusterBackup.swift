@@ -13,13 +13,15 @@ import ReorderStore
 /// are read one after the other, so two rooms may be of different instants (as two rooms are
 /// independent histories, nothing relates their seqs).
 ///
-/// What is written per room, as a node on one machine would have it: the log entries Redis kept,
-/// at their seqs, each entry after the snapshot with the op as it resolved when applied (a cluster
-/// log entry holds its maker's view; every node resolves it again, and so does the backup), op 1
-/// or, when it was trimmed, a record carrying only the room's epoch (what the Redis store hands a
-/// loading node), a snapshot at the last seq with its board JSON, and the board list's summary.
-/// Entries at or before a trimmed log's snapshot keep their maker's view: the board before the
-/// snapshot is gone, so they cannot be resolved again.
+/// What is written per room, as a node on one machine would have it: the log entries, at their
+/// seqs, each with the op as it resolved when applied (a cluster log entry holds its maker's view,
+/// which is not what a client may apply; every node resolves it again, and so does the backup), a
+/// snapshot at the last seq with its board JSON, and the board list's summary. A log that starts
+/// at op 1 is written whole, resolved from the empty board. A trimmed one is written from its
+/// snapshot on: the entries at or before the snapshot cannot be resolved again (the board before
+/// it is gone), so they are left out, with a record carrying only the room's epoch as op 1 (what
+/// the Redis store hands a loading node). A `since` before the snapshot then gets the full board,
+/// as it does from a node in cluster mode.
 public enum ClusterBackup {
   /// What a backup or a restore did: rooms and ops, and the rooms left alone.
   public struct Report: Sendable, Equatable, CustomStringConvertible {
@@ -112,10 +114,7 @@ public enum ClusterBackup {
         ops.append(StoredOp(seq: 1, payload: record.encoded()))
       }
       for entry in copy.entries {
-        guard entry.seq > base else {
-          ops.append(StoredOp(seq: entry.seq, payload: entry.op))
-          continue
-        }
+        guard entry.seq > base else { continue }
         var record = try OpRecord(payload: entry.op)
         record.resolved = try board.applyLogged(record.logged)
         ops.append(StoredOp(seq: entry.seq, payload: record.encoded()))

@@ -82,8 +82,9 @@ extension ClusterBackup {
       ops += page
       after = last.seq
     }
-    guard let lastSeq = ops.last?.seq else { return nil }
     let snapshot = try stored { () throws(StoreError) in try store.loadSnapshot(room: room) }
+    guard !ops.isEmpty else { return nil }
+    let lastSeq = max(ops.last!.seq, snapshot?.seq ?? 0)
     // The room as a node opens it: it decodes, and its epoch, seq and figures are the file's.
     let history = RoomHistory(
       snapshot: snapshot.map { RoomSnapshot(seq: $0.seq, bytes: $0.bytes) },
@@ -96,10 +97,19 @@ extension ClusterBackup {
     } catch {
       throw Failure("room \(room) of the file cannot be opened: \(error)")
     }
-    // The run of ops without a gap that ends at the last one (a node's trimmed log keeps op 1,
-    // then the windows before its snapshot): Redis keeps a log without gaps.
-    var start = ops.count - 1
-    while start > 0 && ops[start - 1].seq + 1 == ops[start].seq { start -= 1 }
+    // The run of ops without a gap that ends at the last seq (a node's trimmed log keeps op 1,
+    // then the windows before its snapshot; a backup of a trimmed Redis log, op 1's stand-in and
+    // the ops after the snapshot): Redis keeps a log without gaps. None when the snapshot is at
+    // the last seq and no op is.
+    var start = ops.count
+    if ops.last!.seq == lastSeq {
+      start -= 1
+      while start > 0 && ops[start - 1].seq + 1 == ops[start].seq { start -= 1 }
+    }
+    // Op 1's stand-in (only the epoch, no op) is not an op of the log: the meta holds the epoch.
+    if start == 0, let first = try? OpRecord(payload: ops[0].payload), first.logged.isEmpty, ops.count > 1 {
+      start = 1
+    }
     var entries: [ClusterLogEntry] = []
     entries.reserveCapacity(ops.count - start)
     for op in ops[start...] {
@@ -109,12 +119,13 @@ extension ClusterBackup {
       entries.append(ClusterLogEntry(seq: op.seq, node: restoreNode, key: Array(key.utf8), op: op.payload))
     }
     let meta = ClusterRoomMeta(
-      epoch: prepared.epoch, seq: lastSeq, snapshotSeq: snapshot?.seq ?? 0, trimmedSeq: entries[0].seq - 1)
+      epoch: prepared.epoch, seq: lastSeq, snapshotSeq: snapshot?.seq ?? 0,
+      trimmedSeq: (entries.first?.seq ?? lastSeq + 1) - 1)
     let copy = ClusterRoomCopy(
       room: room, meta: meta, snapshot: snapshot.map { ClusterSnapshot(seq: $0.seq, bytes: $0.bytes) },
       entries: entries)
     guard copy.isComplete else {
-      throw Failure("room \(room): the file's ops after seq \(ops[start].seq - 1) do not reach back to its snapshot")
+      throw Failure("room \(room): the file's ops after seq \(meta.trimmedSeq) do not reach back to its snapshot")
     }
     return (copy, prepared.summary)
   }
