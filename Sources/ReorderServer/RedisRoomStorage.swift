@@ -189,22 +189,8 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   private static func wallMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
 
-  /// Every room with a meta hash (`SCAN … MATCH reorder:{*}:meta`), sorted.
-  private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] {
-    var cursor = "0"
-    var names: Set<String> = []
-    repeat {
-      let reply = try redis.command("SCAN", cursor, "MATCH", "reorder:{*}:meta", "COUNT", 1_000)
-      guard let parts = reply.elements, parts.count == 2, let next = parts[0].text, let keys = parts[1].elements
-      else { throw .unexpectedReply(command: "SCAN", reply: reply.description) }
-      for key in keys {
-        guard let text = key.text, text.hasPrefix("reorder:{"), text.hasSuffix("}:meta") else { continue }
-        names.insert(String(text.dropFirst("reorder:{".count).dropLast("}:meta".count)))
-      }
-      cursor = next
-    } while cursor != "0"
-    return names.sorted()
-  }
+  /// Every room with a meta hash (`RedisConnection.roomNames`), sorted.
+  private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] { try redis.roomNames() }
 
   private func entries(room: String, after: UInt64, limit: Int) throws(RoomStoreError) -> [LogEntry] {
     try call { (redis) throws(RedisError) in

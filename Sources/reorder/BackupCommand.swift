@@ -1,12 +1,19 @@
 import ReorderServer
 
-/// `reorder backup`: a consistent copy of a data directory's database while the server runs.
+/// `reorder backup`: a consistent copy of a data directory's database while the server runs, or
+/// with `--redis` every room of cluster mode's Redis, into a new SQLite file of the same schema.
 enum BackupCommand {
   static let subcommand = Subcommand(
     name: "backup",
-    summary: "Copy a data directory's database to a file, consistently, while the server runs.",
+    summary: "Copy a data directory's database (or, with --redis, every room in Redis) to a new SQLite file.",
     options: [
       OptionSpec(name: "data", kind: .string, defaultValue: "./data", help: "The data directory to back up."),
+      OptionSpec(
+        name: "redis", kind: .string, defaultValue: nil,
+        help: "Back up cluster mode's rooms from this Redis (redis://HOST:PORT[/DB]) instead of a data directory."),
+      OptionSpec(
+        name: "redis-password-file", kind: .string, defaultValue: nil,
+        help: "The Redis password, in a file of its own (needs --redis)."),
       OptionSpec(name: "out", kind: .string, defaultValue: nil, help: "The file to write (must not exist). Required."),
     ],
     run: run
@@ -14,9 +21,56 @@ enum BackupCommand {
 
   static func run(_ options: ParsedOptions) throws -> Int32 {
     guard let out = options.string("out"), !out.isEmpty else { throw UsageError(description: "--out is required") }
+    if let redis = options.string("redis") {
+      if options.string("data") != nil {
+        throw UsageError(description: "give --data (one node) or --redis (cluster mode), not both")
+      }
+      let report = try ClusterBackup.backup(
+        redis: redis, passwordFile: options.string("redis-password-file"), to: out)
+      print("backed up \(report) from \(redis) to \(out)")
+      return 0
+    }
+    if options.string("redis-password-file") != nil {
+      throw UsageError(description: "--redis-password-file needs --redis")
+    }
     let data = options.string("data") ?? "./data"
     try DataDirectory.backup(data, to: out)
     print("backed up \(data) to \(out)")
+    return 0
+  }
+}
+
+/// `reorder restore --redis`: the rooms of a backup file loaded into cluster mode's Redis.
+enum RestoreCommand {
+  static let subcommand = Subcommand(
+    name: "restore",
+    summary: "Load the rooms of a backup file (reorder backup) into cluster mode's Redis.",
+    options: [
+      OptionSpec(
+        name: "redis", kind: .string, defaultValue: nil,
+        help: "The Redis to load the rooms into (redis://HOST:PORT[/DB]). Required."),
+      OptionSpec(
+        name: "redis-password-file", kind: .string, defaultValue: nil,
+        help: "The Redis password, in a file of its own."),
+      OptionSpec(
+        name: "from", kind: .string, defaultValue: nil,
+        help: "The SQLite file to load (reorder backup's, or a node's reorder.sqlite3). Required."),
+      OptionSpec(
+        name: "replace", kind: .flag, defaultValue: nil,
+        help: "Overwrite rooms Redis already has (without it a restore that meets one writes nothing)."),
+    ],
+    run: run
+  )
+
+  static func run(_ options: ParsedOptions) throws -> Int32 {
+    guard let redis = options.string("redis"), !redis.isEmpty else {
+      throw UsageError(description: "--redis is required")
+    }
+    guard let file = options.string("from"), !file.isEmpty else { throw UsageError(description: "--from is required") }
+    let replace = options.flag("replace")
+    let report = try ClusterBackup.restore(
+      redis: redis, passwordFile: options.string("redis-password-file"), from: file, replace: replace)
+    print("restored \(report) from \(file) into \(redis)\(replace ? " (rooms it had were replaced)" : "")")
     return 0
   }
 }

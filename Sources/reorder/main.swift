@@ -4,7 +4,7 @@ import Foundation
 /// (0 success, 1 runtime failure, 2 usage error).
 let subcommands: [Subcommand] = [
   ServeCommand.subcommand, LoadCommand.subcommand, TokenCommand.subcommand, BackupCommand.subcommand,
-  ExportCommand.subcommand,
+  RestoreCommand.subcommand, ExportCommand.subcommand,
 ]
 
 func topLevelHelp() -> String {
