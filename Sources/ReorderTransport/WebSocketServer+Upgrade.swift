@@ -40,14 +40,25 @@ extension WebSocketServer {
       userAgent: header(wsi, WSI_TOKEN_HTTP_USER_AGENT), peerAddress: peer(wsi))
   }
 
-  /// Writes a whole plain-text HTTP response (status line, headers, body) in one write, as an
-  /// answer to an upgrade request (HTTP/1.1: the connection stays usable for another request).
+  /// Writes a whole plain-text HTTP/1.1 response (status line with its reason phrase, headers,
+  /// body) in one write, as an answer to an upgrade request; a 429 says `Retry-After: 1` (the
+  /// handshake bucket refills every second). The status line is written here rather than by lws,
+  /// which has not recorded the request's version yet at this callback and would write `HTTP/1.0`,
+  /// which strict websocket clients cannot parse.
   private func refuseUpgrade(_ wsi: OpaquePointer, status: Int, reason: String) -> Int32 {
-    let body = Array((reason + "\n").utf8)
-    let ok = writeHead(
-      wsi, status: status, contentType: "text/plain; charset=utf-8", contentLength: body.count, headers: [],
-      inlineBody: body, flags: LWS_WRITE_HTTP_HEADERS)
-    return ok ? 1 : -1
+    let body = reason + "\n"
+    var head = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
+    var headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", String(body.utf8.count))]
+    if status == 429 { headers.append(("retry-after", "1")) }
+    for (name, value) in headers + Self.securityHeaders { head += "\(name): \(value)\r\n" }
+    let bytes = Array((head + "\r\n" + body).utf8)
+    let pre = Int(reorder_lws_pre())
+    var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
+    buffer.replaceSubrange(pre..., with: bytes)
+    let written = buffer.withUnsafeMutableBufferPointer { raw in
+      lws_write(wsi, raw.baseAddress! + pre, bytes.count, LWS_WRITE_HTTP_HEADERS)
+    }
+    return written == bytes.count ? 1 : -1
   }
 
   /// The query string's parts as lws decoded them, joined with `&`; nil without a query.

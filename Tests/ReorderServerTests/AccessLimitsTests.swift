@@ -205,7 +205,7 @@ struct AccessLimitsOverSocketsTests {
     let server = try TestServer()
     let evil = try RawSocket(port: server.port)
     let status = try evil.websocketHandshake(path: "/ws/food", headers: [("Origin", "https://evil.example")])
-    #expect(status.contains(" 403 "), "\(status)")
+    #expect(status == "HTTP/1.1 403 Forbidden", "strict clients parse only HTTP/1.1: \(status)")
     for origin in ["http://127.0.0.1:\(server.port)", "http://localhost:\(server.port)", nil] {
       let raw = try RawSocket(port: server.port)
       let headers = origin.map { [("Origin", $0)] } ?? []
@@ -215,13 +215,46 @@ struct AccessLimitsOverSocketsTests {
     #expect(try null.websocketHandshake(path: "/ws/food", headers: [("Origin", "null")]).contains(" 403 "))
   }
 
+  @Test("through a trusted TLS proxy the page's https origin connects; the proxy's clients count apart")
+  func behindAProxy() throws {
+    let server = try TestServer {
+      $0.trustProxy = "127.0.0.1"
+      $0.maxConnectionsPerIP = 1
+    }
+    func upgrade(client: String, origin: String = "https://boards.example.com") throws -> String {
+      try RawSocket(port: server.port).websocketHandshake(
+        path: "/ws/food",
+        headers: [
+          ("Origin", origin), ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "boards.example.com"),
+          ("X-Forwarded-For", client),
+        ])
+    }
+    var sockets: [RawSocket] = []
+    for client in ["203.0.113.1", "203.0.113.2"] {
+      let raw = try RawSocket(port: server.port)
+      let status = try raw.websocketHandshake(
+        path: "/ws/food",
+        headers: [
+          ("Origin", "https://boards.example.com"), ("X-Forwarded-Proto", "https"),
+          ("X-Forwarded-Host", "boards.example.com"), ("X-Forwarded-For", client),
+        ])
+      #expect(status.contains(" 101 "), "\(client): \(status)")
+      sockets.append(raw)
+    }
+    #expect(try upgrade(client: "203.0.113.1") == "HTTP/1.1 429 Too Many Requests", "its limit is the client's")
+    #expect(try upgrade(client: "203.0.113.3", origin: "https://evil.example") == "HTTP/1.1 403 Forbidden")
+    _ = sockets
+  }
+
   @Test("more connections from one address than --max-connections-per-ip get 429; closing one lets the next in")
   func perAddress() throws {
     let server = try TestServer { $0.maxConnectionsPerIP = 3 }
     let open = try (0..<3).map { _ in try RoomClient.join(port: server.port, client: "c\(UUID().uuidString.prefix(4))")
     }
     let refused = try RawSocket(port: server.port)
-    #expect(try refused.websocketHandshake(path: "/ws/t").contains(" 429 "))
+    let head = try refused.websocketHandshakeHead(path: "/ws/t").lowercased()
+    #expect(head.hasPrefix("http/1.1 429 too many requests\r\n"), "\(head)")
+    #expect(head.contains("\r\nretry-after: 1\r\n"), "\(head)")
     open[0].close()
     var admitted = false
     for _ in 0..<200 where !admitted {

@@ -15,6 +15,8 @@ final class UpgradeSeamTests: XCTestCase {
       headers: [
         ("Origin", "https://board.example.com"), ("Cookie", "a=1"), ("Authorization", "Bearer t"),
         ("Sec-WebSocket-Protocol", "reorder"), ("X-Forwarded-For", "203.0.113.9"), ("User-Agent", "probe/1"),
+        ("X-Forwarded-Proto", "https"), ("X-Forwarded-Host", "boards.example.com"),
+        ("Forwarded", "for=203.0.113.9;proto=https"),
       ])
     XCTAssertTrue(status.contains("101"), status)
     XCTAssertTrue(waitUntil { fixture.handler.opened.count == 1 })
@@ -28,6 +30,9 @@ final class UpgradeSeamTests: XCTestCase {
     XCTAssertEqual(request.webSocketProtocol, "reorder")
     XCTAssertEqual(request.forwardedFor, "203.0.113.9")
     XCTAssertEqual(request.userAgent, "probe/1")
+    XCTAssertEqual(request.forwardedProto, "https")
+    XCTAssertEqual(request.forwardedHost, "boards.example.com")
+    XCTAssertEqual(request.forwarded, "for=203.0.113.9;proto=https")
     XCTAssertEqual(request.peerAddress, "127.0.0.1")
     XCTAssertEqual(Array(fixture.handler.opened.values), ["room-1"], "the accept context reaches connectionOpened")
   }
@@ -37,7 +42,8 @@ final class UpgradeSeamTests: XCTestCase {
     defer { fixture.stop() }
     for status in [403, 429] {
       let raw = try RawSocket(port: fixture.port)
-      XCTAssertTrue(try raw.websocketHandshake(path: "/refuse/\(status)").contains(" \(status) "))
+      let line = try raw.websocketHandshake(path: "/refuse/\(status)")
+      XCTAssertTrue(line.hasPrefix("HTTP/1.1 \(status) "), line)
       let rest = String(decoding: try raw.readToEnd(), as: UTF8.self)
       XCTAssertTrue(rest.contains("refused by the test handler"), rest)
     }

@@ -83,12 +83,18 @@ public final class RawSocket {
   /// Sends a websocket upgrade for `path` (plus `headers`) and reads the response head; returns its
   /// status line.
   public func websocketHandshake(path: String, headers: [(String, String)] = []) throws -> String {
+    let head = try websocketHandshakeHead(path: path, headers: headers)
+    return head.components(separatedBy: "\r\n").first ?? ""
+  }
+
+  /// Sends a websocket upgrade request and returns the whole response head (status line and
+  /// headers, up to the blank line).
+  public func websocketHandshakeHead(path: String, headers: [(String, String)] = []) throws -> String {
     let extra = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
     try write(
       "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(extra)\r\n")
-    let head = String(decoding: try read(until: "\r\n\r\n"), as: UTF8.self)
-    return String(head.prefix { $0 != "\r" })
+    return String(decoding: try read(until: "\r\n\r\n"), as: UTF8.self)
   }
 }
 
