@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh run    # build + serve: libwebsockets, libssl, sqlite, libjwt, hiredis,
 #                                  #   pkg-config
 #   scripts/install-deps.sh test   # + redis-server (cluster tests start their own), openssl CLI,
-#                                  #   chromium + chromedriver, systemd (systemd-analyze
+#                                  #   chromium + chromedriver, nginx (the proxy recipe test), systemd (systemd-analyze
 #                                  #   verify checks deploy/reorder.service), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   openapi-spec-validator (docs/openapi.json),
@@ -17,7 +17,7 @@ purpose="${1:-run}"
 packages=(pkg-config libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd) ;;
+  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd nginx) ;;
   load) packages+=(libwebsockets-test-server redis-server) ;;
   soak) packages+=(redis-server) ;;
   *) echo "usage: $0 run|test|load|soak" >&2; exit 2 ;;

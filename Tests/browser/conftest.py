@@ -275,7 +275,7 @@ def wire():
             pass
 
 
-def make_driver() -> webdriver.Chrome:
+def make_driver(*extra_args: str) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM_BIN", "/usr/bin/chromium")
     for arg in (
@@ -287,6 +287,7 @@ def make_driver() -> webdriver.Chrome:
         "--disable-background-timer-throttling",
         "--disable-renderer-backgrounding",
         "--disable-backgrounding-occluded-windows",
+        *extra_args,
     ):
         options.add_argument(arg)
     # Console messages for driver.get_log("browser") (tests assert there are no SEVERE ones).
