@@ -12,6 +12,9 @@ public enum CloseCode {
   public static let messageTooBig: UInt16 = 1009
   /// The server failed (a room that could not be loaded, a failed write).
   public static let internalError: UInt16 = 1011
+  /// The server is being drained (SIGTERM, `POST /api/v1/admin/drain`): reconnect, after a short
+  /// random delay, to another node or to this one once it is back.
+  public static let serviceRestart: UInt16 = 1012
   /// Room or server full: try again later.
   public static let tryAgainLater: UInt16 = 1013
   /// The app revoked the connection's access (`POST /api/v1/boards/{room}/disconnect`).

@@ -45,18 +45,23 @@ enum HTTPRoutes {
     var rooms: Int
     /// Cluster mode: Redis is unreachable (ops are rejected `unavailable` until it is back).
     var degraded = false
+    /// The node is being drained (it closes its websockets and stops).
+    var draining = false
   }
 
   /// `200 {"status":"ok","connections":…,"rooms":…,"uptime_s":…}`, never cached; in cluster mode
   /// while Redis is unreachable `503 {"status":"degraded",…,"redis":"unreachable"}`, so that a
   /// load balancer sends new clients to a node that can commit their ops.
+  /// While draining `503 {"status":"draining",…}`, so that load balancers stop sending first.
   static func health(_ figures: HealthFigures) -> HTTPResponse {
+    let status = figures.draining ? "draining" : figures.degraded ? "degraded" : "ok"
     let json =
-      "{\"status\":\"\(figures.degraded ? "degraded" : "ok")\",\"connections\":\(figures.connections),"
+      "{\"status\":\"\(status)\",\"connections\":\(figures.connections),"
       + "\"rooms\":\(figures.rooms),\"uptime_s\":\(figures.uptimeSeconds)"
       + (figures.degraded ? ",\"redis\":\"unreachable\"}\n" : "}\n")
     return HTTPResponse(
-      status: figures.degraded ? 503 : 200, contentType: "application/json", headers: [("cache-control", "no-store")],
+      status: figures.degraded || figures.draining ? 503 : 200, contentType: "application/json",
+      headers: [("cache-control", "no-store")],
       body: Array(json.utf8))
   }
 }

@@ -205,6 +205,21 @@ public final class ReorderService: @unchecked Sendable {
   /// The port `--metrics-listen` bound (0 without it, or before `start()`).
   public var metricsPort: Int { boundMetricsPort }
 
+  /// Drain, then stop (SIGTERM, `POST /api/v1/admin/drain`): `/healthz` answers 503 `draining`
+  /// and new upgrades 503 at once, the open websockets are closed with 1012 spread over
+  /// `--drain-seconds` so that their clients reconnect elsewhere in a trickle, then `shutdown()`
+  /// flushes and stops. Returns when stopped. Any thread except the service thread.
+  public func drainAndShutdown() {
+    guard !stopped else { return }
+    if transport.isRunning {
+      let done = DispatchSemaphore(value: 0)
+      let seconds = Double(configuration.drainSeconds)
+      transport.drain(overSeconds: seconds, reason: "server draining: reconnect") { done.signal() }
+      _ = done.wait(timeout: .now() + seconds + 5)
+    }
+    shutdown()
+  }
+
   /// Graceful stop: snapshots of the loaded rooms, stop accepting, close every websocket with 1001,
   /// then flush and close the store. Idempotent; call from any thread except the service thread.
   public func shutdown() {

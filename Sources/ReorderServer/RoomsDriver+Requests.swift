@@ -43,7 +43,8 @@ extension RoomsDriver {
     case .health:
       let figures = HTTPRoutes.HealthFigures(
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
-        rooms: registry.roomCount, degraded: cluster?.health.problem != nil)
+        rooms: registry.roomCount, degraded: cluster?.health.problem != nil,
+        draining: transport?.isDraining ?? false)
       responder.respond(HTTPRoutes.health(figures))
     case .api:
       handleAPI(request, responder: responder)

@@ -50,6 +50,9 @@ extension ServerConfiguration {
     .integer("max-rooms", \.maxRooms, 1...1_000_000, "Rooms loaded at once."),
     .integer("max-connections-per-room", \.maxConnectionsPerRoom, 1...1_000_000, "Connections per room."),
     .integer(
+      "drain-seconds", \.drainSeconds, 0...3_600,
+      "SIGTERM or POST /api/v1/admin/drain: /healthz turns 503, websockets close with 1012 spread over this."),
+    .integer(
       "room-idle-seconds", \.roomIdleSeconds, 0...86_400, "Seconds a room stays loaded after its last connection left."),
     .integer(
       "history-ops", \.historyOps, 1...10_000_000,

@@ -60,6 +60,8 @@ public struct ServerConfiguration: Sendable {
   public var maxConnectionsPerRoom = RoomLimits().maxConnectionsPerRoom
   /// Seconds a room stays loaded after its last connection left (`--room-idle-seconds`).
   public var roomIdleSeconds = Int(RoomLimits().roomIdleSeconds)
+  /// Seconds a drain spreads its 1012 closes over (`--drain-seconds`).
+  public var drainSeconds = 10
   /// The catch-up window, in ops (`--history-ops`): a `since` at most this far behind gets the ops
   /// it missed, older ones the full board; the log keeps this many ops (and at least the
   /// idempotency window) before each room's latest snapshot, older ones are deleted.

@@ -11,6 +11,9 @@ extension WebSocketServer {
     if isShuttingDown {
       return refuseUpgrade(wsi, status: 503, reason: "server shutting down")
     }
+    if activeDrain != nil {
+      return refuseUpgrade(wsi, status: 503, reason: "server draining: connect to another node")
+    }
     switch handler.admit(upgradeRequest(wsi)) {
     case .accept(let context):
       admittedUpgrades[wsi] = AdmittedUpgrade(context: context)
@@ -41,15 +44,15 @@ extension WebSocketServer {
   }
 
   /// Writes a whole plain-text HTTP/1.1 response (status line with its reason phrase, headers,
-  /// body) in one write, as an answer to an upgrade request; a 429 says `Retry-After: 1` (the
-  /// handshake bucket refills every second). The status line is written here rather than by lws,
+  /// body) in one write, as an answer to an upgrade request; a 429 and a 503 say `Retry-After: 1`
+  /// (the handshake bucket refills every second; a draining node is gone in its window). The status line is written here rather than by lws,
   /// which has not recorded the request's version yet at this callback and would write `HTTP/1.0`,
   /// which strict websocket clients cannot parse.
   private func refuseUpgrade(_ wsi: OpaquePointer, status: Int, reason: String) -> Int32 {
     let body = reason + "\n"
     var head = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
     var headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", String(body.utf8.count))]
-    if status == 429 { headers.append(("retry-after", "1")) }
+    if status == 429 || status == 503 { headers.append(("retry-after", "1")) }
     for (name, value) in headers + Self.securityHeaders { head += "\(name): \(value)\r\n" }
     let bytes = Array((head + "\r\n" + body).utf8)
     let pre = Int(reorder_lws_pre())

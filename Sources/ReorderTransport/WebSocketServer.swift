@@ -40,6 +40,8 @@ public final class WebSocketServer: @unchecked Sendable {
   /// Upgrades the handler accepted, until their websocket is established.
   var admittedUpgrades: [OpaquePointer: AdmittedUpgrade] = [:]
   var isShuttingDown = false
+  /// Set by `drain`: new upgrades are refused with 503 while the open websockets are closed.
+  var activeDrain: Drain?
   var shutdownTimer: LWSTimer?
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?

@@ -3,8 +3,9 @@ import Foundation
 import ReorderServer
 
 extension ServeCommand {
-  /// Starts the server, prints the URL line, and blocks until SIGINT or SIGTERM, then shuts down
-  /// gracefully (stop accepting, flush, close websockets with 1001) and exits 0.
+  /// Starts the server, prints the URL line, and blocks until SIGTERM, which drains it (1012
+  /// closes over `--drain-seconds`, `ReorderService.drainAndShutdown`), or SIGINT, which stops it
+  /// at once (stop accepting, flush, close websockets with 1001); then exits 0.
   static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
     let server = try ReorderService(configuration: configuration)
     let port = try server.start()
@@ -17,7 +18,8 @@ extension ServeCommand {
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler {
-        server.shutdown()
+        // The handler runs on the main queue; a drain waits for the service thread, not for it.
+        if number == SIGTERM { server.drainAndShutdown() } else { server.shutdown() }
         exit(0)
       }
       source.resume()

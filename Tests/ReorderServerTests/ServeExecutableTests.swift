@@ -28,15 +28,15 @@ struct ServeExecutableTests {
     #expect(response.text.contains("\"status\":\"ok\""))
   }
 
-  @Test("SIGTERM with clients connected: they get 1001, the process exits 0 within 2 s")
-  func sigtermClosesWith1001() throws {
+  @Test("SIGINT with clients connected: they get 1001, the process exits 0 within 2 s")
+  func sigintClosesWith1001() throws {
     let (child, port) = try startServe()
     defer { child.terminate() }
     // A generous connect timeout: the whole suite runs in parallel and can keep the child waiting.
     let sockets = try (0..<3).map { _ in
       try WebSocket.connect("ws://127.0.0.1:\(port)/ws/shutdown-room", timeout: 20)
     }
-    child.send(signal: SIGTERM)
+    child.send(signal: SIGINT)
     let started = Date()
     let status = child.waitForExit(timeout: 2)
     #expect(status == 0, "exit status \(String(describing: status)) after \(Date().timeIntervalSince(started)) s")
@@ -48,6 +48,41 @@ struct ServeExecutableTests {
       }
       #expect(code == 1001)
     }
+  }
+
+  @Test("SIGTERM drains: /healthz 503 first, upgrades 503, 1012 closes over --drain-seconds, exit 0")
+  func sigtermDrains() throws {
+    let (child, port) = try startServe(["--drain-seconds", "2"])
+    defer { child.terminate() }
+    // Raw sockets: lws' own client answers a 1012 with 1002 (it predates that code).
+    let sockets = try (0..<10).map { _ in
+      let raw = try RawSocket(port: port)
+      #expect(try raw.websocketHandshake(path: "/ws/drain-room").contains(" 101 "))
+      return raw
+    }
+    let started = Date()
+    child.send(signal: SIGTERM)
+    var health = try httpGet(port: port, rawPath: "/healthz")
+    while health.status == 200 && Date().timeIntervalSince(started) < 2 {
+      health = try httpGet(port: port, rawPath: "/healthz")
+    }
+    let firstCheck = Date().timeIntervalSince(started)
+    #expect(health.status == 503 && health.text.contains("\"status\":\"draining\""), "\(health.text)")
+    let refused = try RawSocket(port: port).websocketHandshake(path: "/ws/drain-room")
+    #expect(refused == "HTTP/1.1 503 Service Unavailable", "\(refused)")
+    let closes = CloseLog()
+    nonisolated(unsafe) let readers = sockets  // each thread reads only its own socket
+    DispatchQueue.concurrentPerform(iterations: readers.count) { index in
+      let code = try? readers[index].readCloseCode()
+      closes.add(code: code, at: Date().timeIntervalSince(started))
+      try? readers[index].writeFrame(opcode: 8, payload: [0x03, 0xF4])
+    }
+    let closedAt = closes.entries.map(\.at)
+    #expect(closes.entries.map(\.code) == Array(repeating: 1012, count: sockets.count))
+    #expect(child.waitForExit(timeout: 6) == 0)
+    let spread = (closedAt.max() ?? 0) - (closedAt.min() ?? 0)
+    #expect(firstCheck < (closedAt.max() ?? 0), "/healthz said draining before the last close")
+    #expect(spread >= 1, "closes over 2 s, not at once: \(closedAt)")
   }
 
   @Test("a wrong flag or value is explained and exits with status 2")
@@ -97,4 +132,13 @@ struct ServeExecutableTests {
     #expect(bad.waitForExit(timeout: 10) == 2)
     #expect(bad.output.contains { $0.contains("--node-id") })
   }
+}
+
+/// Close codes and the seconds they arrived at, from several threads.
+private final class CloseLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [(code: UInt16?, at: Double)] = []
+
+  func add(code: UInt16?, at: Double) { lock.withLock { list.append((code, at)) } }
+  var entries: [(code: UInt16?, at: Double)] { lock.withLock { list } }
 }

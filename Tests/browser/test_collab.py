@@ -312,3 +312,25 @@ def test_missing_or_null_totals_and_odd_field_values_still_render(server, page_a
     ActionChains(page_a.driver).send_keys(Keys.SPACE, Keys.ARROW_LEFT, Keys.SPACE).perform()
     page_a.wait_order(col, [before[1], before[0]] + before[2:])
     settled(page_a)
+
+
+def test_a_drained_server_closes_with_1012_and_the_pages_come_back(make_server, page_a: Page, page_b: Page):
+    import signal
+
+    server = make_server("--drain-seconds", "1")
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=10) == 0, "a drain exits 0"
+    log = "".join(server.log)
+    assert "draining" in log and "drained" in log, log
+    for page in (page_a, page_b):
+        page.wait(lambda: page.js("return document.body.dataset.connection") != "open", 10, "the page to notice")
+    server.start()
+    for page in (page_a, page_b):
+        page.wait(lambda: page.js("return document.body.dataset.connection") == "open", 20, "the page to reconnect")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", ids[0])
+    ActionChains(page_a.driver).send_keys(Keys.SPACE, Keys.ARROW_DOWN, Keys.SPACE).perform()
+    page_b.wait_order(col["id"], [ids[1], ids[0]] + ids[2:], timeout=10)

@@ -10,7 +10,9 @@
  * Closes that end the session (no reconnect: it would be refused or pointless the same way):
  * 4401 and 4403 (the token will not do: `onEnd(code, reason, "refused")`) and 4404 (the board was
  * deleted: `onEnd(code, reason, "deleted")`). Every other close reconnects after 250 ms … 4 s
- * (doubling, half of it random), at once when the browser says it is online again.
+ * (doubling, half of it random), at once when the browser says it is online again. A node being
+ * drained closes with 1012 (service restart): the first retry then waits a random 0.25–2 s, so
+ * that the clients of one batch do not all reconnect in the same instant.
  */
 
 /** @typedef {"connecting" | "open" | "closed"} ConnectionState */
@@ -20,9 +22,12 @@
 export const REFUSED_CODES = [4401, 4403];
 /** The close code of a board deleted (through the HTTP API) while connected. */
 export const DELETED_CODE = 4404;
+/** The close code of a node being drained (SIGTERM): reconnect, spread out. */
+export const RESTART_CODE = 1012;
 
 const MIN_DELAY_MS = 250;
 const MAX_DELAY_MS = 4000;
+const RESTART_SPREAD_MS = 2000;
 
 /**
  * @typedef {object} ConnectionOptions
@@ -158,15 +163,18 @@ export class Connection {
         this.options.onEnd(event.code, event.reason, ending);
         return;
       }
-      this.scheduleRetry();
+      this.scheduleRetry(event.code);
     }, { signal });
   }
 
-  /** @private */
-  scheduleRetry() {
+  /** @private @param {number} [code] the close code that ended the last socket */
+  scheduleRetry(code) {
     if (this.stopped) return;
     const base = Math.min(MAX_DELAY_MS, MIN_DELAY_MS * 2 ** this.attempt);
-    const delay = Math.round(base / 2 + Math.random() * (base / 2));
+    const delay =
+      code === RESTART_CODE && this.attempt === 0
+        ? Math.round(MIN_DELAY_MS + Math.random() * (RESTART_SPREAD_MS - MIN_DELAY_MS))
+        : Math.round(base / 2 + Math.random() * (base / 2));
     this.attempt += 1;
     this.setState("closed", `offline, retrying in ${(delay / 1000).toFixed(1)} s`);
     this.retryTimer = this.options.timers.timeout(() => this.open(), delay);
