@@ -28,6 +28,8 @@ enum APIRoutes {
     case deleteBoard(String)
     /// `POST /api/v1/boards/{room}/ops`.
     case applyOps(String)
+    /// `POST /api/v1/admin/drain`: drain this node and stop it (`ReorderService.drainAndShutdown`).
+    case drain
   }
 
   /// Most ops one `POST …/ops` takes (413 beyond).
@@ -62,6 +64,8 @@ enum APIRoutes {
       return room(parts[1]).flatMap { method([("GET", .ops($0)), ("POST", .applyOps($0))]) }
     case 3 where parts[0] == "boards" && parts[2] == "presence":
       return room(parts[1]).flatMap { method([("GET", .presence($0))]) }
+    case 2 where parts[0] == "admin" && parts[1] == "drain":
+      return method([("POST", .drain)])
     default:
       return .failure(Problem(404, "not found", "no API route \(head.path)"))
     }

@@ -90,6 +90,7 @@ public final class ReorderService: @unchecked Sendable {
     }
     driver.transport = transport
     driver.apiKeys = apiKeys
+    driver.drainSeconds = configuration.drainSeconds
     driver.apiRateLimit = APIRateLimit(rate: configuration.apiRequestsPerSecond)
     driver.apiBoards = ServerBoards.factory(replica: identity.replica)
     let directory = configuration.dataPath
@@ -154,6 +155,7 @@ public final class ReorderService: @unchecked Sendable {
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
   public func start() throws -> Int {
+    driver.requestDrain = { [weak self] in self?.startDrain() }
     if configuration.demo {
       if let cluster { try createSharedDemoRooms(cluster) } else { try createDemoRooms() }
     }
@@ -205,18 +207,44 @@ public final class ReorderService: @unchecked Sendable {
   /// The port `--metrics-listen` bound (0 without it, or before `start()`).
   public var metricsPort: Int { boundMetricsPort }
 
+  /// What runs once a drain requested through the API has stopped the service (the CLI exits 0).
+  /// Set before `start()`.
+  public var afterRequestedDrain: (@Sendable () -> Void)?
+
+  /// `POST /api/v1/admin/drain`: the drain runs on a thread of its own, then `afterRequestedDrain`.
+  /// Called on the service thread, so the drain has begun (healthz 503) before the 202 is sent.
+  private func startDrain() {
+    let drained = beginDrain()
+    Thread.detachNewThread { [self] in
+      finishDrain(drained)
+      afterRequestedDrain?()
+    }
+  }
+
   /// Drain, then stop (SIGTERM, `POST /api/v1/admin/drain`): `/healthz` answers 503 `draining`
   /// and new upgrades 503 at once, the open websockets are closed with 1012 spread over
   /// `--drain-seconds` so that their clients reconnect elsewhere in a trickle, then `shutdown()`
   /// flushes and stops. Returns when stopped. Any thread except the service thread.
   public func drainAndShutdown() {
-    guard !stopped else { return }
-    if transport.isRunning {
-      let done = DispatchSemaphore(value: 0)
-      let seconds = Double(configuration.drainSeconds)
-      transport.drain(overSeconds: seconds, reason: "server draining: reconnect") { done.signal() }
-      _ = done.wait(timeout: .now() + seconds + 5)
+    finishDrain(beginDrain())
+  }
+
+  /// Starts the transport's drain; the semaphore is signalled once its last websocket is closed.
+  private func beginDrain() -> DispatchSemaphore {
+    let done = DispatchSemaphore(value: 0)
+    if !stopped && transport.isRunning {
+      transport.drain(overSeconds: Double(configuration.drainSeconds), reason: "server draining: reconnect") {
+        done.signal()
+      }
+    } else {
+      done.signal()
     }
+    return done
+  }
+
+  /// Waits (bounded: `--drain-seconds` + 5 s) for the drain `beginDrain` started, then stops.
+  private func finishDrain(_ drained: DispatchSemaphore) {
+    _ = drained.wait(timeout: .now() + Double(configuration.drainSeconds) + 5)
     shutdown()
   }
 

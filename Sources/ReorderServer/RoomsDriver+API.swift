@@ -41,6 +41,12 @@ extension RoomsDriver {
     case .success(.presence(let name)):
       responder.respond(
         APIRoutes.json(200, .object([("room", .string(name)), ("peers", .array(registry.presence(room: name) ?? []))])))
+    case .success(.drain):
+      let seconds = drainSeconds
+      responder.respond(
+        APIRoutes.json(202, .object([("status", .string("draining")), ("drain_seconds", .number(Double(seconds)))])))
+      Log.log(.info, "drain requested", ["via": "api"])
+      requestDrain?()
     case .success(.createBoard), .success(.deleteBoard), .success(.applyOps):
       preconditionFailure("API writes are routed above")
     }

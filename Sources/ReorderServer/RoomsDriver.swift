@@ -27,6 +27,11 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Requests per second per API key (`--api-requests-per-second`).
   var apiRateLimit = APIRateLimit(rate: ServerConfiguration().apiRequestsPerSecond)
   var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
+  /// `POST /api/v1/admin/drain`: starts the node's drain (set by `ReorderService`; called on the
+  /// service thread, so it must hand the drain to another thread).
+  var requestDrain: (@Sendable () -> Void)?
+  /// `--drain-seconds`, for the drain route's answer.
+  var drainSeconds = ServerConfiguration().drainSeconds
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
   /// Frees unloaded rooms off the service thread, at the lowest CPU priority: freeing a large

@@ -31,25 +31,33 @@ extension WebSocketServer {
   /// elsewhere in a trickle rather than all in the same second. From the start new upgrades are
   /// refused with 503 and `Retry-After`. `completion` runs (on the service thread) once the last
   /// batch is closed; the close frames are flushed as usual. Once only: a second call completes
-  /// at once. The server keeps running: `shutdown()` stops it.
+  /// at once. The server keeps running: `shutdown()` stops it. On the service thread the drain
+  /// has begun (upgrades refused, `isDraining`) when this returns.
   public func drain(overSeconds seconds: Double, reason: String, completion: @escaping @Sendable () -> Void) {
-    loop.post { [self] in
-      guard activeDrain == nil, !isShuttingDown, let context = loop.context else {
-        completion()
-        return
-      }
-      let steps = max(1, Int((max(0, seconds) * 1000 / Double(Self.drainStepMilliseconds)).rounded(.down)))
-      let timer = LWSTimer { [unowned self] in drainStep(reason: reason) }
-      activeDrain = Drain(
-        pending: connections.all.filter { $0.pendingClose == nil }.map(\.id), steps: steps, timer: timer,
-        completion: completion)
-      Log.info(
-        "draining", ["connections": String(connections.count), "seconds": String(format: "%.1f", max(0, seconds))])
-      if seconds <= 0 {
-        drainStep(reason: reason)
-      } else {
-        timer.schedule(on: context, afterMilliseconds: Self.drainStepMilliseconds)
-      }
+    if loop.isServiceThread {
+      beginDrain(overSeconds: seconds, reason: reason, completion: completion)
+    } else {
+      loop.post { [self] in beginDrain(overSeconds: seconds, reason: reason, completion: completion) }
+    }
+  }
+
+  /// Service thread: `drain(overSeconds:reason:completion:)`.
+  private func beginDrain(overSeconds seconds: Double, reason: String, completion: @escaping @Sendable () -> Void) {
+    guard activeDrain == nil, !isShuttingDown, let context = loop.context else {
+      completion()
+      return
+    }
+    let steps = max(1, Int((max(0, seconds) * 1000 / Double(Self.drainStepMilliseconds)).rounded(.down)))
+    let timer = LWSTimer { [unowned self] in drainStep(reason: reason) }
+    activeDrain = Drain(
+      pending: connections.all.filter { $0.pendingClose == nil }.map(\.id), steps: steps, timer: timer,
+      completion: completion)
+    Log.info(
+      "draining", ["connections": String(connections.count), "seconds": String(format: "%.1f", max(0, seconds))])
+    if seconds <= 0 {
+      drainStep(reason: reason)
+    } else {
+      timer.schedule(on: context, afterMilliseconds: Self.drainStepMilliseconds)
     }
   }
 

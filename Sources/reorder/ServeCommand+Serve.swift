@@ -8,6 +8,7 @@ extension ServeCommand {
   /// at once (stop accepting, flush, close websockets with 1001); then exits 0.
   static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
     let server = try ReorderService(configuration: configuration)
+    server.afterRequestedDrain = { exit(0) }
     let port = try server.start()
     let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
     let shownHost = configuration.host == "0.0.0.0" || configuration.host == "::" ? "127.0.0.1" : configuration.host

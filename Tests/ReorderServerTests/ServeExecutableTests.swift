@@ -85,6 +85,33 @@ struct ServeExecutableTests {
     #expect(spread >= 1, "closes over 2 s, not at once: \(closedAt)")
   }
 
+  @Test("POST /api/v1/admin/drain with the API key drains the node like SIGTERM and exits 0")
+  func drainThroughTheAPI() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let key = "drain-test-key-0123456789abcdefghijklmnopq"
+    try directory.write("keys", key + "\n")
+    let (child, port) = try startServe(["--drain-seconds", "1", "--api-key-file", directory.path + "/keys"])
+    defer { child.terminate() }
+    let socket = try RawSocket(port: port)
+    #expect(try socket.websocketHandshake(path: "/ws/drain-api").contains(" 101 "))
+    let anonymous = try httpRequest(port: port, method: "POST", rawPath: "/api/v1/admin/drain", body: [])
+    #expect(anonymous.status == 401)
+    let wrongMethod = try httpRequest(
+      port: port, method: "GET", rawPath: "/api/v1/admin/drain", headers: ["Authorization": "Bearer \(key)"])
+    #expect(wrongMethod.status == 405)
+    let answer = try httpRequest(
+      port: port, method: "POST", rawPath: "/api/v1/admin/drain", headers: ["Authorization": "Bearer \(key)"],
+      body: [])
+    #expect(answer.status == 202)
+    #expect(answer.text.contains("\"status\":\"draining\""), "\(answer.text)")
+    let health = try httpGet(port: port, rawPath: "/healthz")
+    #expect(health.status == 503 && health.text.contains("draining"), "\(health.text)")
+    #expect(try socket.readCloseCode() == 1012)
+    try socket.writeFrame(opcode: 8, payload: [0x03, 0xF4])
+    #expect(child.waitForExit(timeout: 6) == 0)
+  }
+
   @Test("a wrong flag or value is explained and exits with status 2")
   func usageErrorsExit2() throws {
     let binary = try #require(ChildProcess.builtProduct("reorder"))
