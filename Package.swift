@@ -5,8 +5,8 @@ import PackageDescription
 ///
 /// Layering: which module may import which. The `dependencies` below say it for SwiftPM;
 /// `scripts/check-imports.sh` (part of `make test`) enforces the lines marked *checked*. Each
-/// module's contract is the `///` comments on its public symbols. Foundation and Glibc aside (not in
-/// `ReorderCRDT`), a module imports only what its row names.
+/// module's contract is the `///` comments on its public symbols. The toolchain's own modules aside
+/// (Foundation, Glibc, Dispatch, Synchronization; none in `ReorderCRDT`), a module imports only what its row names.
 ///
 /// | module | may import | role |
 /// |---|---|---|
