@@ -3,19 +3,25 @@ import PackageDescription
 
 /// Reorder: a self-hosted, real-time collaborative reorder service.
 ///
-/// Layering (enforced by `scripts/check-imports.sh`):
-/// - `ReorderCRDT` imports nothing (not even Foundation): the pure replicated board.
-/// - `ReorderBasics` is the vocabulary every other module shares: the logger, close codes.
-/// - `ReorderTransport` is the ONLY module that imports `CLibWebSockets`.
-/// - `ReorderStore` wraps SQLite (`CSQLite`) and sees bytes only.
-/// - `ReorderRooms` is the protocol and room state machines (CRDT only: no sockets, no store; storage
-///   is its `RoomStore` port, answered through actions).
-/// - `ReorderServer` wires Transport ↔ Rooms ↔ Store (`StoreRoomStorage` adapts the store to the port).
-/// - `ReorderLoad` is the load tool (its own epoll websocket client, or lws' from Transport); the ONLY
-///   module that imports `CEpoll` (glibc's epoll and eventfd headers, which Glibc leaves out).
-/// - `ReorderAuth` verifies and mints room tokens; the ONLY module that imports `CJWT` (libjwt).
-/// - `ReorderRedis` is cluster mode's Redis side (bytes and strings, no rooms' types); the ONLY
-///   module that imports `CHiredis` (hiredis 0.14).
+/// Layering: which module may import which. The `dependencies` below say it for SwiftPM;
+/// `scripts/check-imports.sh` (part of `make test`) enforces the lines marked *checked*. Each
+/// module's contract is the `///` comments on its public symbols. The toolchain's own modules aside
+/// (Foundation, Glibc, Dispatch, Synchronization; none in `ReorderCRDT`), a module imports only what its row names.
+///
+/// | module | may import | role |
+/// |---|---|---|
+/// | `ReorderCRDT` | nothing, not even Foundation (*checked*) | the pure replicated board: values and bytes in, values and bytes out |
+/// | `ReorderBasics` | Foundation | what every module shares: the logger (`Log`), websocket close codes |
+/// | `ReorderTransport` | `CLibWebSockets` (the ONLY importer, *checked*), Basics | lws server and client; no routes and no rooms in its code (*checked*); everything touching `struct lws *` on the service thread, other threads `post` |
+/// | `ReorderStore` | `CSQLite`, Basics | SQLite op log, snapshots, group commit; bytes only |
+/// | `ReorderRooms` | CRDT, Basics; never `ReorderStore` nor `CSQLite` (*checked*) | wire protocol, room state machines, presence, limits; storage is its `RoomStore` port, answered through actions; time injected |
+/// | `ReorderAuth` | `CJWT` (the ONLY importer, *checked*) | room tokens: verify (HS256, ES256, RS256) and mint |
+/// | `ReorderRedis` | `CHiredis` (the ONLY importer, *checked*), Basics | cluster mode's Redis side: bytes and strings, no rooms' types |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
+/// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
+/// | `reorder` | Server, Load, Auth | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
+/// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
+/// | `TestSupport`, `TestRandom`, `TestTokens` | Transport; nothing; nothing | test helpers: child processes and sockets; the seeded generator; HS256 without the code under test |
 let package = Package(
   name: "Reorder",
   platforms: [.macOS(.v15)],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The standard load matrix of issue 6, side by side with libwebsockets' own C mirror server.
 #
-#   scripts/load.sh            # full matrix, about 5 minutes on today's server (bounded: < 15 minutes)
+#   scripts/load.sh            # full matrix, about 5 minutes (bounded: < 15 minutes); rewrites the
+#                              # results table of docs/LOAD.md (scripts/load-table.py)
 #   LOAD_SCALE=0.3 scripts/load.sh   # shorter runs (durations × 0.3), for a smoke test
 #   LOAD_ONLY="a a-mirror d" scripts/load.sh   # only these runs of the matrix (labels as in the table)
 #   LOAD_ONLY="f join isolation" scripts/load.sh  # issue 11: the room of 10,000, the join cost, load isolation
@@ -510,6 +511,18 @@ echo "== summary" >&2
 "$BIN" load --summarize "$RUNS" --json "$REPORTS/load.json" --html "$REPORTS/load.html"
 echo "" >&2
 echo "reports: $REPORTS/load.json, $REPORTS/load.html (one JSON per run in $RUNS/)" >&2
+# docs/LOAD.md's results table is the latest full run's: a full matrix (no LOAD_ONLY, LOAD_SCALE 1,
+# the release build) rewrites it; any other run prints its table and leaves the page alone
+# (LOAD_DOCS=1 writes it anyway, LOAD_DOCS=0 never).
+export LOAD_SERVER_FLAGS_USED="$SERVER_FLAGS" LOAD_BINARY_USED="the release build"
+if [ -n "${LOAD_BIN:-}" ]; then LOAD_BINARY_USED="\`$LOAD_BIN\`"; fi
+if [ "${LOAD_DOCS:-}" = 1 ] || { [ "${LOAD_DOCS:-}" != 0 ] && [ -z "${LOAD_ONLY:-}" ] && [ "$SCALE" = 1 ] \
+  && [ -z "${LOAD_BIN:-}" ] && [ -z "$FAILED" ]; }; then
+  python3 scripts/load-table.py "$REPORTS/load.json" docs/LOAD.md
+else
+  echo "load.sh: not a full matrix on the release build: docs/LOAD.md left as it is; its table would be:" >&2
+  python3 scripts/load-table.py --print "$REPORTS/load.json" >&2
+fi
 if [ -n "$FAILED" ]; then
   echo "$FAILED" >&2
   exit 1
