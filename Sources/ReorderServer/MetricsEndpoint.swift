@@ -1,5 +1,6 @@
 import Dispatch
 import ReorderTransport
+import Synchronization
 
 /// Answers `GET /metrics`, on the main port (`RoomsDriver`) or on `--metrics-listen`'s
 /// (`MetricsListener`): checks the API key with `--metrics-auth`, takes the statistics on the
@@ -13,15 +14,15 @@ final class MetricsEndpoint: Sendable {
   let current: @Sendable () -> ServerStatistics
   /// Bytes of the database files.
   let storeBytes: @Sendable () -> Int
-  /// With `--metrics-auth`, the keys a scrape must present.
-  let keys: APIKeys?
+  /// With `--metrics-auth`, the keys a scrape must present (swapped by a reload).
+  let keys: Mutex<APIKeys?>
   private let queue = DispatchQueue(label: "reorder-metrics")
 
   init(
     keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int, current: @escaping @Sendable () -> ServerStatistics,
     snapshot: @escaping @Sendable (@escaping @Sendable (ServerStatistics) -> Void) -> Void
   ) {
-    self.keys = keys
+    self.keys = Mutex(keys)
     self.storeBytes = storeBytes
     self.current = current
     self.snapshot = snapshot
@@ -30,7 +31,8 @@ final class MetricsEndpoint: Sendable {
   /// Answers `request` (a GET or HEAD of `/metrics`) through `responder`, later. On the service
   /// thread pass `onServiceThread`: the snapshot is taken at once; elsewhere it is posted for.
   func answer(_ request: HTTPRequest, responder: HTTPResponder, onServiceThread: Bool = false) {
-    if let keys, !keys.accepts(authorization: request.head.headers["authorization"]) {
+    let authorization = request.head.headers["authorization"]
+    if keys.withLock({ $0.map { !$0.accepts(authorization: authorization) } ?? false }) {
       responder.respond(
         .text(401, "unauthorized: send Authorization: Bearer <API key>\n", headers: [("www-authenticate", "Bearer")]))
       return

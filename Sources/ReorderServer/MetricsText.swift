@@ -63,6 +63,14 @@ struct MetricsText {
     m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
+    m.family(
+      "reorder_reloads_total", "counter",
+      "Reloads (SIGHUP) of the token keys, API keys, webhook secret and TLS certificate, by result: success "
+        + "(the new material is in use) or failure (a file was unreadable or invalid: nothing changed).",
+      [
+        ([("result", "failure")], Double(statistics.reloads.failed)),
+        ([("result", "success")], Double(statistics.reloads.succeeded)),
+      ])
     if let cluster = statistics.cluster { m.cluster(cluster) }
     m.family(
       "process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.",

@@ -34,6 +34,8 @@ public final class ReorderService: @unchecked Sendable {
   let webhooks: Webhooks?
   /// `--metrics-listen`'s own server, when given.
   let metricsServer: WebSocketServer?
+  /// What answers `/metrics` (its `--metrics-auth` keys are swapped by `reload()`).
+  let metricsEndpoint: MetricsEndpoint
   private var boundPort = 0
   private var boundMetricsPort = 0
   private var stopped = false
@@ -109,6 +111,7 @@ public final class ReorderService: @unchecked Sendable {
         guard let driver else { return }
         transport?.post { completion(ReorderService.statistics(driver, store)) }
       })
+    metricsEndpoint = endpoint
     do {
       if let address = try configuration.metricsAddress {
         var metricsTransport = TransportConfiguration()
@@ -150,7 +153,7 @@ public final class ReorderService: @unchecked Sendable {
           lag[room] = logSeq > seq ? logSeq - seq : 0
         }
         return ClusterStatistics(redis: cluster.metrics.snapshot, streamLag: lag)
-      })
+      }, reloads: driver.reloads)
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.

@@ -30,6 +30,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// `POST /api/v1/admin/drain`: starts the node's drain (set by `ReorderService`; called on the
   /// service thread, so it must hand the drain to another thread).
   var requestDrain: (@Sendable () -> Void)?
+  /// Reloads by result (`ReorderService.reload()`); service thread.
+  var reloads = ReloadStatistics()
   /// `--drain-seconds`, for the drain route's answer.
   var drainSeconds = ServerConfiguration().drainSeconds
   /// Decides upgrades and counts connections per address.

@@ -20,6 +20,16 @@ public struct ServerStatistics: Sendable, Equatable {
   public var webhooks = WebhookStatistics()
   /// Cluster mode's Redis figures (nil on one node).
   public var cluster: ClusterStatistics?
+  /// Reloads of the keys, secrets and certificate (`ReorderService.reload()`).
+  public var reloads = ReloadStatistics()
+}
+
+/// Reloads by result (`reorder_reloads_total{result}`).
+public struct ReloadStatistics: Sendable, Equatable {
+  /// Reloads that put all the new material in use.
+  public var succeeded = 0
+  /// Reloads that changed nothing (a file unreadable or invalid).
+  public var failed = 0
 }
 
 /// A value handed from another thread to a caller that waits for it (a statistics snapshot from the

@@ -1,6 +1,7 @@
 import Foundation
 import ReorderBasics
 import ReorderTransport
+import Synchronization
 
 /// Signed webhooks (`--webhook-url`, `--webhook-secret-file`; docs/WEBHOOKS.md): events in, signed
 /// POSTs out, from a thread of their own.
@@ -20,7 +21,8 @@ final class Webhooks: @unchecked Sendable {
   }
 
   let url: String
-  private let secret: WebhookSecret
+  /// What signs the events; `replaceSecret` swaps it (SIGHUP) for the attempts made after.
+  private let secret: Mutex<WebhookSecret>
   private let client: HTTPClient
   private let state: State
   private let timing: WebhookTiming
@@ -29,7 +31,7 @@ final class Webhooks: @unchecked Sendable {
   /// Starts the delivery thread; events go to `url`, signed with `secret`, through `client`.
   init(url: String, secret: WebhookSecret, timing: WebhookTiming = WebhookTiming(), client: HTTPClient) {
     self.url = url
-    self.secret = secret
+    self.secret = Mutex(secret)
     self.client = client
     self.timing = timing
     var random = SystemRandomNumberGenerator()
@@ -41,6 +43,12 @@ final class Webhooks: @unchecked Sendable {
     }
     thread.name = "reorder-webhooks"
     thread.start()
+  }
+
+  /// Any thread: events sent from now on (retries of earlier ones included) are signed with
+  /// `secret`.
+  func replaceSecret(_ secret: WebhookSecret) {
+    self.secret.withLock { $0 = secret }
   }
 
   /// Ops `fromSeq...toSeq` of `room` (epoch `epoch`) are durable: a `board.changed` after the
@@ -130,7 +138,7 @@ final class Webhooks: @unchecked Sendable {
     let request = HTTPClientRequest(
       url: url,
       headers: [("content-type", "application/json")]
-        + secret.headers(id: attempt.id, timestamp: timestamp, body: body),
+        + secret.withLock { $0.headers(id: attempt.id, timestamp: timestamp, body: body) },
       body: body, timeoutSeconds: timing.attemptTimeoutSeconds)
     client.send(request) { [state] result in
       let delivered: Bool

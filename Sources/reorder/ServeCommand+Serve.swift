@@ -5,7 +5,8 @@ import ReorderServer
 extension ServeCommand {
   /// Starts the server, prints the URL line, and blocks until SIGTERM, which drains it (1012
   /// closes over `--drain-seconds`, `ReorderService.drainAndShutdown`), or SIGINT, which stops it
-  /// at once (stop accepting, flush, close websockets with 1001); then exits 0.
+  /// at once (stop accepting, flush, close websockets with 1001); then exits 0. SIGHUP reloads
+  /// the keys, secrets and TLS certificate (`ReorderService.reload()`) and goes on serving.
   static func serve(_ configuration: ServerConfiguration) throws -> Int32 {
     let server = try ReorderService(configuration: configuration)
     server.afterRequestedDrain = { exit(0) }
@@ -15,12 +16,19 @@ extension ServeCommand {
     // Written straight to the descriptor (unbuffered) so a supervising process sees it at once.
     FileHandle.standardOutput.write(Data("Reorder is listening on \(scheme)://\(shownHost):\(port)/\n".utf8))
 
-    let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+    let signals = [SIGINT, SIGTERM, SIGHUP].map { number -> DispatchSourceSignal in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler {
-        // The handler runs on the main queue; a drain waits for the service thread, not for it.
-        if number == SIGTERM { server.drainAndShutdown() } else { server.shutdown() }
+        // The handler runs on the main queue; a drain or a reload waits for the service thread,
+        // not for it.
+        switch number {
+        case SIGHUP:
+          server.reload()
+          return
+        case SIGTERM: server.drainAndShutdown()
+        default: server.shutdown()
+        }
         exit(0)
       }
       source.resume()

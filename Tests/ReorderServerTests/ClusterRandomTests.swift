@@ -89,7 +89,7 @@ struct ClusterRandomTests {
     _ = try seeder.applied(id: "seed:m")
     seeder.close()
     let seeded = UInt64(items.count + 2)
-    var clients = try (0..<6).map { k in
+    let clients = try (0..<6).map { k in
       Client(
         name: "q\(k)", node: k % 3,
         socket: try RoomClient.join(port: nodes[k % 3]!.port, client: "q\(k)", context: context))

@@ -49,6 +49,18 @@ struct DeployUnitTests {
     #expect(!output.contains { $0.contains("Unknown") || $0.contains("Failed") || $0.contains("Invalid") }, "\(output)")
   }
 
+  @Test("systemd-analyze verify accepts both units with reloadable-keys.conf, and both reload with SIGHUP")
+  func reloadableKeysVerify() throws {
+    for (unit, instance) in [("reorder.service", "reorder.service"), ("reorder@.service", "reorder@b.service")] {
+      let (status, output) = try Self.verify(
+        unit: unit, instance: instance, dropIns: ["reloadable-keys.conf": "reloadable-keys.conf"])
+      #expect(status == 0, "\(unit): \(output)")
+      #expect(
+        !output.contains { $0.contains("Unknown") || $0.contains("Failed") || $0.contains("Invalid") }, "\(output)")
+      #expect(try Self.read(unit).contains("\nExecReload=/bin/kill -HUP $MAINPID\n"), "\(unit)")
+    }
+  }
+
   @Test("the hardening options are there")
   func hardening() throws {
     let unit = try Self.read("reorder.service")

@@ -71,12 +71,20 @@ struct ServeExecutableTests {
     let refused = try RawSocket(port: port).websocketHandshake(path: "/ws/drain-room")
     #expect(refused == "HTTP/1.1 503 Service Unavailable", "\(refused)")
     let closes = CloseLog()
-    nonisolated(unsafe) let readers = sockets  // each thread reads only its own socket
-    DispatchQueue.concurrentPerform(iterations: readers.count) { index in
-      let code = try? readers[index].readCloseCode()
-      closes.add(code: code, at: Date().timeIntervalSince(started))
-      try? readers[index].writeFrame(opcode: 8, payload: [0x03, 0xF4])
+    // A thread per socket, all reading at once (a pool of two cores' width would read them in
+    // turns and time its own turns, not the closes).
+    let read = DispatchGroup()
+    for socket in sockets {
+      nonisolated(unsafe) let reader = socket  // only this thread reads it
+      read.enter()
+      Thread.detachNewThread {
+        let code = try? reader.readCloseCode()
+        closes.add(code: code, at: Date().timeIntervalSince(started))
+        try? reader.writeFrame(opcode: 8, payload: [0x03, 0xF4])
+        read.leave()
+      }
     }
+    read.wait()
     let closedAt = closes.entries.map(\.at)
     #expect(closes.entries.map(\.code) == Array(repeating: 1012, count: sockets.count))
     #expect(child.waitForExit(timeout: 6) == 0)
@@ -110,6 +118,48 @@ struct ServeExecutableTests {
     #expect(try socket.readCloseCode() == 1012)
     try socket.writeFrame(opcode: 8, payload: [0x03, 0xF4])
     #expect(child.waitForExit(timeout: 6) == 0)
+  }
+
+  @Test("SIGHUP reloads the TLS certificate and API keys: new handshakes get the new ones, the open wss stays")
+  func sighupReloads() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
+    try directory.write("keys", "sighup-old-key-0123456789abcdefghijklmnop\n")
+    let (child, port) = try startServe([
+      "--tls-cert", certificate, "--tls-key", key, "--api-key-file", directory.path + "/keys",
+    ])
+    defer { child.terminate() }
+    let first = try certificateFingerprint(ofFile: certificate)
+    #expect(try presentedCertificateFingerprint(port: port) == first)
+    let open = try WebSocket.connect("wss://127.0.0.1:\(port)/ws/hup", allowSelfSigned: true)
+    defer { open.close() }
+
+    let next = try TemporaryDirectory()
+    defer { next.remove() }
+    let (newCertificate, newKey) = try makeSelfSignedCertificate(in: next.path)
+    for (path, source) in [(certificate, newCertificate), (key, newKey)] {
+      try FileManager.default.removeItem(atPath: path)
+      try FileManager.default.copyItem(atPath: source, toPath: path)
+    }
+    child.send(signal: SIGHUP)
+    #expect(child.waitForLine(timeout: 10) { $0.contains(" reloaded") } != nil, "\(child.output)")
+    let second = try certificateFingerprint(ofFile: certificate)
+    #expect(second != first)
+    #expect(try presentedCertificateFingerprint(port: port) == second)
+    open.send(##"{"type":"hello","room":"hup","client":"h","name":"H","color":"#123456"}"##)
+    let welcome = try open.receive(timeout: 10)
+    guard case .text(let text) = welcome else {
+      Issue.record("the wss opened before the reload got \(welcome)")
+      return
+    }
+    #expect(text.contains("\"type\":\"welcome\""), "\(text)")
+
+    try directory.write("keys", "short\n")
+    child.send(signal: SIGHUP)
+    #expect(child.waitForLine(timeout: 10) { $0.contains("reload failed") } != nil, "\(child.output)")
+    #expect(try presentedCertificateFingerprint(port: port) == second, "a failed reload changes nothing")
+    #expect(child.output.allSatisfy { !$0.contains("stopped") }, "SIGHUP does not stop the server")
   }
 
   @Test("a wrong flag or value is explained and exits with status 2")
