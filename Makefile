@@ -8,7 +8,7 @@
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
 
-.PHONY: run test build lint check-imports swift-test browser-test bench bench-web load fuzz soak clean
+.PHONY: run test build lint check-imports client-types swift-test browser-test bench bench-web load fuzz soak clean
 
 run:
 	@scripts/install-deps.sh run
@@ -21,10 +21,14 @@ build:
 
 test:
 	@scripts/install-deps.sh test
-	$(MAKE) --no-print-directory check-imports lint swift-test browser-test
+	$(MAKE) --no-print-directory check-imports client-types lint swift-test browser-test
 
 check-imports:
 	scripts/check-imports.sh
+
+# The client's TypeScript declarations are up to date, and an app on them compiles.
+client-types:
+	scripts/client-types.sh --check
 
 lint:
 	$(SWIFT) format lint --strict -r Package.swift Sources Tests

@@ -7,7 +7,8 @@
 #                                  #   verify checks deploy/reorder.service), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   openapi-spec-validator (docs/openapi.json),
-#                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples)
+#                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples),
+#                                  #   node-typescript (the client's .d.ts: scripts/client-types.sh)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline), redis-server (the
 #                                  #   cluster scenarios)
 #   scripts/install-deps.sh soak   # + redis-server (the soak's cluster mode starts its own)
@@ -17,7 +18,7 @@ purpose="${1:-run}"
 packages=(pkg-config libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose systemd nginx) ;;
+  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose node-typescript systemd nginx) ;;
   load) packages+=(libwebsockets-test-server redis-server) ;;
   soak) packages+=(redis-server) ;;
   *) echo "usage: $0 run|test|load|soak" >&2; exit 2 ;;

@@ -63,6 +63,7 @@ struct StaticFiles: Sendable {
     case "avif": "image/avif"
     case "ico": "image/x-icon"
     case "txt": "text/plain; charset=utf-8"
+    case "ts": "text/plain; charset=utf-8"  // TypeScript declarations (`.d.ts`), read by tools
     case "woff2": "font/woff2"
     case "woff": "font/woff"
     case "wasm": "application/wasm"

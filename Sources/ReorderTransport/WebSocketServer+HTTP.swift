@@ -118,12 +118,13 @@ extension WebSocketServer {
       return queueResponse(
         wsi, .text(405, "method not allowed: only GET and HEAD are served here\n", headers: [("allow", "GET, HEAD")]))
     }
+    let route = handler.staticFile(for: head)
     guard let staticFiles,
-      case .file(let file, let contentType, let cacheControl, let etag) = staticFiles.resolve(head.path)
+      case .file(let file, let contentType, let cacheControl, let etag) = staticFiles.resolve(route.path)
     else {
       return queueResponse(wsi, .text(404, "not found\n"))
     }
-    let validators = [("cache-control", cacheControl), ("etag", etag)]
+    let validators = [("cache-control", cacheControl), ("etag", etag)] + route.headers.map { ($0.name, $0.value) }
     if let tags = head.headers["if-none-match"], Self.matches(tags, etag) {
       return queueResponse(wsi, HTTPResponse(status: 304, contentType: contentType, headers: validators))
     }

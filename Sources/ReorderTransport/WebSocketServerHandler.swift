@@ -20,4 +20,36 @@ public protocol WebSocketServerHandler: AnyObject {
   /// A request `route` took, with its body. Answer through `responder`, now or later from any
   /// thread; exactly one response counts.
   func handle(_ request: HTTPRequest, responder: HTTPResponder)
+  /// A GET or HEAD `route` passed on to the static files: the path under the web root to serve
+  /// for it and headers to add to the file's (e.g. CORS). Default: its own path, no headers.
+  func staticFile(for head: HTTPRequestHead) -> StaticFileRoute
+}
+
+/// Which file a static request gets, and what is added to its response headers.
+public struct StaticFileRoute: Sendable, Equatable {
+  /// The path under the web root (as a request path: `/js/app.js`).
+  public var path: String
+  /// Added to the file's headers (to its 304 as well).
+  public var headers: [HTTPHeader]
+
+  public init(path: String, headers: [HTTPHeader] = []) {
+    self.path = path
+    self.headers = headers
+  }
+}
+
+/// One response header.
+public struct HTTPHeader: Sendable, Equatable {
+  public var name: String
+  public var value: String
+
+  public init(_ name: String, _ value: String) {
+    self.name = name
+    self.value = value
+  }
+}
+
+extension WebSocketServerHandler {
+  /// Every path is its own file; nothing added.
+  public func staticFile(for head: HTTPRequestHead) -> StaticFileRoute { StaticFileRoute(path: head.path) }
 }

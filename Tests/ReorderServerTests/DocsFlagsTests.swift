@@ -89,6 +89,8 @@ struct DocsFlagsTests {
     "scripts/bench-loro.py": ["run-swift"],
     "valgrind": ["tool"],
     "systemctl": ["now"],
+    // tsc's camelCase flags are read up to their first capital: --allowJs, --emitDeclarationOnly.
+    "tsc": ["declaration", "allow", "emit", "strict"],
   ]
 
   /// Subcommand → its flags (without dashes), from the binary's help.

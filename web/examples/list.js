@@ -1,10 +1,15 @@
 // @ts-check
 // The smallest app on the embeddable client (docs/CLIENT.md): the first list of a board, each
 // item with an up and a down button. `list.html?room=cities&name=Ann` (room and name optional).
-import { ReorderClient } from "../js/reorder-client/index.js";
-
+// Served by Reorder it uses that server; copied to another site, `?server=https://reorder.example`
+// names the server, whose `--allowed-origins` must list the site.
 const params = new URLSearchParams(location.search);
-const client = new ReorderClient({ room: params.get("room") || "cities", name: params.get("name") || "List example" });
+const server = params.get("server") || location.origin;
+/** @type {typeof import("../js/reorder-client/index.js")} */
+const { ReorderClient } = await import(new URL("/client/v1/index.js", server).href);
+const client = new ReorderClient({
+  room: params.get("room") || "cities", name: params.get("name") || "List example", url: server,
+});
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /** @param {string} text @param {string} label @param {boolean} enabled @param {() => void} onClick */

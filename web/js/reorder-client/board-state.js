@@ -210,6 +210,7 @@ export function applyResolved(s, op, fromServer = true) {
     }
     case "createList": {
       if (s.lists.some((l) => l.id === op.list)) break;
+      /** @type {List} */
       const list = { id: op.list, title: String(op.title ?? ""), layout: op.layout === "grid" ? "grid" : "list", items: [] };
       insertList(s, list, op.after, op.index);
       break;

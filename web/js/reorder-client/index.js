@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The embeddable Reorder client: `import { ReorderClient } from "/js/reorder-client/index.js"`.
+ * The embeddable Reorder client: `import { ReorderClient } from "/client/v1/index.js"`
+ * (from another origin: `https://<reorder server>/client/v1/index.js`, allowed by `--allowed-origins`).
  *
  * ```js
  * const client = new ReorderClient({ room: "cities", name: "Ann" });
@@ -13,3 +14,13 @@
  * client's parts (connection, model, intents, presence, pacing, timers); apps need only this one.
  */
 export { ReorderClient } from "./client.js";
+
+// The types of the public API, for TypeScript apps (index.d.ts).
+/** @typedef {import("./client.js").ClientOptions} ClientOptions what `new ReorderClient(options)` takes */
+/** @typedef {import("./client.js").BoardState} BoardState the board as shown (`client.board`) */
+/** @typedef {import("./client.js").Intent} Intent a proposed change: `{id, op}` */
+/** @typedef {import("./client.js").Status} Status the connection's state */
+/** @typedef {import("./board-state.js").List} List one list of the board */
+/** @typedef {import("./board-state.js").Item} Item one item: its id and fields */
+/** @typedef {import("./peers.js").Peer} Peer someone in the room */
+/** @typedef {import("./peers.js").Drag} Drag someone's drag in progress */

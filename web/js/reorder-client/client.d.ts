@@ -1,0 +1,98 @@
+/**
+ * @typedef {import("./board-state.js").State} BoardState
+ * @typedef {import("./board-state.js").Pending} Intent
+ * @typedef {import("./session.js").Status} Status
+ * @typedef {import("./session.js").ClientOptions} ClientOptions
+ */
+/** A client of one room: `new ReorderClient(options).connect()`; see docs/CLIENT.md. */
+export class ReorderClient extends RoomSession {
+    /** @returns {BoardState} the board as shown: the server's state plus the pending intents */
+    get board(): import("./board-state.js").State;
+    /** @returns {Intent[]} the intents not acknowledged yet, oldest first */
+    get pending(): import("./board-state.js").Pending[];
+    /** @returns {Status} the connection's state */
+    get status(): import("./session.js").Status;
+    /** @returns {boolean} whether the connection is welcomed (intents go out at once) */
+    get ready(): boolean;
+    /** @returns {number | undefined} the last seq applied */
+    get seq(): number;
+    /** @returns {string | undefined} the history (`epoch`) the seq belongs to */
+    get epoch(): string;
+    /**
+     * The items of a list as shown, in order.
+     * @param {string} list @returns {Array<{ id: string, fields: Record<string, any> }>}
+     */
+    items(list: string): Array<{
+        id: string;
+        fields: Record<string, any>;
+    }>;
+    /**
+     * Proposes an intent (any op of docs/PROTOCOL.md): applied to `board` at once, sent now or
+     * after the next welcome, re-sent with the same id until the server answers.
+     * @param {object} op e.g. `{kind: "move", item, list, after}` @returns {Intent} `{id, op}`
+     */
+    propose(op: object): import("./board-state.js").Pending;
+    /**
+     * Moves an item right after `after`, else right before `before`, else to the end of `list`.
+     * @param {string} item @param {string} list @param {{ after?: string | null, before?: string | null }} [at]
+     * @returns {Intent}
+     */
+    move(item: string, list: string, at?: {
+        after?: string | null;
+        before?: string | null;
+    }): Intent;
+    /**
+     * Inserts an item with `fields` (strings, numbers, booleans) into `list` (placed as `move`).
+     * Without `at.item` the item's id is made here (`i-<12 hex>`): `intent.op.item`.
+     * @param {string} list @param {Record<string, string | number | boolean>} fields
+     * @param {{ after?: string | null, before?: string | null, item?: string }} [at] @returns {Intent}
+     */
+    insert(list: string, fields: Record<string, string | number | boolean>, at?: {
+        after?: string | null;
+        before?: string | null;
+        item?: string;
+    }): Intent;
+    /** Deletes an item (it keeps its place for `restore`). @param {string} item @returns {Intent} */
+    delete(item: any): import("./board-state.js").Pending;
+    /** Brings a deleted item back where it was. @param {string} item @returns {Intent} */
+    restore(item: any): import("./board-state.js").Pending;
+    /**
+     * Sets one field of an item. @param {string} item @param {string} field
+     * @param {string | number | boolean} value @returns {Intent}
+     */
+    set(item: any, field: any, value: string | number | boolean): Intent;
+    /** Assigns an item to a target (a food onto a person). @param {string} item @param {string} target @returns {Intent} */
+    assign(item: any, target: any): import("./board-state.js").Pending;
+    /** Removes an assignment (its id, `_a<seq>`). @param {string} assignment @returns {Intent} */
+    unassign(assignment: any): import("./board-state.js").Pending;
+    /**
+     * Creates a list, right after the list `at.after` (absent: last; null: first). Without
+     * `at.list` its id is made here (`l-<12 hex>`).
+     * @param {string} title @param {"list" | "grid"} layout
+     * @param {{ list?: string, after?: string | null }} [at] @returns {Intent}
+     */
+    createList(title: string, layout: "list" | "grid", at?: {
+        list?: string;
+        after?: string | null;
+    }): Intent;
+    /** Moves a list right after `after` (absent or null: first). @param {string} list @param {{ after?: string | null }} [at] @returns {Intent} */
+    moveList(list: any, at?: {}): import("./board-state.js").Pending;
+    /** Deletes a list and its items. @param {string} list @returns {Intent} */
+    deleteList(list: any): import("./board-state.js").Pending;
+    /**
+     * Sends this person's drag (`phase` start, move, end or cancel, `item`, optional `list`, `over`,
+     * `index`, `x`, `y`, `t`: docs/PROTOCOL.md), at most one frame per presence interval (a `move`
+     * waiting is replaced by the next; start, end and cancel always go). Dropped while offline.
+     * @param {{ phase: "start" | "move" | "end" | "cancel", item: string, [key: string]: any }} drag
+     */
+    sendDrag(drag: {
+        [key: string]: any;
+        phase: "start" | "move" | "end" | "cancel";
+        item: string;
+    }): void;
+}
+export type BoardState = import("./board-state.js").State;
+export type Intent = import("./board-state.js").Pending;
+export type Status = import("./session.js").Status;
+export type ClientOptions = import("./session.js").ClientOptions;
+import { RoomSession } from "./session.js";
