@@ -176,6 +176,10 @@ export class BoardSession {
       if (!editable) $(id).setAttribute("aria-disabled", "true");
       else $(id).removeAttribute("aria-disabled");
     }
+    // Share copies a link that opens the board for anyone, which only a board without a token
+    // has: a token is its person's (its `sub`, its name), so it is never handed on
+    // (docs/AUTH.md, "Share links"). A refused or ended page has nothing to share either.
+    $("share-button").hidden = !this.scope.disposed && (this.access.token() !== null || this.access.refused);
     this.view.setReadOnly(!editable);
     $("board-hint").hidden = !editable;
     $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;

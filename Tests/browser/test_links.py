@@ -1,0 +1,74 @@
+"""What the page does with its link: Share only where a link opens the board for anyone, the
+name a token gives, the countdown to a token's expiry, and the protocol version (`hello.v`,
+unknown messages and members, the refusals' close codes)."""
+
+import time
+
+from boards import first_list
+from conftest import Page, shot
+
+EDIT_CONTROLS = ["undo-button", "redo-button", "move-button", "edit-button", "add-item-button", "add-list-button"]
+STATUS = "return document.getElementById('link-status')"
+
+
+def share_shown(page: Page) -> bool:
+    return page.js("const b = document.getElementById('share-button'); return !b.hidden && b.offsetParent !== null")
+
+
+def notice(page: Page) -> str | None:
+    return page.js("const n = document.getElementById('access-notice'); return n.hidden ? null : document.getElementById('access-title').textContent")
+
+
+def own_chip(page: Page) -> str | None:
+    return page.js("const c = document.querySelector('#peers .peer:not([data-peer]):not([data-peer-more])'); return c ? c.textContent : null")
+
+
+def peer_names(page: Page) -> list[str]:
+    return page.js("return [...document.querySelectorAll('#peers [data-peer]')].map(c => c.textContent)")
+
+
+def editable(page: Page) -> bool:
+    return page.js(
+        "return !document.body.classList.contains('read-only') && arguments[0].every(id => !document.getElementById(id).hidden)",
+        EDIT_CONTROLS,
+    )
+
+
+# Share ------------------------------------------------------------------------------------------
+
+
+def test_share_copies_the_board_link_on_a_board_without_tokens_and_goes_with_a_refusal(server, page_a: Page, wire):
+    wire(page_a)
+    page_a.open(server, "cities", debug=True)
+    assert share_shown(page_a)
+    page_a.js("window.__copied = []; navigator.clipboard.writeText = (t) => { window.__copied.push(t); return Promise.resolve(); }")
+    page_a.js("document.getElementById('share-button').click()")
+    page_a.wait(lambda: page_a.js("return window.__copied.length") == 1, 5, "the copy")
+    assert page_a.js("return window.__copied[0]") == server.base + "#/b/cities"
+    # The board was deleted: nothing to share any more.
+    page_a.js("window.__wire.deliverClose(4404, 'board deleted')")
+    page_a.wait(lambda: notice(page_a) == "This board was deleted", 5, "the notice")
+    assert not share_shown(page_a)
+
+
+def test_share_is_not_offered_on_a_board_opened_with_a_token(auth_server, page_a: Page, page_b: Page):
+    server, tokens = auth_server()
+    # An editor's and a viewer's link: each token is its person's, never handed on.
+    page_a.open_link(tokens.link(server, "cities", "editor", "ann"))
+    page_b.open_link(tokens.link(server, "cities", "viewer", "bob"))
+    page_a.wait(lambda: page_a.js("return document.body.dataset.access") == "editor", 5, "A to be an editor")
+    page_b.wait(lambda: page_b.js("return document.body.dataset.access") == "viewer", 5, "B to be a viewer")
+    assert not share_shown(page_a)
+    assert not share_shown(page_b)
+    # Clicked anyway, it copies nothing.
+    page_a.js("window.__copied = []; navigator.clipboard.writeText = (t) => { window.__copied.push(t); return Promise.resolve(); }")
+    page_a.js("document.getElementById('share-button').click()")
+    time.sleep(0.3)
+    assert page_a.js("return window.__copied") == []
+    # Refused pages: a board opened without a token on this server, and an expired link.
+    page_a.open_link(server.base + "#/b/home", connect=False)
+    page_a.wait(lambda: notice(page_a) == "This link is not valid", 10, "the refusal")
+    assert not share_shown(page_a)
+    page_b.open_link(server.base + "#/b/home?token=" + tokens.expired("home", "editor", "bob"), connect=False)
+    page_b.wait(lambda: notice(page_b) == "This link has expired", 10, "the refusal")
+    assert not share_shown(page_b)
