@@ -72,3 +72,38 @@ def test_share_is_not_offered_on_a_board_opened_with_a_token(auth_server, page_a
     page_b.open_link(server.base + "#/b/home?token=" + tokens.expired("home", "editor", "bob"), connect=False)
     page_b.wait(lambda: notice(page_b) == "This link has expired", 10, "the refusal")
     assert not share_shown(page_b)
+
+
+# A token's name ---------------------------------------------------------------------------------
+
+
+def test_a_link_with_a_name_asks_for_none_and_shows_the_tokens_name(auth_server, page_a: Page, page_b: Page):
+    server, tokens = auth_server()
+    # A has never chosen a name in this browser: the link's name is enough.
+    link = tokens.link(server, "cities", "editor", "zoe", "1h", "--name", "Zoe", "--color", "#2b8a3e")
+    page_a.goto(server.base + "?setup")
+    page_a.js("localStorage.clear(); sessionStorage.clear()")
+    page_a.goto(link)
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "A to connect")
+    assert not page_a.js("return document.getElementById('identity-dialog').open"), "no “Who are you?”"
+    page_a.wait(lambda: own_chip(page_a) == "Zoe (you)", 5, "A's own chip")
+    assert page_a.js("return document.getElementById('identity-button').textContent") == "Zoe"
+    assert page_a.js("return document.getElementById('identity-button').disabled")
+    assert page_a.js("return localStorage.getItem('reorder.name')") is None, "the link's name is not kept as the browser's"
+    # B chose “Bob” in this browser, but the link names Yan: Yan everywhere.
+    page_b.open_link(tokens.link(server, "cities", "editor", "yan", "1h", "--name", "Yan"))
+    page_b.wait(lambda: own_chip(page_b) == "Yan (you)", 5, "B's own chip")
+    page_b.wait(lambda: peer_names(page_b) == ["Zoe"], 5, "B to see Zoe")
+    page_a.wait(lambda: peer_names(page_a) == ["Yan"], 5, "A to see Yan")
+    shot(page_b, "link-name")
+
+
+def test_a_link_without_a_name_still_asks(auth_server, page_a: Page):
+    server, tokens = auth_server()
+    page_a.goto(server.base + "?setup")
+    page_a.js("localStorage.clear(); sessionStorage.clear()")
+    page_a.goto(tokens.link(server, "cities", "editor", "ann"))
+    page_a.wait(lambda: page_a.js("return document.getElementById('identity-dialog').open"), 5, "“Who are you?”")
+    page_a.js("document.getElementById('name-input').value = 'Ann'")
+    page_a.js("document.getElementById('identity-save').click()")
+    page_a.wait(lambda: own_chip(page_a) == "Ann (you)", 10, "A's own chip")
