@@ -107,3 +107,51 @@ def test_a_link_without_a_name_still_asks(auth_server, page_a: Page):
     page_a.js("document.getElementById('name-input').value = 'Ann'")
     page_a.js("document.getElementById('identity-save').click()")
     page_a.wait(lambda: own_chip(page_a) == "Ann (you)", 10, "A's own chip")
+
+
+# Expiry -----------------------------------------------------------------------------------------
+
+
+def test_a_short_link_counts_down_to_its_expiry_then_says_it_expired(auth_server, page_a: Page):
+    server, tokens = auth_server()
+    page_a.open_link(tokens.link(server, "cities", "editor", "ann", "4s"))
+    seen: list[str] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        text = page_a.js(STATUS + ".hidden ? '' : document.getElementById('link-status').textContent")
+        if not seen or seen[-1] != text:
+            seen.append(text)
+        if text == "Link expired":
+            break
+        time.sleep(0.05)
+    assert seen[-1] == "Link expired", seen
+    countdown = [t for t in seen if t.startswith("Link expires in ")]
+    assert countdown and all(t.endswith(" s") for t in countdown), seen
+    assert "Link expires now" not in seen, seen
+    assert page_a.js(STATUS + ".dataset.expired") == "true"
+    assert page_a.js(STATUS + ".dataset.expiresIn") == "0"
+    # The link's time is up: nothing is editable, whatever the server's leeway still allows.
+    assert not editable(page_a)
+    shot(page_a, "link-expired-status")
+
+
+def test_the_countdown_follows_the_seconds_left_and_a_refresh_ends_the_expired_state(server, page_a: Page, wire):
+    wire(page_a)
+    page_a.open(server, "cities")
+    assert page_a.js(STATUS + ".hidden")
+    # More than a minute left: nothing shown yet.
+    page_a.js("window.__wire.deliver({type: 'refreshed', role: 'editor', expires_in_s: 3600})")
+    assert page_a.js(STATUS + ".hidden")
+    page_a.js("window.__wire.deliver({type: 'token_expiring', expires_in_s: 2})")
+    assert page_a.js(STATUS + ".textContent") == "Link expires in 2 s"
+    page_a.wait(lambda: page_a.js(STATUS + ".textContent") == "Link expires in 1 s", 5, "1 s")
+    page_a.wait(lambda: page_a.js(STATUS + ".textContent") == "Link expired", 5, "the expired state")
+    page_a.wait(lambda: not editable(page_a), 5, "the page to be read-only")
+    col = first_list(page_a, "list")
+    a, c = page_a.item(col["items"][0]), page_a.item(col["items"][2])
+    page_a.mouse_drag(a["cx"], a["cy"], c["cx"], c["cy"] + 2, 8)
+    assert page_a.js("return window.__wire.sentOfType('op').length") == 0
+    # A newer link accepted: editable again, no notice.
+    page_a.js("window.__wire.deliver({type: 'refreshed', role: 'editor', expires_in_s: 3600})")
+    assert page_a.js(STATUS + ".hidden")
+    assert editable(page_a)

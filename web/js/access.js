@@ -11,6 +11,12 @@
  *   otherwise by reconnecting with it.
  * - A refused `refresh` (`error unauthorized` while one is outstanding) keeps the current token
  *   and its rights, and puts it back in sessionStorage (a reload must not pick the refused one).
+ * - The link's expiry follows the server's clock: `expires_in_s` of the welcome, `token_expiring`
+ *   and `refreshed` (seconds to the token's `exp`) fix the moment it runs out. `#link-status`
+ *   counts down over its last minute ("Link expires in 42 s") and, once it is past, says "Link
+ *   expired" and the page is read-only: the server still lets the connection on for the 60 s it
+ *   allows for clocks that disagree, then closes it (4401 `token expired`), but the link's time
+ *   is up. A `refreshed` (a newer link for the room) ends both.
  * - A 4401 / 4403 close says what happened ("This link has expired", "This link is not valid",
  *   "This link is not for this board") and leaves the board read-only; the connection does not
  *   retry (see reorder-client/connection.js). A 4404 close (the board was deleted) does the same
@@ -27,14 +33,22 @@ function $(id) {
   return /** @type {HTMLElement} */ (document.getElementById(id));
 }
 
+/** The countdown is shown over the link's last minute. */
+const COUNTDOWN_MS = 60_000;
+
 /**
- * What the expiry notice says `seconds` before the link expires.
+ * What the expiry notice says `seconds` before the link expires (0 or less: it has).
  * @param {number} seconds @returns {string}
  */
 export function expiryText(seconds) {
-  if (seconds <= 0) return "Link expires now";
+  if (seconds <= 0) return "Link expired";
   if (seconds < 60) return `Link expires in ${Math.ceil(seconds)} s`;
   return `Link expires in ${Math.round(seconds / 60)} min`;
+}
+
+/** @param {number | null} seconds left, as the server said @returns {number | null} when, in performance.now() ms */
+function inMs(seconds) {
+  return seconds === null ? null : performance.now() + Math.max(0, seconds) * 1000;
 }
 
 /**
@@ -82,8 +96,10 @@ export class Access {
     this.role = this.current ? "unknown" : "editor";
     /** True once a 4401 / 4403 ended the connection. */
     this.refused = false;
-    /** @type {number | null} when (performance.now() ms) the link expires, once the server warned */
+    /** @type {number | null} when (performance.now() ms) the link expires, as the server last said */
     this.expiresAt = null;
+    /** True once the link's time is up (until a `refreshed`, or the close that follows). */
+    this.expired = false;
     this.tick = 0;
     /** The message of the last `error unauthorized` / `forbidden`, for the refusal's wording. */
     this.lastError = "";
@@ -98,7 +114,7 @@ export class Access {
 
   /** @returns {boolean} whether this page may change the board */
   get canEdit() {
-    return this.role === "editor" && !this.refused;
+    return this.role === "editor" && !this.refused && !this.expired;
   }
 
   /**
@@ -108,10 +124,8 @@ export class Access {
   welcome(welcome) {
     this.lastError = "";
     this.offered = null;
-    const left = welcome.expiresIn;
-    // A fresh connection before the warning window: the server warns again when it is time.
-    if (left === null || left > 60) this.setExpiry(null);
     this.setRole(welcome.role === "viewer" ? "viewer" : "editor");
+    this.setExpiry(inMs(welcome.expiresIn));
   }
 
   /**
@@ -119,8 +133,7 @@ export class Access {
    * @param {{ expiresIn: number | null }} msg the client's `expiring` event
    */
   expiring(msg) {
-    const left = msg.expiresIn;
-    this.setExpiry(left !== null ? performance.now() + Math.max(0, left) * 1000 : performance.now());
+    this.setExpiry(inMs(msg.expiresIn) ?? performance.now());
     this.offerStored();
   }
 
@@ -131,10 +144,8 @@ export class Access {
   refreshed(msg) {
     if (this.offered) this.current = this.offered;
     this.offered = null;
-    this.setExpiry(null);
+    this.setExpiry(inMs(msg.expiresIn));
     if (msg.role === "viewer" || msg.role === "editor") this.setRole(msg.role);
-    const left = msg.expiresIn;
-    if (left !== null && left <= 60) this.setExpiry(performance.now() + Math.max(0, left) * 1000);
   }
 
   /**
@@ -242,26 +253,58 @@ export class Access {
     if (role !== previous) this.options.onRole(role, previous);
   }
 
-  /** @private @param {number | null} at */
+  /**
+   * The link runs out at `at` (performance.now() ms; null: it does not, or nothing is known):
+   * hidden until its last minute, then counted down each second, then "Link expired".
+   * @private @param {number | null} at
+   */
   setExpiry(at) {
     this.expiresAt = at;
     this.scope.clearTimeout(this.tick);
     this.tick = 0;
     const el = $("link-status");
-    if (at === null) {
+    const hide = () => {
       el.hidden = true;
       el.textContent = "";
       delete el.dataset.expiresIn;
+      delete el.dataset.expired;
+    };
+    if (at === null || this.scope.disposed) {
+      hide();
+      this.setExpired(false);
       return;
     }
     const show = () => {
-      const left = Math.max(0, Math.round((at - performance.now()) / 1000));
+      const leftMs = at - performance.now();
+      if (leftMs > COUNTDOWN_MS) {
+        hide();
+        this.setExpired(false);
+        this.tick = this.scope.timeout(show, leftMs - COUNTDOWN_MS);
+        return;
+      }
+      const left = Math.max(0, Math.ceil(leftMs / 1000));
       el.textContent = expiryText(left);
       el.dataset.expiresIn = String(left);
       el.hidden = false;
-      if (left > 0) this.tick = this.scope.timeout(show, 1000);
+      if (left > 0) {
+        delete el.dataset.expired;
+        this.setExpired(false);
+        // The next whole second of what is left, so the figure changes when the second does.
+        this.tick = this.scope.timeout(show, leftMs - (left - 1) * 1000);
+      } else {
+        el.dataset.expired = "true";
+        this.setExpired(true);
+      }
     };
     show();
+  }
+
+  /** @private @param {boolean} expired */
+  setExpired(expired) {
+    if (this.expired === expired) return;
+    this.expired = expired;
+    if (expired) toast("This link has expired: the board can no longer be changed from it. Ask for a new link.", "error");
+    this.options.onRole(this.role, this.role);
   }
 
   /** @private What a board session showed about its link goes with it. */

@@ -61,7 +61,7 @@ export class BoardSession {
       onRole: (role, previous) => {
         this.applyAccess();
         if (role === "viewer" && previous !== "viewer") announce("View only: you can follow the board but not change it.");
-        else if (previous === "viewer") announce("You can edit this board now.");
+        else if (previous === "viewer" && role !== "viewer") announce("You can edit this board now.");
       },
       onRefused: () => this.applyAccess(),
     });
