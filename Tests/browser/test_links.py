@@ -155,3 +155,53 @@ def test_the_countdown_follows_the_seconds_left_and_a_refresh_ends_the_expired_s
     page_a.js("window.__wire.deliver({type: 'refreshed', role: 'editor', expires_in_s: 3600})")
     assert page_a.js(STATUS + ".hidden")
     assert editable(page_a)
+
+
+# Protocol version -------------------------------------------------------------------------------
+
+
+def test_hello_says_v1_and_unknown_messages_and_members_are_ignored(server, page_a: Page, wire):
+    wire(page_a, defaults={"a_later_member": {"x": 1}})
+    page_a.open(server, "cities")
+    assert page_a.js("return window.__wire.sentOfType('hello')[0].msg.v") == 1
+    assert page_a.js("return window.__wire.welcomes[0].v") == 1
+    page_a.js("window.__wire.deliver({type: 'a_later_message', anything: [1, 2]})")
+    page_a.js("window.__wire.deliver({type: 'peer', event: 'join', session: 's-eve', name: 'Eve', color: '#123456', mood: 'new'})")
+    page_a.wait(lambda: peer_names(page_a) == ["Eve"], 5, "Eve's chip")
+    col = first_list(page_a, "list")
+    ids = col["items"]
+    a, c = page_a.item(ids[0]), page_a.item(ids[2])
+    page_a.mouse_drag(a["cx"], a["cy"], c["cx"], c["cy"] + 2, 8)
+    page_a.wait_order(col["id"], ids[1:3] + [ids[0]] + ids[3:])
+    page_a.wait(lambda: page_a.js("return document.body.dataset.pending") == "0", 5, "the move applied")
+    assert notice(page_a) is None
+    assert [e for e in page_a.driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_client_module_says_v1(server, page_a: Page, wire):
+    wire(page_a)
+    page_a.goto(f"{server.base}examples/list.html?room=cities&name=Ann")
+    page_a.wait(lambda: page_a.js("return window.__wire.welcomes.length") == 1, 10, "the example's welcome")
+    assert page_a.js("return window.__wire.sentOfType('hello')[0].msg.v") == 1
+
+
+def test_refusal_close_codes_end_the_session_and_others_reconnect(server, page_a: Page, wire):
+    wire(page_a)
+    for code, reason, title in [
+        (4400, "unsupported protocol version", "This page is out of date"),
+        (4499, "a later refusal", "The server closed this board"),
+    ]:
+        page_a.open(server, "cities")
+        page_a.js("window.__wire.deliverClose(arguments[0], arguments[1])", code, reason)
+        page_a.wait(lambda: notice(page_a) is not None, 5, "the notice")
+        assert notice(page_a) == title, code
+        assert page_a.js("return document.body.classList.contains('read-only')")
+        assert not share_shown(page_a)
+        time.sleep(1.5)
+        assert page_a.js("return window.__wire.sockets.length") == 1, f"no reconnect after {code}"
+        page_a.leave()
+    # A close code below 4400 that the page does not know: reconnect.
+    page_a.open(server, "cities")
+    page_a.js("window.__wire.deliverClose(4050, 'a later reconnect')")
+    page_a.wait(lambda: page_a.js("return window.__wire.sockets.length") == 2, 5, "a reconnect after 4050")
+    assert notice(page_a) is None

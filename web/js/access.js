@@ -20,7 +20,9 @@
  * - A 4401 / 4403 close says what happened ("This link has expired", "This link is not valid",
  *   "This link is not for this board") and leaves the board read-only; the connection does not
  *   retry (see reorder-client/connection.js). A 4404 close (the board was deleted) does the same
- *   with "This board was deleted".
+ *   with "This board was deleted", a 4400 (the server does not speak this page's protocol
+ *   version) with "This page is out of date", any other of 4400–4499 but 4408 with "The server
+ *   closed this board".
  */
 import { storedToken, storeToken } from "./token.js";
 import { toast } from "./announce.js";
@@ -192,17 +194,24 @@ export class Access {
   }
 
   /**
-   * The board was deleted (close 4404): say so; no more edits, no reconnect.
+   * A close that ends the session and is not about the link: the board was deleted (4404), the
+   * server does not speak this page's protocol version (4400), or another refusal of 4400–4499.
+   * Say so; no more edits, no reconnect.
    * @param {number} code @param {string} reason
    */
-  boardDeleted(code, reason) {
+  ended(code, reason) {
     this.refused = true;
     this.offered = null;
     this.setExpiry(null);
     const box = $("access-notice");
     box.dataset.code = String(code);
-    $("access-title").textContent = "This board was deleted";
-    $("access-detail").textContent = `${reason ? `The server said: ${reason}. ` : ""}What is shown is the board as it was; it can no longer be changed.`;
+    const said = reason ? `The server said: ${reason}. ` : "";
+    const [title, detail] =
+      code === 4404 ? ["This board was deleted", `${said}What is shown is the board as it was; it can no longer be changed.`]
+      : code === 4400 ? ["This page is out of date", `${said}The server speaks another version of the protocol: reload the page.`]
+      : ["The server closed this board", `${said}What is shown is the board as it was; reload the page to try again.`];
+    $("access-title").textContent = title;
+    $("access-detail").textContent = detail;
     box.hidden = false;
     $("role-badge").hidden = true;
     this.options.onRefused();
