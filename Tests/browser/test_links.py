@@ -157,6 +157,22 @@ def test_the_countdown_follows_the_seconds_left_and_a_refresh_ends_the_expired_s
     assert editable(page_a)
 
 
+def test_a_replacement_welcome_keeps_the_countdown(server, page_a: Page, wire):
+    # A second welcome on the connection (the board replaced through the API) repeats the
+    # expires_in_s of the join; the token's exp has not moved.
+    wire(page_a)
+    page_a.open(server, "cities")
+    page_a.js("window.__wire.deliver({type: 'token_expiring', expires_in_s: 30})")
+    assert page_a.js(STATUS + ".textContent") == "Link expires in 30 s"
+    page_a.js(
+        "window.__wire.deliver({type: 'welcome', v: 1, epoch: 'e2', seq: 1, expires_in_s: 3600,"
+        " board: {lists: [], assignments: [], totals: {}}})"
+    )
+    page_a.wait(lambda: page_a.js("return document.querySelectorAll('[data-item]').length") == 0, 5, "the new board")
+    assert not page_a.js(STATUS + ".hidden")
+    assert page_a.js(STATUS + ".textContent").startswith("Link expires in ")
+
+
 # Protocol version -------------------------------------------------------------------------------
 
 

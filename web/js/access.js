@@ -120,14 +120,16 @@ export class Access {
   }
 
   /**
-   * A welcome: the role it grants (a server without auth: editor).
-   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null }} welcome the client's `welcome` event
+   * A welcome: the role it grants (a server without auth: editor), and the token's time left.
+   * A replacement welcome (the board replaced on an open connection) repeats the figure of the
+   * join, so only a connection's first welcome sets the expiry.
+   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null, replaced: boolean }} welcome the client's `welcome` event
    */
   welcome(welcome) {
     this.lastError = "";
     this.offered = null;
     this.setRole(welcome.role === "viewer" ? "viewer" : "editor");
-    this.setExpiry(inMs(welcome.expiresIn));
+    if (!welcome.replaced) this.setExpiry(inMs(welcome.expiresIn));
   }
 
   /**
