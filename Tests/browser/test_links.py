@@ -109,6 +109,19 @@ def test_a_link_without_a_name_still_asks(auth_server, page_a: Page):
     page_a.wait(lambda: own_chip(page_a) == "Ann (you)", 10, "A's own chip")
 
 
+def test_a_named_link_opened_while_the_page_asks_for_a_name_closes_the_question(auth_server, page_a: Page):
+    server, tokens = auth_server()
+    page_a.goto(server.base + "?setup")
+    page_a.js("localStorage.clear(); sessionStorage.clear()")
+    page_a.goto(server.base + "#/b/cities")
+    page_a.wait(lambda: page_a.js("return document.getElementById('identity-dialog').open"), 5, "“Who are you?”")
+    link = tokens.link(server, "cities", "editor", "zoe", "1h", "--name", "Zoe")
+    page_a.js("location.hash = arguments[0]", "#" + link.split("#", 1)[1])
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the board to connect")
+    assert not page_a.js("return document.getElementById('identity-dialog').open")
+    page_a.wait(lambda: own_chip(page_a) == "Zoe (you)", 5, "the link's name")
+
+
 # Expiry -----------------------------------------------------------------------------------------
 
 

@@ -97,6 +97,12 @@ function route() {
   }
   identity = identity ?? loadIdentity();
   updateIdentityButton();
+  if (linkIdentity && asking) {
+    // A link that names the person answers the question the page was asking.
+    asking.abort();
+    asking = null;
+    /** @type {HTMLDialogElement} */ ($("identity-dialog")).close();
+  }
   if (!shownIdentity()) {
     askIdentity(() => route());
     return;
