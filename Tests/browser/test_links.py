@@ -186,6 +186,22 @@ def test_a_replacement_welcome_keeps_the_countdown(server, page_a: Page, wire):
     assert page_a.js(STATUS + ".textContent").startswith("Link expires in ")
 
 
+def test_an_expired_link_stays_with_its_board(server, page_a: Page, wire):
+    wire(page_a)
+    page_a.open(server, "cities")
+    page_a.js("window.__wire.deliver({type: 'token_expiring', expires_in_s: 1})")
+    page_a.wait(lambda: page_a.js(STATUS + ".dataset.expired") == "true", 5, "the expired state")
+    # Back to the landing page: no board, so nothing about a link.
+    page_a.goto(server.base + "#/")
+    page_a.wait(lambda: not page_a.js("return document.getElementById('landing').hidden"), 5, "the landing page")
+    assert page_a.js(STATUS + ".hidden")
+    assert page_a.js(STATUS + ".dataset.expired") is None
+    assert page_a.js(STATUS + ".dataset.expiresIn") is None
+    page_a.goto(server.base + "#/b/home")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.connection") == "open", 15, "the other board")
+    assert editable(page_a)
+
+
 # Protocol version -------------------------------------------------------------------------------
 
 

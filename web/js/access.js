@@ -323,6 +323,8 @@ export class Access {
     this.scope.clearTimeout(this.tick);
     $("link-status").hidden = true;
     $("link-status").textContent = "";
+    delete $("link-status").dataset.expiresIn;
+    delete $("link-status").dataset.expired;
     $("role-badge").hidden = true;
     $("access-notice").hidden = true;
     delete document.body.dataset.access;
