@@ -202,6 +202,21 @@ def test_an_expired_link_stays_with_its_board(server, page_a: Page, wire):
     assert editable(page_a)
 
 
+def test_a_new_link_long_before_expiry_reconnects_with_it(auth_server, page_a: Page, wire):
+    # Outside the last minute a new link is not a refresh (which keeps the `sub`): the page
+    # connects again with it, so a link for another person works.
+    server, tokens = auth_server()
+    wire(page_a)
+    page_a.open_link(tokens.link(server, "cities", "editor", "ann", "1h"))
+    page_a.wait(lambda: page_a.js("return document.body.dataset.access") == "editor", 5, "an editor")
+    other = tokens.link(server, "cities", "viewer", "bob", "1h")
+    page_a.js("location.hash = arguments[0]", "#" + other.split("#", 1)[1])
+    page_a.wait(lambda: page_a.js("return window.__wire.sockets.length") == 2, 5, "a new connection")
+    page_a.wait(lambda: page_a.js("return document.body.dataset.access") == "viewer", 10, "the new link's role")
+    assert page_a.js("return window.__wire.sentOfType('refresh').length") == 0
+    assert page_a.js("return window.__wire.sentOfType('hello').at(-1).msg.token") == other.split("?token=")[1]
+
+
 # Protocol version -------------------------------------------------------------------------------
 
 

@@ -221,14 +221,14 @@ export class Access {
 
   /**
    * A link for this room was opened in this tab (its token is in sessionStorage now): use it.
-   * Once the server said the current token is expiring, it goes as a `refresh`; before that (or
-   * after a refusal) the connection starts again with it in `hello`.
+   * In the current link's last minute (the server says it is expiring then) it goes as a
+   * `refresh`; before that (or after a refusal) the connection starts again with it in `hello`.
    */
   linkChanged() {
     const fresh = storedToken(this.room);
     if (!fresh || fresh === this.current || fresh === this.offered) return;
     const client = this.options.client();
-    if (this.expiresAt !== null && client.ready) {
+    if (this.inLastMinute() && client.ready) {
       this.refusedOffer = null;
       this.offerStored();
       return;
@@ -246,6 +246,14 @@ export class Access {
     } else {
       client.reconnect();
     }
+  }
+
+  /**
+   * @private @returns {boolean} whether the link is in its last minute (or past it): the server
+   *   has sent, or is about to send, `token_expiring`, so a new link goes as a `refresh`
+   */
+  inLastMinute() {
+    return this.expiresAt !== null && this.expiresAt - performance.now() <= COUNTDOWN_MS;
   }
 
   /** @private Sends `refresh` with the tab's stored token when it is newer than the current one. */
