@@ -19,6 +19,8 @@ public enum CloseCode {
   public static let tryAgainLater: UInt16 = 1013
   /// The app revoked the connection's access (`POST /api/v1/boards/{room}/disconnect`).
   public static let accessChanged: UInt16 = 4100
+  /// A `hello` in a protocol version this server does not speak (after `error unsupported_version`).
+  public static let unsupportedVersion: UInt16 = 4400
   /// A missing, bad or expired token (after `error unauthorized`).
   public static let unauthorized: UInt16 = 4401
   /// A valid token for another room (after `error forbidden`).

@@ -77,6 +77,8 @@ extension ClientMessage {
   }
 
   static func decodeHello(_ v: JSONValue) throws(ProtocolError) -> Hello {
+    // The version first: the other fields of a hello in another version may mean something else.
+    try checkVersion(v["v"])
     let room = try Field.id(v, "room")
     let client = try Field.id(v, "client")
     let name = try Field.text(v, "name", maxBytes: WireLimits.maxNameBytes)
@@ -95,6 +97,19 @@ extension ClientMessage {
     case let other?: throw ProtocolError.wrongType("token", expected: "a string", got: other)
     }
     return Hello(room: room, client: client, name: name, color: color, since: since, epoch: epoch, token: token)
+  }
+
+  /// `hello.v`: absent (or `null`) is version 1; anything but the integer `Hello.protocolVersion`
+  /// is `unsupported_version`, which closes the connection (4400).
+  static func checkVersion(_ member: JSONValue?) throws(ProtocolError) {
+    switch member {
+    case nil, .null?: return
+    case .number(let n)? where n == Double(Hello.protocolVersion): return
+    default:
+      throw ProtocolError(
+        .unsupportedVersion,
+        "hello.v must be \(Hello.protocolVersion), the protocol version this server speaks (or be left out)")
+    }
   }
 
   static func decodeDrag(_ v: JSONValue) throws(ProtocolError) -> DragMessage {

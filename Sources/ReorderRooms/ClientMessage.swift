@@ -9,6 +9,9 @@ public enum ClientMessage: Sendable, Equatable {
 
 /// `hello`: the first message on a connection; joins the room.
 public struct Hello: Sendable, Equatable {
+  /// The protocol version this server speaks (`hello.v`, `welcome.v`; docs/PROTOCOL.md, "Versions").
+  public static let protocolVersion = 1
+
   /// Must equal the room in the websocket path.
   public var room: String
   /// A stable client id kept across reconnects; op ids are unique per client.

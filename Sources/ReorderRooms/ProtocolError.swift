@@ -17,6 +17,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case notJoined = "not_joined"
   /// A second `hello` on the same connection.
   case alreadyJoined = "already_joined"
+  /// `hello.v` is not a protocol version this server speaks; the connection is closed with 4400.
+  case unsupportedVersion = "unsupported_version"
   /// `hello.room` differs from the room in the websocket path.
   case roomMismatch = "room_mismatch"
   /// Too many frames or ops per second from this connection.

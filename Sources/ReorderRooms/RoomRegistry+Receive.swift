@@ -46,6 +46,12 @@ extension RoomRegistry {
       if error.type == "op" || error.type == "drag" || error.type == "refresh", state.session == nil {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
+      if error.error.code == .unsupportedVersion {
+        // Nothing else this client sends can be read in a version the server does not speak.
+        state.closing = true
+        return refuse(
+          connection, error.error, code: CloseCode.unsupportedVersion, reason: "unsupported protocol version")
+      }
       if let id = error.opID, state.session != nil {
         counters.opsRejected[error.error.code.rawValue, default: 0] += 1
         return [.send(connection, ServerMessage.rejected(id: id, error: error.error), .data)]

@@ -90,7 +90,7 @@ public enum ServerMessage {
     }
   }
 
-  /// `welcome {session, epoch, seq, board, peers, peer_count, presence_interval_ms}`.
+  /// `welcome {v, session, epoch, seq, board, peers, peer_count, presence_interval_ms}`.
   public static func welcome(
     session: String, epoch: String, seq: UInt64, board: JSONValue, peers: [JSONValue], presence: WelcomePresence
   ) -> [UInt8] {
@@ -104,7 +104,8 @@ public enum ServerMessage {
     presence: WelcomePresence
   ) -> [UInt8] {
     var out = JSONValue.object([
-      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+      ("type", .string("welcome")), ("v", .int(Hello.protocolVersion)), ("session", .string(session)),
+      ("epoch", .string(epoch)),
       ("seq", .number(Double(seq))),
     ]).encoded()
     out.removeLast()  // "}"
@@ -121,13 +122,14 @@ public enum ServerMessage {
     return out
   }
 
-  /// `welcome {session, epoch, seq, ops, peers, peer_count, presence_interval_ms}`, where `ops` are
+  /// `welcome {v, session, epoch, seq, ops, peers, peer_count, presence_interval_ms}`, where `ops` are
   /// already-encoded `applied` frames.
   public static func welcome(
     session: String, epoch: String, seq: UInt64, ops: [[UInt8]], peers: [JSONValue], presence: WelcomePresence
   ) -> [UInt8] {
     var out = JSONValue.object([
-      ("type", .string("welcome")), ("session", .string(session)), ("epoch", .string(epoch)),
+      ("type", .string("welcome")), ("v", .int(Hello.protocolVersion)), ("session", .string(session)),
+      ("epoch", .string(epoch)),
       ("seq", .number(Double(seq))),
     ]).encoded()
     out.removeLast()  // "}"

@@ -54,6 +54,9 @@ let badCases: [BadCase] = [
   BadCase("drag before hello", joined: false, [#"{"type":"drag","phase":"start","item":"p"}"#], .error("not_joined")),
   BadCase("hello twice", [hello], .error("already_joined")),
   BadCase(
+    "hello in protocol version 2", joined: false,
+    [#"{"type":"hello","v":2,"room":"t","client":"b","name":"B","color":"red"}"#], .close(4400)),
+  BadCase(
     "hello for another room", joined: false,
     [#"{"type":"hello","room":"other","client":"b","name":"B","color":"red"}"#],
     .error("room_mismatch")),

@@ -11,10 +11,18 @@
  *   otherwise by reconnecting with it.
  * - A refused `refresh` (`error unauthorized` while one is outstanding) keeps the current token
  *   and its rights, and puts it back in sessionStorage (a reload must not pick the refused one).
+ * - The link's expiry follows the server's clock: `expires_in_s` of the welcome, `token_expiring`
+ *   and `refreshed` (seconds to the token's `exp`) fix the moment it runs out. `#link-status`
+ *   counts down over its last minute ("Link expires in 42 s") and, once it is past, says "Link
+ *   expired" and the page is read-only: the server still lets the connection on for the 60 s it
+ *   allows for clocks that disagree, then closes it (4401 `token expired`), but the link's time
+ *   is up. A `refreshed` (a newer link for the room) ends both.
  * - A 4401 / 4403 close says what happened ("This link has expired", "This link is not valid",
  *   "This link is not for this board") and leaves the board read-only; the connection does not
  *   retry (see reorder-client/connection.js). A 4404 close (the board was deleted) does the same
- *   with "This board was deleted".
+ *   with "This board was deleted", a 4400 (the server does not speak this page's protocol
+ *   version) with "This page is out of date", any other of 4400–4499 but 4408 with "The server
+ *   closed this board".
  */
 import { storedToken, storeToken } from "./token.js";
 import { toast } from "./announce.js";
@@ -27,14 +35,22 @@ function $(id) {
   return /** @type {HTMLElement} */ (document.getElementById(id));
 }
 
+/** The countdown is shown over the link's last minute. */
+const COUNTDOWN_MS = 60_000;
+
 /**
- * What the expiry notice says `seconds` before the link expires.
+ * What the expiry notice says `seconds` before the link expires (0 or less: it has).
  * @param {number} seconds @returns {string}
  */
 export function expiryText(seconds) {
-  if (seconds <= 0) return "Link expires now";
+  if (seconds <= 0) return "Link expired";
   if (seconds < 60) return `Link expires in ${Math.ceil(seconds)} s`;
   return `Link expires in ${Math.round(seconds / 60)} min`;
+}
+
+/** @param {number | null} seconds left, as the server said @returns {number | null} when, in performance.now() ms */
+function inMs(seconds) {
+  return seconds === null ? null : performance.now() + Math.max(0, seconds) * 1000;
 }
 
 /**
@@ -82,8 +98,10 @@ export class Access {
     this.role = this.current ? "unknown" : "editor";
     /** True once a 4401 / 4403 ended the connection. */
     this.refused = false;
-    /** @type {number | null} when (performance.now() ms) the link expires, once the server warned */
+    /** @type {number | null} when (performance.now() ms) the link expires, as the server last said */
     this.expiresAt = null;
+    /** True once the link's time is up (until a `refreshed`, or the close that follows). */
+    this.expired = false;
     this.tick = 0;
     /** The message of the last `error unauthorized` / `forbidden`, for the refusal's wording. */
     this.lastError = "";
@@ -98,20 +116,20 @@ export class Access {
 
   /** @returns {boolean} whether this page may change the board */
   get canEdit() {
-    return this.role === "editor" && !this.refused;
+    return this.role === "editor" && !this.refused && !this.expired;
   }
 
   /**
-   * A welcome: the role it grants (a server without auth: editor).
-   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null }} welcome the client's `welcome` event
+   * A welcome: the role it grants (a server without auth: editor), and the token's time left.
+   * A replacement welcome (the board replaced on an open connection) repeats the figure of the
+   * join, so only a connection's first welcome sets the expiry.
+   * @param {{ role: "editor" | "viewer" | null, expiresIn: number | null, replaced: boolean }} welcome the client's `welcome` event
    */
   welcome(welcome) {
     this.lastError = "";
     this.offered = null;
-    const left = welcome.expiresIn;
-    // A fresh connection before the warning window: the server warns again when it is time.
-    if (left === null || left > 60) this.setExpiry(null);
     this.setRole(welcome.role === "viewer" ? "viewer" : "editor");
+    if (!welcome.replaced) this.setExpiry(inMs(welcome.expiresIn));
   }
 
   /**
@@ -119,8 +137,7 @@ export class Access {
    * @param {{ expiresIn: number | null }} msg the client's `expiring` event
    */
   expiring(msg) {
-    const left = msg.expiresIn;
-    this.setExpiry(left !== null ? performance.now() + Math.max(0, left) * 1000 : performance.now());
+    this.setExpiry(inMs(msg.expiresIn) ?? performance.now());
     this.offerStored();
   }
 
@@ -131,10 +148,8 @@ export class Access {
   refreshed(msg) {
     if (this.offered) this.current = this.offered;
     this.offered = null;
-    this.setExpiry(null);
+    this.setExpiry(inMs(msg.expiresIn));
     if (msg.role === "viewer" || msg.role === "editor") this.setRole(msg.role);
-    const left = msg.expiresIn;
-    if (left !== null && left <= 60) this.setExpiry(performance.now() + Math.max(0, left) * 1000);
   }
 
   /**
@@ -181,17 +196,24 @@ export class Access {
   }
 
   /**
-   * The board was deleted (close 4404): say so; no more edits, no reconnect.
+   * A close that ends the session and is not about the link: the board was deleted (4404), the
+   * server does not speak this page's protocol version (4400), or another refusal of 4400–4499.
+   * Say so; no more edits, no reconnect.
    * @param {number} code @param {string} reason
    */
-  boardDeleted(code, reason) {
+  ended(code, reason) {
     this.refused = true;
     this.offered = null;
     this.setExpiry(null);
     const box = $("access-notice");
     box.dataset.code = String(code);
-    $("access-title").textContent = "This board was deleted";
-    $("access-detail").textContent = `${reason ? `The server said: ${reason}. ` : ""}What is shown is the board as it was; it can no longer be changed.`;
+    const said = reason ? `The server said: ${reason}. ` : "";
+    const [title, detail] =
+      code === 4404 ? ["This board was deleted", `${said}What is shown is the board as it was; it can no longer be changed.`]
+      : code === 4400 ? ["This page is out of date", `${said}The server speaks another version of the protocol: reload the page.`]
+      : ["The server closed this board", `${said}What is shown is the board as it was; reload the page to try again.`];
+    $("access-title").textContent = title;
+    $("access-detail").textContent = detail;
     box.hidden = false;
     $("role-badge").hidden = true;
     this.options.onRefused();
@@ -199,14 +221,14 @@ export class Access {
 
   /**
    * A link for this room was opened in this tab (its token is in sessionStorage now): use it.
-   * Once the server said the current token is expiring, it goes as a `refresh`; before that (or
-   * after a refusal) the connection starts again with it in `hello`.
+   * In the current link's last minute (the server says it is expiring then) it goes as a
+   * `refresh`; before that (or after a refusal) the connection starts again with it in `hello`.
    */
   linkChanged() {
     const fresh = storedToken(this.room);
     if (!fresh || fresh === this.current || fresh === this.offered) return;
     const client = this.options.client();
-    if (this.expiresAt !== null && client.ready) {
+    if (this.inLastMinute() && client.ready) {
       this.refusedOffer = null;
       this.offerStored();
       return;
@@ -226,6 +248,14 @@ export class Access {
     }
   }
 
+  /**
+   * @private @returns {boolean} whether the link is in its last minute (or past it): the server
+   *   has sent, or is about to send, `token_expiring`, so a new link goes as a `refresh`
+   */
+  inLastMinute() {
+    return this.expiresAt !== null && this.expiresAt - performance.now() <= COUNTDOWN_MS;
+  }
+
   /** @private Sends `refresh` with the tab's stored token when it is newer than the current one. */
   offerStored() {
     const fresh = storedToken(this.room);
@@ -242,26 +272,58 @@ export class Access {
     if (role !== previous) this.options.onRole(role, previous);
   }
 
-  /** @private @param {number | null} at */
+  /**
+   * The link runs out at `at` (performance.now() ms; null: it does not, or nothing is known):
+   * hidden until its last minute, then counted down each second, then "Link expired".
+   * @private @param {number | null} at
+   */
   setExpiry(at) {
     this.expiresAt = at;
     this.scope.clearTimeout(this.tick);
     this.tick = 0;
     const el = $("link-status");
-    if (at === null) {
+    const hide = () => {
       el.hidden = true;
       el.textContent = "";
       delete el.dataset.expiresIn;
+      delete el.dataset.expired;
+    };
+    if (at === null || this.scope.disposed) {
+      hide();
+      this.setExpired(false);
       return;
     }
     const show = () => {
-      const left = Math.max(0, Math.round((at - performance.now()) / 1000));
+      const leftMs = at - performance.now();
+      if (leftMs > COUNTDOWN_MS) {
+        hide();
+        this.setExpired(false);
+        this.tick = this.scope.timeout(show, leftMs - COUNTDOWN_MS);
+        return;
+      }
+      const left = Math.max(0, Math.ceil(leftMs / 1000));
       el.textContent = expiryText(left);
       el.dataset.expiresIn = String(left);
       el.hidden = false;
-      if (left > 0) this.tick = this.scope.timeout(show, 1000);
+      if (left > 0) {
+        delete el.dataset.expired;
+        this.setExpired(false);
+        // The next whole second of what is left, so the figure changes when the second does.
+        this.tick = this.scope.timeout(show, leftMs - (left - 1) * 1000);
+      } else {
+        el.dataset.expired = "true";
+        this.setExpired(true);
+      }
     };
     show();
+  }
+
+  /** @private @param {boolean} expired */
+  setExpired(expired) {
+    if (this.expired === expired) return;
+    this.expired = expired;
+    if (expired) toast("This link has expired: the board can no longer be changed from it. Ask for a new link.", "error");
+    this.options.onRole(this.role, this.role);
   }
 
   /** @private What a board session showed about its link goes with it. */
@@ -269,6 +331,8 @@ export class Access {
     this.scope.clearTimeout(this.tick);
     $("link-status").hidden = true;
     $("link-status").textContent = "";
+    delete $("link-status").dataset.expiresIn;
+    delete $("link-status").dataset.expired;
     $("role-badge").hidden = true;
     $("access-notice").hidden = true;
     delete document.body.dataset.access;

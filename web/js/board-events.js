@@ -50,8 +50,8 @@ export function followClient(session) {
   on("refreshed", (msg) => session.access.refreshed(msg));
   on("refused", ({ code, reason }) => session.access.refuse(code, reason));
   on("ended", ({ code, reason }) => {
-    session.access.boardDeleted(code, reason);
-    announce("This board was deleted.");
+    session.access.ended(code, reason);
+    announce(`${$("access-title").textContent}.`);
   });
   on("error", (error) => {
     console.warn("reorder: server error", error.code, error.message);

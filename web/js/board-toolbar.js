@@ -29,7 +29,9 @@ export function bindToolbar(session) {
     if (id) session.openMoveTo(id);
   });
   on($("share-button"), "click", () => {
-    const url = location.href;
+    // Hidden on a board opened with a token (board.js, `applyAccess`): its link is not handed on.
+    if (session.access.token() !== null || session.access.refused) return;
+    const url = `${location.origin}${location.pathname}#/b/${encodeURIComponent(session.room)}`;
     navigator.clipboard?.writeText(url).then(() => toast("Link copied."), () => toast(url));
   });
   on($("add-item-button"), "click", () => openAddItem(session));

@@ -61,7 +61,7 @@ export class BoardSession {
       onRole: (role, previous) => {
         this.applyAccess();
         if (role === "viewer" && previous !== "viewer") announce("View only: you can follow the board but not change it.");
-        else if (previous === "viewer") announce("You can edit this board now.");
+        else if (previous === "viewer" && role !== "viewer") announce("You can edit this board now.");
       },
       onRefused: () => this.applyAccess(),
     });
@@ -176,6 +176,10 @@ export class BoardSession {
       if (!editable) $(id).setAttribute("aria-disabled", "true");
       else $(id).removeAttribute("aria-disabled");
     }
+    // Share copies a link that opens the board for anyone, which only a board without a token
+    // has: a token is its person's (its `sub`, its name), so it is never handed on
+    // (docs/AUTH.md, "Share links"). A refused or ended page has nothing to share either.
+    $("share-button").hidden = !this.scope.disposed && (this.access.token() !== null || this.access.refused);
     this.view.setReadOnly(!editable);
     $("board-hint").hidden = !editable;
     $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;

@@ -10,11 +10,24 @@
  */
 import { loadIdentity, saveIdentity, PALETTE, validColor, randomHex, clampName } from "./identity.js";
 import { BoardSession } from "./board.js";
-import { takeTokenFromLocation } from "./token.js";
+import { takeTokenFromLocation, storedToken, tokenIdentity } from "./token.js";
 
 /** @type {BoardSession | null} */
 let session = null;
 let identity = loadIdentity();
+/**
+ * Who the open board's link says this person is, when its token has a `name` claim: the others
+ * see that name (and the token's `color`, if it has one), so the page shows it and asks nothing.
+ * @type {{ name: string, color: string } | null}
+ */
+let linkIdentity = null;
+/** A colour for a named link without a `color` claim when none was chosen (kept for the page). */
+const fallbackColor = validColor(null);
+
+/** @returns {{ name: string, color: string } | null} the name and colour the others see */
+function shownIdentity() {
+  return linkIdentity ?? identity;
+}
 
 /** @param {string} id @returns {HTMLElement} */
 function $(id) {
@@ -73,7 +86,10 @@ function route() {
   $("board-toolbar").hidden = room === null;
   $("board-title").textContent = room ? room : "";
   document.title = room ? `${room} · Reorder` : "Reorder";
+  const named = room === null ? { name: null, color: null } : tokenIdentity(storedToken(room) ?? linkToken);
+  linkIdentity = named.name ? { name: named.name, color: named.color ?? identity?.color ?? fallbackColor } : null;
   if (room === null) {
+    updateIdentityButton();
     document.body.dataset.connection = "closed";
     $("conn-status").textContent = "";
     $("peers").replaceChildren();
@@ -81,13 +97,19 @@ function route() {
   }
   identity = identity ?? loadIdentity();
   updateIdentityButton();
-  if (!identity) {
+  if (linkIdentity && asking) {
+    // A link that names the person answers the question the page was asking.
+    asking.abort();
+    asking = null;
+    /** @type {HTMLDialogElement} */ ($("identity-dialog")).close();
+  }
+  if (!shownIdentity()) {
     askIdentity(() => route());
     return;
   }
   if (session && linkToken) session.linkChanged();
   if (!session) {
-    session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (identity));
+    session = new BoardSession(room, () => /** @type {{name: string, color: string}} */ (shownIdentity()));
     // `?debug` exposes the open board to the console and to tests (e.g. to send a crafted intent).
     if (new URLSearchParams(location.search).has("debug")) /** @type {any} */ (window).reorder = session;
   }
@@ -148,9 +170,13 @@ function askIdentity(done) {
 }
 
 function updateIdentityButton() {
-  const b = $("identity-button");
-  b.textContent = identity ? identity.name : "Set your name";
-  if (identity) b.style.setProperty("--peer", identity.color);
+  const b = /** @type {HTMLButtonElement} */ ($("identity-button"));
+  const shown = shownIdentity();
+  b.textContent = shown ? shown.name : "Set your name";
+  if (shown) b.style.setProperty("--peer", shown.color);
+  // A name from the link is the one the others see: there is nothing to change here.
+  b.disabled = linkIdentity !== null;
+  b.title = linkIdentity ? "Your name comes from the link you opened" : "Change your name and colour";
 }
 
 $("identity-button").addEventListener("click", () =>

@@ -57,3 +57,38 @@ export function takeTokenFromLocation(room) {
   storeToken(room, token);
   return token;
 }
+
+/**
+ * The claims of a token as the page reads them, to know who the link says this person is and
+ * until when (`name`, `color`, `exp`). The page does not check the signature: the server does,
+ * and refuses a token that is not valid; a token the page cannot read gives null.
+ * @param {string | null} token @returns {Record<string, unknown> | null}
+ */
+export function tokenClaims(token) {
+  if (!token) return null;
+  const part = token.split(".")[1];
+  if (!part || !/^[A-Za-z0-9_-]+$/.test(part)) return null;
+  try {
+    const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (part.length % 4)) % 4));
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+    const claims = JSON.parse(text);
+    return claims && typeof claims === "object" && !Array.isArray(claims) ? claims : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Who a token names, by the rules the server applies to its `name` and `color` claims (docs/AUTH.md):
+ * a `name` of 1–64 bytes, a `color` of 1–32 bytes of `A-Z a-z 0-9 # ( ) , . % -` and spaces. The
+ * others see these instead of what `hello` says, so the page shows them too and does not ask.
+ * @param {string | null} token @returns {{ name: string | null, color: string | null }}
+ */
+export function tokenIdentity(token) {
+  const claims = tokenClaims(token);
+  const bytes = (/** @type {string} */ s) => new TextEncoder().encode(s).length;
+  const name = claims && typeof claims.name === "string" && claims.name && bytes(claims.name) <= 64 ? claims.name : null;
+  const color =
+    claims && typeof claims.color === "string" && /^[A-Za-z0-9#(),.% -]{1,32}$/.test(claims.color) ? claims.color : null;
+  return { name, color };
+}

@@ -14,6 +14,8 @@
  *   `storage_full` (the server's disk is full, maybe for hours) is one (docs/PROTOCOL.md).
  * - Everything the client schedules goes through `timers`, cleared by `close` and by a close
  *   that ends the session.
+ * - `hello` says `v: 1` (PROTOCOL_VERSION); members and message types the client does not know
+ *   are ignored (docs/PROTOCOL.md, "Versions and compatibility").
  */
 import { Connection } from "./connection.js";
 import { BoardModel } from "./model.js";
@@ -44,6 +46,9 @@ import { Timers } from "./timers.js";
  * @typedef {import("./board-state.js").Pending} Intent
  * @typedef {"connecting" | "open" | "closed"} Status
  */
+
+/** The protocol version this client speaks (`hello.v`). */
+export const PROTOCOL_VERSION = 1;
 
 /** Reasons for rejecting intents that the server never saw (beside the server's codes). */
 const DROPPED = {
@@ -214,6 +219,7 @@ export class RoomSession extends EventTarget {
         return this.emit("error", { code: String(msg.code ?? ""), message: String(msg.message ?? ""), refresh });
       }
       default:
+        // A message type of a later minor version: ignored (docs/PROTOCOL.md).
         return;
     }
   }
@@ -269,7 +275,7 @@ export class RoomSession extends EventTarget {
     if (this.options.getToken) this.token = (await this.options.getToken()) ?? null;
     this.offered = null;
     /** @type {any} */
-    const hello = { type: "hello", room: this.room, client: this.clientId, name: this.name, color: this.color };
+    const hello = { type: "hello", v: PROTOCOL_VERSION, room: this.room, client: this.clientId, name: this.name, color: this.color };
     if (this.token) hello.token = this.token;
     const since = this.model.seq;
     if (since !== undefined) {
@@ -298,6 +304,8 @@ export class RoomSession extends EventTarget {
     this.timers.clear();
     if (kind === "deleted") {
       this.report(this.model.dropPending(), "board_deleted");
+      this.emit("ended", { code, reason });
+    } else if (kind === "ended") {
       this.emit("ended", { code, reason });
     } else {
       this.emit("refused", { code, reason });
