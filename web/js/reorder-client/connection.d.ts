@@ -1,4 +1,9 @@
 /**
+ * How a close code ends the session, or null when the client reconnects after it.
+ * @param {number} code @returns {EndKind | null}
+ */
+export function endKind(code: number): EndKind | null;
+/**
  * The websocket to one room: `hello` on every open, reconnect with exponential backoff and jitter,
  * and the closes that end a session for good.
  *
@@ -7,18 +12,25 @@
  * be sent (between a `welcome` and the close).
  *
  * Closes that end the session (no reconnect: it would be refused or pointless the same way):
- * 4401 and 4403 (the token will not do: `onEnd(code, reason, "refused")`) and 4404 (the board was
- * deleted: `onEnd(code, reason, "deleted")`). Every other close reconnects after 250 ms … 4 s
+ * 4401 and 4403 (the token will not do: `onEnd(code, reason, "refused")`), 4404 (the board was
+ * deleted: `onEnd(code, reason, "deleted")`), and every other code of 4400–4499 but 4408 `hello
+ * timeout`, the refusals of docs/PROTOCOL.md ("Versions and compatibility"), such as 4400 (the
+ * server does not speak this client's protocol version): `onEnd(code, reason, "ended")`. Every
+ * other close, an unknown one below 4400 included, reconnects after 250 ms … 4 s
  * (doubling, half of it random), at once when the browser says it is online again. A node being
  * drained closes with 1012 (service restart): the first retry then waits a random 0.25–2 s, so
  * that the clients of one batch do not all reconnect in the same instant.
  */
 /** @typedef {"connecting" | "open" | "closed"} ConnectionState */
-/** @typedef {"refused" | "deleted"} EndKind */
+/** @typedef {"refused" | "deleted" | "ended"} EndKind */
 /** Close codes that mean "this token will not do": reconnecting cannot help. */
 export const REFUSED_CODES: number[];
 /** The close code of a board deleted (through the HTTP API) while connected. */
 export const DELETED_CODE: 4404;
+/** The close code of a hello in a protocol version the server does not speak. */
+export const UNSUPPORTED_VERSION_CODE: 4400;
+/** The one code of the refusals' range (4400–4499) after which a client reconnects: no hello came. */
+export const HELLO_TIMEOUT_CODE: 4408;
 /** The close code of a node being drained (SIGTERM): reconnect, spread out. */
 export const RESTART_CODE: 1012;
 /**
@@ -68,7 +80,7 @@ export class Connection {
     private setState;
 }
 export type ConnectionState = "connecting" | "open" | "closed";
-export type EndKind = "refused" | "deleted";
+export type EndKind = "refused" | "deleted" | "ended";
 export type ConnectionOptions = {
     /**
      * the room's websocket URL (`ws://host/ws/<room>`)

@@ -1,5 +1,29 @@
 /** @returns {string} 12 random hex digits */
 export function randomId(): string;
+/**
+ * @typedef {object} ClientOptions
+ * @property {string} room the room (board) name: 1–64 of `A-Z a-z 0-9 - _ .`
+ * @property {string} [name] the name the others see (default "Guest"; a token's `name` claim wins)
+ * @property {string} [color] the colour the others see, e.g. `#1971c2` (default `#1971c2`)
+ * @property {string} [url] the server: `https://host`, `ws://host:port`… (default: this page's origin)
+ * @property {string} [client] the client id (default: random per instance; op ids are `<client>:<n>`
+ *   with n from 1, so an id given here must not be reused by another instance)
+ * @property {string} [token] the room token (a JWT, docs/AUTH.md), sent in every `hello`
+ * @property {() => (string | null | undefined | Promise<string | null | undefined>)} [getToken]
+ *   asked for the token before every `hello` (wins over `token`), and at `token_expiring`
+ * @property {boolean} [autoRefresh] at `token_expiring`, ask `getToken()` and send what it gives
+ *   as `refresh` when it is another token (default true)
+ * @property {AbortSignal} [signal] aborting it closes the client
+ */
+/**
+ * @typedef {import("./peers.js").Drag} Drag
+ * @typedef {import("./peers.js").Peer} Peer
+ * @typedef {import("./board-state.js").State} BoardState
+ * @typedef {import("./board-state.js").Pending} Intent
+ * @typedef {"connecting" | "open" | "closed"} Status
+ */
+/** The protocol version this client speaks (`hello.v`). */
+export const PROTOCOL_VERSION: 1;
 /** The connection and message half of `ReorderClient` (use that class; this one is its base). */
 export class RoomSession extends EventTarget {
     /** @param {ClientOptions} options */
