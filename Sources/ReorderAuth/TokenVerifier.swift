@@ -132,7 +132,7 @@ public struct TokenVerifier: Sendable {
     verify(token: token).flatMap { claims in
       claims.allows(room: room)
         ? .success(claims)
-        : .failure(TokenError(.forbidden, "this token is for room \(claims.room), not this one"))
+        : .failure(TokenError(.forbidden, "this token is for another room"))
     }
   }
 
