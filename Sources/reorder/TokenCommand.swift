@@ -35,8 +35,11 @@ enum TokenCommand {
   static func run(_ options: ParsedOptions) throws -> Int32 {
     let (minter, claims) = try request(from: options, now: TokenVerifier.systemClock())
     let token = minter.mint(claims)
+    // The link is built (and its flags checked) before anything is printed: a usage error prints
+    // only the error.
+    let link = try options.string("url").map { try shareLink(base: $0, room: claims.room, token: token) }
     print(token)
-    if let url = options.string("url") { print(try shareLink(base: url, room: claims.room, token: token)) }
+    if let link { print(link) }
     return 0
   }
 

@@ -78,4 +78,15 @@ struct TokenCommandTests {
       #expect(lines.contains { $0.contains(mention) }, "\(arguments) printed \(lines)")
     }
   }
+
+  @Test("a prefix --room with --url prints only the error, no token, and exits 2")
+  func prefixRoomWithURLPrintsNoToken() throws {
+    let (status, lines) = try run([
+      "--secret-file", keys.secretFile, "--room", "food-*", "--role", "editor", "--sub", "s",
+      "--url", "http://127.0.0.1:8080",
+    ])
+    #expect(status == 2, "\(lines)")
+    #expect(lines.contains { $0.contains("--url") }, "\(lines)")
+    #expect(!lines.contains { $0.hasPrefix("eyJ") || $0.contains("token=") }, "a token was printed: \(lines)")
+  }
 }
