@@ -9,8 +9,11 @@ enum TokenCommand {
     summary: "Mint a signed room token (HS256) and, with --url, a share link for the web client.",
     options: [
       OptionSpec(
-        name: "secret-file", kind: .string, defaultValue: nil,
+        name: "auth-secret-file", kind: .string, defaultValue: nil,
         help: "HS256 secret (at least 32 bytes), the one serve's --auth-secret-file reads. Required."),
+      OptionSpec(
+        name: "secret-file", kind: .string, defaultValue: nil, help: "Another name for --auth-secret-file.",
+        readsEnvironment: false),
       OptionSpec(
         name: "room", kind: .string, defaultValue: nil,
         help: "Room the token opens: a name, a prefix ending in * (team-a-*), or *. Required."),
@@ -51,7 +54,9 @@ enum TokenCommand {
       }
       return value
     }
-    let secretFile = try required("secret-file")
+    // --auth-secret-file ($REORDER_AUTH_SECRET_FILE, the variable serve and load read) or its
+    // other name --secret-file, which has no variable: given, it is the command line's, so it wins.
+    let secretFile = try options.string("secret-file").flatMap { $0.isEmpty ? nil : $0 } ?? required("auth-secret-file")
     guard let room = RoomScope(claim: try required("room")) else {
       throw UsageError(description: "--room takes a room name (1-64 of A-Z a-z 0-9 - _ .), a prefix ending in *, or *")
     }
@@ -77,7 +82,7 @@ enum TokenCommand {
     do {
       key = try TokenKey.secret(file: secretFile)
     } catch {
-      throw UsageError(description: "--secret-file: \(error)")
+      throw UsageError(description: "--auth-secret-file: \(error)")
     }
     let claims = TokenClaims(
       subject: subject, room: room, role: role, expiresAt: now + ttl, issuedAt: now, name: options.string("name"),

@@ -8,9 +8,11 @@ import Testing
 struct TokenCommandTests {
   private let keys = TestKeys.shared
 
-  private func run(_ arguments: [String]) throws -> (status: Int32?, lines: [String]) {
+  private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+    status: Int32?, lines: [String]
+  ) {
     let binary = try #require(ChildProcess.builtProduct("reorder"), "build the reorder product first (swift build)")
-    let child = try ChildProcess(executable: binary, arguments: ["token"] + arguments)
+    let child = try ChildProcess(executable: binary, arguments: ["token"] + arguments, environment: environment)
     let status = child.waitForExit(timeout: 20)
     return (status, child.output)
   }
@@ -55,7 +57,7 @@ struct TokenCommandTests {
     try Data("too short\n".utf8).write(to: URL(fileURLWithPath: short))
     let base = ["--secret-file", keys.secretFile, "--room", "r", "--role", "editor", "--sub", "s"]
     let cases: [([String], String)] = [
-      (["--room", "r", "--role", "editor", "--sub", "s"], "--secret-file"),
+      (["--room", "r", "--role", "editor", "--sub", "s"], "--auth-secret-file"),
       (["--secret-file", keys.secretFile, "--role", "editor", "--sub", "s"], "--room"),
       (["--secret-file", keys.secretFile, "--room", "r", "--sub", "s"], "--role"),
       (["--secret-file", keys.secretFile, "--room", "r", "--role", "editor"], "--sub"),
@@ -88,5 +90,27 @@ struct TokenCommandTests {
     #expect(status == 2, "\(lines)")
     #expect(lines.contains { $0.contains("--url") }, "\(lines)")
     #expect(!lines.contains { $0.hasPrefix("eyJ") || $0.contains("token=") }, "a token was printed: \(lines)")
+  }
+
+  @Test("the secret file comes from --auth-secret-file, --secret-file or $REORDER_AUTH_SECRET_FILE")
+  func secretFileNames() throws {
+    let rest = ["--room", "board-1", "--role", "editor", "--sub", "s"]
+    for (arguments, environment) in [
+      (["--auth-secret-file", keys.secretFile] + rest, [String: String]()),
+      (["--secret-file", keys.secretFile] + rest, [:]),
+      (rest, ["REORDER_AUTH_SECRET_FILE": keys.secretFile]),
+    ] {
+      let (status, lines) = try run(arguments, environment: environment)
+      #expect(status == 0, "\(arguments) \(environment): \(lines)")
+      let token = try #require(lines.first)
+      _ = try Verifiers.hs256(now: TokenVerifier.systemClock()).verify(token: token, forRoom: "board-1").get()
+    }
+    // The old name of the variable is not read; --secret-file has none of its own.
+    let (status, lines) = try run(rest, environment: ["REORDER_SECRET_FILE": keys.secretFile])
+    #expect(status == 2, "\(lines)")
+    #expect(lines.contains { $0.contains("--auth-secret-file is required") }, "\(lines)")
+    let (_, help) = try run(["--help"])
+    #expect(help.contains { $0.contains("--auth-secret-file") && $0.contains("[$REORDER_AUTH_SECRET_FILE]") })
+    #expect(!help.contains { $0.contains("REORDER_SECRET_FILE") }, "\(help)")
   }
 }
