@@ -8,6 +8,11 @@ public enum TokenConfigurationError: Error, Equatable, Sendable, CustomStringCon
   case notAPublicKey(path: String)
   /// A public key of a type or size that has no accepted algorithm (not P-256, not RSA ≥ 2048 bits).
   case unsupportedKey(path: String, detail: String)
+  /// A JWK Set (RFC 7517) that cannot be used: not JSON, no keys, a key of an unsupported type,
+  /// curve or alg, two keys with one kid, a key without kid among several, and the like.
+  case badKeySet(path: String, detail: String)
+  /// More than one of a JWK Set, a secret and a public key (each is the whole key material).
+  case severalKeySources
 
   /// What is wrong and what to do about it.
   public var description: String {
@@ -22,6 +27,10 @@ public enum TokenConfigurationError: Error, Equatable, Sendable, CustomStringCon
         + "extract one with: openssl pkey -in private.pem -pubout"
     case .unsupportedKey(let path, let detail):
       "the public key in '\(path)' cannot be used: \(detail) (use an EC P-256 key for ES256 or RSA >= 2048 bits for RS256)"
+    case .badKeySet(let path, let detail):
+      "the JWK Set in '\(path)' cannot be used: \(detail)"
+    case .severalKeySources:
+      "give one of a JWK Set, an HS256 secret file or a public key file, not several"
     }
   }
 }

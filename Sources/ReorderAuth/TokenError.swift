@@ -12,8 +12,12 @@ public struct TokenError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooLarge = "too_large"
     /// Not three base64url parts of JSON objects, or a header libjwt refuses (`typ` not JWT).
     case malformed
-    /// `alg` is `none`, or not the one algorithm the configured key allows.
+    /// `alg` is `none`, or not the one algorithm the configured key (the one `kid` picks) allows.
     case unsupportedAlgorithm = "unsupported_algorithm"
+    /// No `kid` in the header, and the server has several keys (a JWK Set): `kid` picks one.
+    case missingKeyID = "missing_kid"
+    /// The header's `kid` names none of the server's keys (a key removed, or another issuer's).
+    case unknownKeyID = "unknown_kid"
     /// The header has `crit`: no JWS extension is understood here.
     case critHeader = "crit_header"
     /// The signature does not match the header and claims.

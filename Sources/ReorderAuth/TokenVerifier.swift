@@ -1,12 +1,14 @@
 import Foundation
 
-/// Verifies room tokens (JWS compact JWTs) against one key: checks the structure and header
-/// itself, the signature (HS256: in constant time with libcrypto, then by libjwt; ES256 and
-/// RS256: with libcrypto against the key parsed once), decodes with libjwt, then checks the
-/// claims, the times (with leeway) and, when configured, the audience and issuer.
+/// Verifies room tokens (JWS compact JWTs) against one key or a set of keys (a JWK Set, where a
+/// token's `kid` picks its key): checks the structure and header itself, the signature (HS256: in
+/// constant time with libcrypto, then by libjwt; ES256 and RS256: with libcrypto against the key
+/// parsed once), decodes with libjwt, then checks the claims, the times (with leeway) and, when
+/// configured, the audience and issuer.
 ///
-/// Immutable and `Sendable`: one verifier serves every connection. Time comes from `now`, so
-/// tests set the clock instead of sleeping.
+/// Immutable and `Sendable`: one verifier serves every connection, and a new key set is a new
+/// verifier (`load` makes one from the key files, and can be called again to reload them). Time
+/// comes from `now`, so tests set the clock instead of sleeping.
 public struct TokenVerifier: Sendable {
   /// Longest accepted token, in bytes: far above any real room token, small enough that a
   /// flood of huge ones is cheap to refuse (checked before anything is decoded).
@@ -14,8 +16,9 @@ public struct TokenVerifier: Sendable {
   /// Leeway for clock differences between the app's backend and this server, in seconds.
   public static let defaultLeewaySeconds: Int64 = 60
 
-  /// The key tokens must be signed with; its type fixes the one accepted `alg`.
-  public let key: TokenKey
+  /// The keys tokens may be signed with (no private parts); each one's type or `alg` fixes the one
+  /// `alg` accepted for it.
+  public let keys: [JSONWebKey]
   /// When set, `aud` must be this string or an array containing it.
   public let audience: String?
   /// When set, `iss` must be this string.
@@ -24,12 +27,12 @@ public struct TokenVerifier: Sendable {
   public let leewaySeconds: Int64
   /// The current time in Unix seconds.
   public let now: @Sendable () -> Int64
-  /// The encoded headers libraries write for this algorithm (`{"alg":"HS256","typ":"JWT"}` and
-  /// the like): a token with one of them skips the JSON parse of its header. Each is one
-  /// `checkHeader` accepts.
-  let commonHeaders: [[UInt8]]
-  /// How signatures are checked before (HS256) or instead of (public keys) libjwt's check.
-  let signatureCheck: SignatureCheck
+  /// The encoded headers libraries write (`{"alg":"HS256","typ":"JWT"}`, `{"alg":"ES256","kid":"k1",
+  /// "typ":"JWT"}` and the like), each with the index in `keys` of the key it picks: a token with
+  /// one of them skips the JSON parse of its header. Each is one `checkHeader` accepts for that key.
+  let commonHeaders: [[UInt8]: Int]
+  /// How signatures are checked before (HS256) or instead of (public keys) libjwt's check, by key.
+  let signatureChecks: [SignatureCheck]
 
   enum SignatureCheck: Sendable {
     /// HMACGate, then libjwt verifies too.
@@ -38,31 +41,74 @@ public struct TokenVerifier: Sendable {
     case publicKey(PublicKeyGate)
   }
 
-  /// Makes a verifier for `key`.
+  /// Makes a verifier for one key: a token's `kid` is not looked at.
   public init(
     key: TokenKey, audience: String? = nil, issuer: String? = nil, leewaySeconds: Int64 = defaultLeewaySeconds,
     now: @escaping @Sendable () -> Int64 = TokenVerifier.systemClock
   ) {
-    self.key = key
+    self.init(
+      keys: JSONWebKeySet(keys: [JSONWebKey(verificationKey: key)]), audience: audience, issuer: issuer,
+      leewaySeconds: leewaySeconds, now: now)
+  }
+
+  /// Makes a verifier for a key set (at least one key; several only each with its own `kid`, as
+  /// `JSONWebKeySet.parse` makes them). A set of one key without a `kid` ignores a token's `kid`;
+  /// otherwise a token's `kid` must name a key, and may be left out only when there is one key.
+  public init(
+    keys set: JSONWebKeySet, audience: String? = nil, issuer: String? = nil,
+    leewaySeconds: Int64 = defaultLeewaySeconds, now: @escaping @Sendable () -> Int64 = TokenVerifier.systemClock
+  ) {
+    precondition(!set.keys.isEmpty, "a verifier needs at least one key")
+    precondition(
+      set.keys.count == 1 || Set(set.keys.compactMap(\.keyID)).count == set.keys.count,
+      "several keys each need a kid of their own")
+    keys = set.keys.map { JSONWebKey(keyID: $0.keyID, verificationKey: $0.verificationKey) }
     self.audience = audience
     self.issuer = issuer
     self.leewaySeconds = leewaySeconds
     self.now = now
-    switch key {
-    case .secret(let secret):
-      precondition(secret.count >= TokenKey.minimumSecretBytes, "an HS256 secret has at least 32 bytes")
-      signatureCheck = .hmac(secret: secret)
-    case .publicKey(let pem, let algorithm):
-      guard let gate = PublicKeyGate(pem: pem, algorithm: algorithm) else {
-        preconditionFailure(
-          "TokenKey.publicKey holds no \(algorithm) public key: make it with TokenKey.publicKey(file:)")
+    signatureChecks = keys.map { key in
+      switch key.verificationKey {
+      case .secret(let secret):
+        precondition(secret.count >= TokenKey.minimumSecretBytes, "an HS256 secret has at least 32 bytes")
+        return .hmac(secret: secret)
+      case .publicKey(let pem, let algorithm):
+        guard let gate = PublicKeyGate(pem: pem, algorithm: algorithm) else {
+          preconditionFailure(
+            "TokenKey.publicKey holds no \(algorithm) public key: make it with TokenKey.publicKey(file:)")
+        }
+        return .publicKey(gate)
       }
-      signatureCheck = .publicKey(gate)
     }
-    let alg = key.algorithm.rawValue
-    commonHeaders = [
-      #"{"alg":"\#(alg)","typ":"JWT"}"#, #"{"typ":"JWT","alg":"\#(alg)"}"#, #"{"alg":"\#(alg)"}"#,
-    ].map { Array(Base64URL.encode(Array($0.utf8)).utf8) }
+    commonHeaders = Self.commonHeaders(keys)
+  }
+
+  /// Reads the key material of `reorder serve`'s flags, exactly one of a JWK Set
+  /// (`--auth-jwks-file`), an HS256 secret (`--auth-secret-file`) or a PEM public key
+  /// (`--auth-public-key`), and makes the verifier; nil when none is given (tokens are off).
+  ///
+  /// Nothing is kept between calls: calling it again re-reads the files, and the verifier it
+  /// returns can replace the old one (a reload that throws leaves the caller with the old one).
+  ///
+  /// - Throws: `TokenConfigurationError`, saying which file is wrong and how.
+  public static func load(
+    jwksFile: String?, secretFile: String?, publicKeyFile: String?, audience: String? = nil, issuer: String? = nil,
+    leewaySeconds: Int64 = defaultLeewaySeconds, now: @escaping @Sendable () -> Int64 = TokenVerifier.systemClock
+  ) throws(TokenConfigurationError) -> TokenVerifier? {
+    let set: JSONWebKeySet
+    switch (jwksFile, secretFile, publicKeyFile) {
+    case (nil, nil, nil):
+      return nil
+    case (let file?, nil, nil):
+      set = try JSONWebKeySet.read(file: file)
+    case (nil, let file?, nil):
+      set = JSONWebKeySet(keys: [JSONWebKey(verificationKey: try TokenKey.secret(file: file))])
+    case (nil, nil, let file?):
+      set = JSONWebKeySet(keys: [JSONWebKey(verificationKey: try TokenKey.publicKey(file: file))])
+    default:
+      throw .severalKeySources
+    }
+    return TokenVerifier(keys: set, audience: audience, issuer: issuer, leewaySeconds: leewaySeconds, now: now)
   }
 
   /// The wall clock, in whole Unix seconds.
@@ -90,9 +136,16 @@ public struct TokenVerifier: Sendable {
     }
     let header = bytes[..<dots[0]]
     let payload = bytes[(dots[0] + 1)..<dots[1]]
-    if !commonHeaders.contains(where: { $0.elementsEqual(header) }), let refusal = checkHeader(header) {
-      return .failure(refusal)
+    let index: Int
+    if let known = commonHeaders[Array(header)] {
+      index = known
+    } else {
+      switch checkHeader(header) {
+      case .success(let picked): index = picked
+      case .failure(let refusal): return .failure(refusal)
+      }
     }
+    let key = keys[index].verificationKey
     guard !payload.isEmpty, let claimsJSON = Base64URL.decode(payload) else {
       return .failure(TokenError(.malformed, "the claims part is not base64url"))
     }
@@ -105,7 +158,7 @@ public struct TokenVerifier: Sendable {
     }
     let signingInput = bytes[..<dots[1]]
     let decoded: DecodedJWT
-    switch signatureCheck {
+    switch signatureChecks[index] {
     case .hmac(let secret):
       guard HMACGate.matches(signature: signature, signingInput: signingInput, secret: secret),
         let verified = DecodedJWT.decode(token, key: secret), verified.algorithm == key.algorithm.libjwt
@@ -119,7 +172,7 @@ public struct TokenVerifier: Sendable {
     }
     // Belt and braces: the header libjwt read must name the key's algorithm, and carry no crit.
     guard decoded.headerAlgorithm == key.algorithm.rawValue else {
-      return .failure(TokenError(.unsupportedAlgorithm, "this server accepts \(key.algorithm.rawValue) tokens only"))
+      return .failure(TokenError(.unsupportedAlgorithm, "the token's alg is not the one its key takes"))
     }
     if decoded.headerJSON("crit") != nil {
       return .failure(TokenError(.critHeader, "the header has crit: no JWS extension is supported"))
@@ -132,7 +185,7 @@ public struct TokenVerifier: Sendable {
     verify(token: token).flatMap { claims in
       claims.allows(room: room)
         ? .success(claims)
-        : .failure(TokenError(.forbidden, "this token is for room \(claims.room), not this one"))
+        : .failure(TokenError(.forbidden, "this token is for another room"))
     }
   }
 

@@ -16,13 +16,18 @@ public struct Access: Sendable, Equatable {
   public var color: String?
   /// False: an invisible observer, left out of peers, whose drags are not relayed.
   public var presence: Bool
-  /// Seconds until the token expires, as of its verification.
+  /// Seconds until the token expires, as of its verification: negative for a token already past
+  /// its exp (still within the leeway), so its close falls at exp plus the leeway, not the leeway
+  /// after the join. Messages clamp it to 0.
   public var expiresIn: Double
+  /// Seconds past `expiresIn` the token is still honoured (the verifier's leeway for clock
+  /// differences): the connection is closed 4401 `token expired` at `expiresIn + leeway`.
+  public var leeway: Double
 
   /// An access.
   public init(
     subject: String, role: Role, name: String? = nil, color: String? = nil, presence: Bool = true,
-    expiresIn: Double
+    expiresIn: Double, leeway: Double = AccessTimes.leeway
   ) {
     self.subject = subject
     self.role = role
@@ -30,6 +35,7 @@ public struct Access: Sendable, Equatable {
     self.color = color
     self.presence = presence
     self.expiresIn = expiresIn
+    self.leeway = leeway
   }
 }
 
@@ -65,7 +71,7 @@ public enum AccessTimes {
   /// `token_expiring` goes out this long before the token expires (or at once when it is shorter).
   public static let expiringNotice = 60.0
   /// Clocks may disagree by this much: an expired token's connection is closed this long after
-  /// its expiry.
+  /// its expiry (the default of `Access.leeway`; the server's verifier gives its own).
   public static let leeway = 60.0
   /// Frames a connection may send before a successful hello, and bytes in all; more closes it (1008).
   public static let maxFramesBeforeHello = 4

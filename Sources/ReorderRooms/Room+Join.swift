@@ -154,7 +154,7 @@ extension Room {
     let welcomePresence = ServerMessage.WelcomePresence(
       peerCount: roster.count - (member.visible ? 1 : 0) + remotePeerCount,
       intervalMilliseconds: presence.intervalMilliseconds,
-      role: member.role.rawValue, expiresIn: member.expiresIn.map { Int($0.rounded(.down)) })
+      role: member.role.rawValue, expiresIn: member.expiresIn.map { Int(max(0, $0).rounded(.down)) })
     var frame: [UInt8]?
     // From memory: the catch-up window holds at least the latest `maxCatchUpOps` durable seqs,
     // which is as far back as `canCatchUp` lets a `since` reach.

@@ -86,7 +86,9 @@ extension RoomRegistry {
     }
   }
 
-  /// Queues the `token_expiring` notice and the close of an expired token.
+  /// Queues the `token_expiring` notice and the close of an expired token, at `exp` plus the
+  /// leeway: `access.expiresIn` is negative for a token already past its `exp` (a join within the
+  /// leeway), so such a connection is closed when the leeway runs out, not a leeway after the join.
   /// The connection's state is the caller's copy (written back when its frame is done), so the
   /// expiry goes into `state`.
   private func schedule(_ connection: ConnectionHandle, _ state: inout Connection, _ access: Access, now: Double) {
@@ -98,7 +100,7 @@ extension RoomRegistry {
         time: max(now, expiry - AccessTimes.expiringNotice), connection: connection, kind: .tokenExpiring,
         generation: generation))
     deadlines.add(
-      .init(time: expiry + AccessTimes.leeway, connection: connection, kind: .tokenExpired, generation: generation))
+      .init(time: expiry + access.leeway, connection: connection, kind: .tokenExpired, generation: generation))
   }
 
   /// The deadlines due at `now`: hello timeouts close (4408), expiring tokens get `token_expiring`,

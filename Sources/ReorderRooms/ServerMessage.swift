@@ -18,14 +18,17 @@ public enum ServerMessage {
 
   /// `token_expiring {expires_in_s}`: the connection's token expires in that many seconds.
   public static func tokenExpiring(expiresIn: Double) -> [UInt8] {
-    JSONValue.object([("type", .string("token_expiring")), ("expires_in_s", .int(Int(expiresIn.rounded(.down))))])
-      .encoded()
+    JSONValue.object([
+      ("type", .string("token_expiring")), ("expires_in_s", .int(Int(max(0, expiresIn).rounded(.down)))),
+    ])
+    .encoded()
   }
 
   /// `refreshed {role, expires_in_s}`: a `refresh` was accepted.
   public static func refreshed(role: String, expiresIn: Double) -> [UInt8] {
     JSONValue.object([
-      ("type", .string("refreshed")), ("role", .string(role)), ("expires_in_s", .int(Int(expiresIn.rounded(.down)))),
+      ("type", .string("refreshed")), ("role", .string(role)),
+      ("expires_in_s", .int(Int(max(0, expiresIn).rounded(.down)))),
     ]).encoded()
   }
 

@@ -76,6 +76,10 @@ extension ServerConfiguration {
       "HS256 secret (at least 32 bytes) that room tokens are signed with: tokens are required (docs/AUTH.md)."),
     .optionalString(
       "auth-public-key", \.authPublicKey, "PEM public key (ES256 or RS256) that room tokens are signed for."),
+    .optionalString(
+      "auth-jwks-file", \.authJWKSFile,
+      "JWK Set of the keys room tokens are signed with (oct HS256, EC P-256 ES256, RSA RS256); a token's kid "
+        + "picks its key, so keys can rotate (docs/AUTH.md). Instead of --auth-secret-file / --auth-public-key."),
     .optionalString("auth-audience", \.authAudience, "The aud room tokens must carry."),
     .optionalString("auth-issuer", \.authIssuer, "The iss room tokens must carry."),
     .optionalString(
@@ -132,8 +136,8 @@ extension ServerConfiguration {
     if !AddressRange.isLoopback(host) && !allowAnonymous && !authEnabled {
       throw ConfigurationError(
         "refusing to serve \(host) without access control: anyone who can reach it could edit every board. "
-          + "Turn tokens on with --auth-secret-file FILE (openssl rand -hex 32 > FILE; docs/AUTH.md) or "
-          + "--auth-public-key FILE, or give --allow-anonymous to serve anyone anyway")
+          + "Turn tokens on with --auth-secret-file FILE (openssl rand -hex 32 > FILE; docs/AUTH.md), "
+          + "--auth-public-key FILE or --auth-jwks-file FILE, or give --allow-anonymous to serve anyone anyway")
     }
   }
 
@@ -192,27 +196,28 @@ extension ServerConfiguration {
   }
 
   /// Whether room tokens are checked.
-  public var authEnabled: Bool { authSecretFile != nil || authPublicKey != nil }
+  public var authEnabled: Bool { authSecretFile != nil || authPublicKey != nil || authJWKSFile != nil }
 
-  /// The token verifier, when tokens are checked.
+  /// The token verifier, when tokens are checked: the key files read now (`TokenVerifier.load`), so
+  /// asking again re-reads them — what a reload does (it keeps the old verifier when this throws).
   var tokenVerifier: TokenVerifier? {
     get throws(ConfigurationError) {
-      if authSecretFile != nil && authPublicKey != nil {
-        throw ConfigurationError("give --auth-secret-file or --auth-public-key, not both")
+      let given = [
+        ("--auth-jwks-file", authJWKSFile), ("--auth-secret-file", authSecretFile),
+        ("--auth-public-key", authPublicKey),
+      ].filter { $0.1 != nil }.map(\.0)
+      if given.count > 1 {
+        throw ConfigurationError(
+          "give one of --auth-jwks-file, --auth-secret-file and --auth-public-key, not \(given.joined(separator: " and ")): "
+            + "a JWK Set holds secrets and public keys alike")
       }
-      let key: TokenKey
       do {
-        if let file = authSecretFile {
-          key = try TokenKey.secret(file: file)
-        } else if let file = authPublicKey {
-          key = try TokenKey.publicKey(file: file)
-        } else {
-          return nil
-        }
+        return try TokenVerifier.load(
+          jwksFile: authJWKSFile, secretFile: authSecretFile, publicKeyFile: authPublicKey, audience: authAudience,
+          issuer: authIssuer)
       } catch {
         throw ConfigurationError(error.description)
       }
-      return TokenVerifier(key: key, audience: authAudience, issuer: authIssuer)
     }
   }
 

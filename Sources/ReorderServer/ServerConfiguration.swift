@@ -82,6 +82,9 @@ public struct ServerConfiguration: Sendable {
   public var authSecretFile: String?
   /// PEM public key (ES256 or RS256): tokens are checked (`--auth-public-key`).
   public var authPublicKey: String?
+  /// JWK Set (RFC 7517) of the keys tokens are signed with, a token's `kid` picking its key: tokens
+  /// are checked (`--auth-jwks-file`; instead of the two above).
+  public var authJWKSFile: String?
   /// The `aud` tokens must carry (`--auth-audience`).
   public var authAudience: String?
   /// The `iss` tokens must carry (`--auth-issuer`).

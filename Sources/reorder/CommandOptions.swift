@@ -27,6 +27,9 @@ struct OptionSpec: Sendable {
   let defaultValue: String?
   /// One line for `--help`.
   let help: String
+  /// False for another name of a flag (`reorder token --secret-file`): it has no variable of its
+  /// own, so only the flag's own name reads the environment.
+  var readsEnvironment = true
 
   /// `REORDER_` followed by the upper-cased name with dashes as underscores.
   var environmentName: String {
@@ -52,7 +55,7 @@ struct ParsedOptions {
   /// - Throws: `UsageError` naming the offending flag or value.
   init(arguments: [String], specs: [OptionSpec], environment: [String: String], positionals allowed: Int = 0) throws {
     let byName = Dictionary(uniqueKeysWithValues: specs.map { ($0.name, $0) })
-    for spec in specs {
+    for spec in specs where spec.readsEnvironment {
       if let value = environment[spec.environmentName] {
         values[spec.name] = try Self.validate(value, for: spec, source: spec.environmentName)
       }
@@ -161,7 +164,7 @@ struct Subcommand: Sendable {
       let padded = option.name.padding(toLength: width, withPad: " ", startingAt: 0)
       var line = "  --\(padded)  \(option.help)"
       if let value = option.defaultValue { line += " (default: \(value))" }
-      line += " [$\(option.environmentName)]"
+      if option.readsEnvironment { line += " [$\(option.environmentName)]" }
       lines.append(line)
     }
     lines.append("  --\("help".padding(toLength: width, withPad: " ", startingAt: 0))  Show this help.")

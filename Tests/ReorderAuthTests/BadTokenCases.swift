@@ -4,7 +4,7 @@ import ReorderAuth
 /// Every way a token is refused that docs/AUTH.md lists, each wrong in exactly one way.
 enum BadTokenCases {
   static var all: [BadToken] {
-    structure + header + signature + claims + times + scope + publicKeys + refreshes
+    structure + header + signature + claims + times + scope + publicKeys + keySet + refreshes
   }
 
   /// A connection's current claims: user-1 in board-1.
@@ -18,6 +18,18 @@ enum BadTokenCases {
       BadToken(
         "a refresh with a bad signature", Forge.hs256(secret: Array("k".utf8)), .badSignature, refreshing: current),
       BadToken("a refresh with no token", nil, .missing, refreshing: current),
+    ]
+  }
+
+  /// Against a set of two HS256 keys, kids k1 (the tests' secret) and k2 (another).
+  static var keySet: [BadToken] {
+    [
+      BadToken("no kid against a set of two keys", hs(), .missingKeyID, against: .keySet),
+      BadToken("a kid no key has", hs(header: #"{"alg":"HS256","kid":"k3"}"#), .unknownKeyID, against: .keySet),
+      BadToken(
+        "kid k2, signed with k1's secret", hs(header: #"{"alg":"HS256","kid":"k2"}"#), .badSignature, against: .keySet),
+      BadToken(
+        "kid k1, alg ES256", hs(header: #"{"alg":"ES256","kid":"k1"}"#), .unsupportedAlgorithm, against: .keySet),
     ]
   }
 

@@ -40,4 +40,16 @@ struct BadTokenTests {
       #expect(!error.message.contains(marker), "\(error)")
     }
   }
+
+  @Test("a 4403 refusal does not echo the token's room claim")
+  func forbiddenDoesNotEchoRoom() {
+    let marker = "SECRET-ROOM-0042-*"
+    let token = Forge.hs256(claims: Forge.claims(["room": marker]), secret: TestKeys.shared.secret)
+    guard case .failure(let error) = Verifiers.hs256().verify(token: token, forRoom: "board-2") else {
+      Issue.record("accepted \(token)")
+      return
+    }
+    #expect(error.reason == .forbidden)
+    #expect(!error.message.contains("SECRET-ROOM-0042"), "\(error)")
+  }
 }

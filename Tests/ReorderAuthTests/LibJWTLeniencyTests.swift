@@ -103,8 +103,27 @@ struct VerifierFastPathTests {
       }
     let verifier = TokenVerifier(key: key)
     #expect(verifier.commonHeaders.count == 3)
-    for header in verifier.commonHeaders {
-      #expect(verifier.checkHeader(header[...]) == nil, "\(String(decoding: header, as: UTF8.self))")
+    for (header, index) in verifier.commonHeaders {
+      #expect(verifier.checkHeader(header[...]) == .success(index), "\(String(decoding: header, as: UTF8.self))")
     }
+  }
+
+  @Test("with a key set, each header that skips parsing picks the key the full check picks")
+  func keySetHeadersPickTheirKey() throws {
+    let keys = TestKeys.shared
+    let set = JSONWebKeySet(keys: [
+      JSONWebKey(keyID: "hs", verificationKey: .secret(keys.secret)),
+      JSONWebKey(keyID: "es", verificationKey: try TokenKey.publicKey(file: keys.ecPublic)),
+      JSONWebKey(keyID: "rs", verificationKey: try TokenKey.publicKey(file: keys.rsaPublic)),
+      JSONWebKey(keyID: #"needs "escaping""#, verificationKey: .secret(keys.secret)),
+    ])
+    let verifier = TokenVerifier(keys: set)
+    #expect(verifier.commonHeaders.count == 3 * 8, "8 orders with kid for each key whose kid JSON writes as it is")
+    for (header, index) in verifier.commonHeaders {
+      #expect(verifier.checkHeader(header[...]) == .success(index), "\(String(decoding: header, as: UTF8.self))")
+    }
+    let one = TokenVerifier(
+      keys: JSONWebKeySet(keys: [JSONWebKey(keyID: "only", verificationKey: .secret(keys.secret))]))
+    #expect(one.commonHeaders.count == 3 + 8, "the only key is also picked by a header without kid")
   }
 }

@@ -15,11 +15,20 @@ enum Verifiers {
   static func rs256() throws -> TokenVerifier {
     TokenVerifier(key: try TokenKey.publicKey(file: keys.rsaPublic), now: { Forge.now })
   }
+
+  /// Two HS256 keys: k1 is the tests' secret, k2 another.
+  static func keySet() -> TokenVerifier {
+    let set = JSONWebKeySet(keys: [
+      JSONWebKey(keyID: "k1", verificationKey: .secret(keys.secret)),
+      JSONWebKey(keyID: "k2", verificationKey: .secret(Array("the second key of the set, 32+ bytes long".utf8))),
+    ])
+    return TokenVerifier(keys: set, now: { Forge.now })
+  }
 }
 
 /// One refused token: how it was made, the verifier it meets, the reason it must get.
 struct BadToken: Sendable, CustomStringConvertible {
-  enum Against: Sendable { case hs256, hs256WithAudienceAndIssuer, es256, rs256 }
+  enum Against: Sendable { case hs256, hs256WithAudienceAndIssuer, es256, rs256, keySet }
 
   let description: String
   let token: String?
@@ -49,6 +58,7 @@ struct BadToken: Sendable, CustomStringConvertible {
     case .hs256WithAudienceAndIssuer: verifier = Verifiers.hs256(audience: "reorder", issuer: "https://app.example")
     case .es256: verifier = try Verifiers.es256()
     case .rs256: verifier = try Verifiers.rs256()
+    case .keySet: verifier = Verifiers.keySet()
     }
     if let refreshing { return verifier.verifyRefresh(token: token, current: refreshing, room: room ?? "board-1") }
     if let room { return verifier.verify(token: token, forRoom: room) }

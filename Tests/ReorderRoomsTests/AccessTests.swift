@@ -3,6 +3,9 @@ import Testing
 
 /// A verifier for rooms tests: a token is `role:subject:room:seconds[:invisible]`.
 struct FakeVerifier: AccessVerifier {
+  /// The leeway the accesses carry.
+  var leeway = AccessTimes.leeway
+
   func verify(token: String, room: String) -> Result<Access, AccessDenial> {
     let parts = token.split(separator: ":").map(String.init)
     guard parts.count >= 4, let role = Access.Role(rawValue: parts[0]), let seconds = Double(parts[3]) else {
@@ -14,7 +17,7 @@ struct FakeVerifier: AccessVerifier {
     return .success(
       Access(
         subject: parts[1], role: role, name: parts[1] == "named" ? "Named" : nil, presence: parts.count < 5,
-        expiresIn: seconds))
+        expiresIn: seconds, leeway: leeway))
   }
 
   func verifyRefresh(token: String, current: Access, room: String) -> Result<Access, AccessDenial> {
@@ -132,6 +135,45 @@ struct AccessTests {
     h.perform(h.registry.tick(now: h.now))
     #expect(h.closed[a]?.code == 4401)
     #expect(h.closed[a]?.reason == "token expired")
+  }
+
+  @Test("a token already past its exp closes 4401 at exp plus the leeway, not the leeway after the join")
+  func expiredAtJoinClosesAtExpPlusLeeway() {
+    let h = harness()
+    let a = h.open(1)
+    h.send(a, hello("editor:e:r:-30", client: "e"))
+    let welcome = h.take(a).first { $0["type"] == .string("welcome") }
+    #expect(welcome?["expires_in_s"] == .number(0), "clamped in the message")
+    h.now += 25  // exp + leeway is 30 s after the join
+    h.perform(h.registry.tick(now: h.now))
+    #expect(h.closed[a] == nil)
+    h.now += 10  // 35 s after the join: within 5 s of exp + leeway, far before 60 s
+    h.perform(h.registry.tick(now: h.now))
+    #expect(h.closed[a]?.code == 4401)
+    #expect(h.closed[a]?.reason == "token expired")
+  }
+
+  @Test("the close falls at exp plus the access's own leeway")
+  func closeFollowsTheAccessLeeway() {
+    let h = RoomsHarness()
+    h.registry.accessVerifier = FakeVerifier(leeway: 2)
+    let a = h.open(1)
+    h.send(a, hello("editor:e:r:-1", client: "e"))
+    h.now += 0.5
+    h.perform(h.registry.tick(now: h.now))
+    #expect(h.closed[a] == nil)
+    h.now += 1  // exp + 2 s of leeway is 1 s after the join
+    h.perform(h.registry.tick(now: h.now))
+    #expect(h.closed[a]?.code == 4401)
+  }
+
+  @Test("a token past exp by more than the leeway at the join closes 4401 at the next tick")
+  func closeAlreadyDueClosesAtNextTick() {
+    let h = harness()
+    let a = h.open(1)
+    h.send(a, hello("editor:e:r:-90", client: "e"))
+    h.perform(h.registry.tick(now: h.now))
+    #expect(h.closed[a]?.code == 4401)
   }
 
   @Test("a bad refresh gets error unauthorized and keeps the old rights; a short token is told at once")

@@ -267,4 +267,23 @@ struct AuthOverSocketsTests {
     #expect(c.closeEvent == nil)
     c.close()
   }
+
+  @Test("a token past exp but within the leeway joins and is closed 4401 within 5 s of exp plus the leeway")
+  func expiredWithinLeewayClosesAtExpPlusLeeway() throws {
+    let server = try AuthServer()
+    // exp + 60 s of leeway falls 3 s after the join: closed then, not 60 s after the join.
+    let c = try RoomClient.connect(port: server.port, room: "t")
+    let joined = Date()
+    try c.hello(room: "t", client: "late", token: Self.token(Self.claims(["exp": Self.now - 57])))
+    #expect(c.welcome["expires_in_s"] == .number(0))
+    let close = c.waitForClose(timeout: 20)
+    let elapsed = Date().timeIntervalSince(joined)
+    #expect(close?.code == 4401, "\(String(describing: close))")
+    #expect(close?.reason == "token expired")
+    #expect(elapsed < 3 + 5, "closed \(elapsed) s after the join")
+    // A join after exp plus the leeway is refused at once.
+    let outcome = try Self.attempt(port: server.port, token: Self.token(Self.claims(["exp": Self.now - 61])))
+    #expect(outcome.error?["code"] == .string("unauthorized"))
+    #expect(outcome.close?.0 == 4401)
+  }
 }

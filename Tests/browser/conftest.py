@@ -149,9 +149,9 @@ class Tokens:
         self.secret_file = secret_file
 
     def mint(self, room: str, role: str, sub: str, ttl: str = "1h", *extra: str) -> str:
-        """`reorder token --secret-file F --room R --role ROLE --sub S --ttl TTL`: the token."""
+        """`reorder token --auth-secret-file F --room R --role ROLE --sub S --ttl TTL`: the token."""
         cmd = reorder_command() + [
-            "token", "--secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl, *extra,
+            "token", "--auth-secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl, *extra,
         ]
         out = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=30, check=True).stdout
         return out.strip().splitlines()[0]
@@ -159,7 +159,7 @@ class Tokens:
     def link(self, server: Server, room: str, role: str, sub: str, ttl: str = "1h", *extra: str) -> str:
         """The share link `reorder token --url` prints: `http://HOST:PORT/#/b/<room>?token=…`."""
         cmd = reorder_command() + [
-            "token", "--secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl,
+            "token", "--auth-secret-file", str(self.secret_file), "--room", room, "--role", role, "--sub", sub, "--ttl", ttl,
             "--url", server.base, *extra,
         ]
         out = subprocess.run(cmd, cwd=str(REPO), capture_output=True, text=True, timeout=30, check=True).stdout
