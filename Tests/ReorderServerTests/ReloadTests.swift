@@ -1,4 +1,5 @@
 import Foundation
+import ReorderAuth
 import ReorderRooms
 import TestSupport
 import TestTokens
@@ -122,5 +123,56 @@ struct ReloadTests {
     #expect(!server.server.reload(), "an unreadable key file fails the reload")
     #expect(try reloads(server.port, key: Self.oldKey) == (0, 2))
     kept?.close()
+  }
+}
+
+/// Key rotation with a JWK Set: the acceptance of docs/DEPLOY.md's "Rotating keys and certificates".
+@Suite("Reloading a JWK Set", .serialized)
+struct JWKSReloadTests {
+  @Test(
+    "a set rotated to drop its first key: the new kid joins, the removed kid gets 4401, the open websocket edits on")
+  func rotation() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let oldKey = directory.path + "/old.pem"
+    let newKey = directory.path + "/new.pem"
+    try OpenSSLKeys.makeEC(oldKey)
+    try OpenSSLKeys.makeEC(newKey)
+    func set(_ kids: [(String, String)], includePrivate: Bool) throws -> String {
+      try OpenSSLKeys.jwks(
+        kids.map { try OpenSSLKeys.jwk(privateKeyFile: $0.1, kid: $0.0, includePrivate: includePrivate) })
+    }
+    let both = [("k-old", oldKey), ("k-new", newKey)]
+    let signing = try JSONWebKeySet.parse(Array(try set(both, includePrivate: true).utf8), path: "private")
+    func token(_ kid: String, sub: String) throws -> String {
+      let (key, keyID) = try signing.signingKey(keyID: kid, path: "private")
+      return TokenMinter(signingKey: key, keyID: keyID).mint(
+        TokenClaims(subject: sub, room: .exact("r"), role: .editor, expiresAt: TokenVerifier.systemClock() + 600))
+    }
+    try directory.write("keys.jwks", try set(both, includePrivate: false))
+    let path = directory.path + "/keys.jwks"
+    let server = try TestServer { $0.authJWKSFile = path }
+
+    let (opened, _) = try ReloadTests.join(port: server.port, token: try token("k-old", sub: "a"), client: "a")
+    let early = try #require(opened, "a token of k-old joins before the rotation")
+    early.op("a:1", Ops.createList("l"))
+    _ = try early.applied(id: "a:1")
+
+    try directory.write("keys.jwks", try set([("k-new", newKey)], includePrivate: false))
+    #expect(server.server.reload())
+    let (_, removed) = try ReloadTests.join(port: server.port, token: try token("k-old", sub: "b"), client: "b")
+    #expect(removed == 4401, "a token of the removed kid")
+    let (fresh, _) = try ReloadTests.join(port: server.port, token: try token("k-new", sub: "c"), client: "c")
+    #expect(fresh != nil, "a token of the new kid joins")
+    early.op("a:2", Ops.insert("x", list: "l"))
+    #expect(try early.applied(id: "a:2")["seq"] == .number(2), "the websocket opened before the reload edits on")
+
+    try directory.write("keys.jwks", #"{"keys":[{"kty":"EC","crv":"P-384"}]}"#)
+    #expect(!server.server.reload(), "a bad set is refused")
+    let (still, _) = try ReloadTests.join(port: server.port, token: try token("k-new", sub: "d"), client: "d")
+    #expect(still != nil, "and the set in use stays")
+    fresh?.close()
+    still?.close()
+    early.close()
   }
 }
