@@ -7,7 +7,7 @@
  */
 /**
  * @typedef {object} TimerOwner
- * @property {(fn: () => void, ms: number) => number} timeout starts a timer; 0 when no longer allowed
+ * @property {(fn: () => void, ms: number) => number} timeout starts a timer and returns its id; an owner already closed starts none and returns 0
  * @property {(id: number | undefined) => void} clearTimeout
  */
 /** @implements {TimerOwner} */
@@ -23,7 +23,7 @@ export class Timers implements TimerOwner {
 }
 export type TimerOwner = {
     /**
-     * starts a timer; 0 when no longer allowed
+     * starts a timer and returns its id; an owner already closed starts none and returns 0
      */
     timeout: (fn: () => void, ms: number) => number;
     clearTimeout: (id: number | undefined) => void;

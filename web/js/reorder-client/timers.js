@@ -9,7 +9,7 @@
 
 /**
  * @typedef {object} TimerOwner
- * @property {(fn: () => void, ms: number) => number} timeout starts a timer; 0 when no longer allowed
+ * @property {(fn: () => void, ms: number) => number} timeout starts a timer and returns its id; an owner already closed starts none and returns 0
  * @property {(id: number | undefined) => void} clearTimeout
  */
 
