@@ -7,14 +7,9 @@ import XCTest
 /// connections keep theirs, and a pair that cannot be used changes nothing.
 final class CertificateReloadTests: XCTestCase {
   func testNewHandshakesGetTheNewCertificateAndOpenConnectionsStay() throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
-    let fixture = try ServerFixture {
-      $0.tlsCertificatePath = certificate
-      $0.tlsPrivateKeyPath = key
-    }
+    let fixture = try ServerFixture(tls: true)
     defer { fixture.stop() }
+    let (certificate, key) = try (XCTUnwrap(fixture.certificate), XCTUnwrap(fixture.key))
     let first = try certificateFingerprint(ofFile: certificate)
     XCTAssertEqual(try presentedCertificateFingerprint(port: fixture.port), first)
     let open = try WebSocket.connect(fixture.url("/ws/kept", secure: true), allowSelfSigned: true)
@@ -40,14 +35,9 @@ final class CertificateReloadTests: XCTestCase {
   }
 
   func testAKeyThatDoesNotFitKeepsTheOldCertificate() throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
-    let fixture = try ServerFixture {
-      $0.tlsCertificatePath = certificate
-      $0.tlsPrivateKeyPath = key
-    }
+    let fixture = try ServerFixture(tls: true)
     defer { fixture.stop() }
+    let (certificate, key) = try (XCTUnwrap(fixture.certificate), XCTUnwrap(fixture.key))
     let first = try certificateFingerprint(ofFile: certificate)
     let other = try TemporaryDirectory()
     defer { other.remove() }

@@ -43,13 +43,7 @@ final class HTTPClientTests: XCTestCase {
   }
 
   func testHTTPSWithASelfSignedCertificate() throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
-    let fixture = try ServerFixture {
-      $0.tlsCertificatePath = certificate
-      $0.tlsPrivateKeyPath = key
-    }
+    let fixture = try ServerFixture(tls: true)
     defer { fixture.stop() }
     let client = try HTTPClient(allowSelfSigned: true)
     defer { client.shutdown() }

@@ -3,15 +3,22 @@ import ReorderTransport
 import TestSupport
 import XCTest
 
-/// A running server on 127.0.0.1 with an ephemeral port, a web root and an echo handler.
+/// A running server on 127.0.0.1 with an ephemeral port, a web root and an echo handler; with
+/// `tls`, speaking TLS with a self-signed certificate (openssl) made in its temporary directory.
 final class ServerFixture {
   let handler = EchoHandler()
   let server: WebSocketServer
   let port: Int
   let webRoot: TemporaryDirectory
+  /// The certificate and key files with `tls` (removed with the fixture).
+  let certificate: String?
+  let key: String?
 
-  init(configure: (inout TransportConfiguration) -> Void = { _ in }) throws {
+  init(tls: Bool = false, configure: (inout TransportConfiguration) -> Void = { _ in }) throws {
     webRoot = try TemporaryDirectory()
+    let pair = tls ? try makeSelfSignedCertificate(in: webRoot.path) : nil
+    certificate = pair?.certificate
+    key = pair?.key
     try webRoot.write("web/index.html", "<!doctype html><title>Reorder</title><script type=module src=app.js></script>")
     try webRoot.write("web/app.js", "export const ok = true;\n")
     try webRoot.write("web/style.css", "body { margin: 0 }\n")
@@ -22,6 +29,8 @@ final class ServerFixture {
     var configuration = TransportConfiguration()
     configuration.port = 0
     configuration.webRoot = webRoot.path + "/web"
+    configuration.tlsCertificatePath = certificate
+    configuration.tlsPrivateKeyPath = key
     configure(&configuration)
     server = try WebSocketServer(configuration: configuration, handler: handler)
     handler.server = server

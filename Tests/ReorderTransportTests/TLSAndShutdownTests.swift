@@ -5,13 +5,7 @@ import XCTest
 
 final class TLSTests: XCTestCase {
   func testWSSWorksWithASelfSignedCertificateMadeByOpenSSL() throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
-    let fixture = try ServerFixture {
-      $0.tlsCertificatePath = certificate
-      $0.tlsPrivateKeyPath = key
-    }
+    let fixture = try ServerFixture(tls: true)
     defer { fixture.stop() }
     let socket = try WebSocket.connect(fixture.url("/ws/secure-room", secure: true), allowSelfSigned: true)
     socket.send("over tls")
@@ -24,13 +18,7 @@ final class TLSTests: XCTestCase {
   func testHTTPSServesHealthzWhenCurlIsAvailable() throws {
     let curl = "/usr/bin/curl"
     try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: curl), "curl is not installed")
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let (certificate, key) = try makeSelfSignedCertificate(in: directory.path)
-    let fixture = try ServerFixture {
-      $0.tlsCertificatePath = certificate
-      $0.tlsPrivateKeyPath = key
-    }
+    let fixture = try ServerFixture(tls: true)
     defer { fixture.stop() }
     let process = Process()
     let output = Pipe()
