@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import TestTokens
 
 /// Hand-made tokens: base64url and signatures done here (HMAC in plain Swift, ECDSA and RSA by
@@ -47,7 +48,7 @@ enum Forge {
   /// ES256 (raw r||s, RFC 7518 §3.4) or RS256 signed by `openssl dgst` with a PEM private key.
   static func pem(header: String, claims: String = claims(), privateKey: String, ecdsa: Bool) throws -> String {
     let input = b64(header) + "." + b64(claims)
-    let signature = try OpenSSL.run(["dgst", "-sha256", "-sign", privateKey], input: Array(input.utf8))
+    let signature = try OpenSSLKeys.run(["dgst", "-sha256", "-sign", privateKey], input: Array(input.utf8))
     return input + "." + b64(ecdsa ? try rawECDSA(der: signature) : signature)
   }
 

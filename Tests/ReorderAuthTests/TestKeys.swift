@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Key files made once per test run with the `openssl` CLI in a temporary directory.
 struct TestKeys: Sendable {
@@ -34,48 +35,19 @@ struct TestKeys: Sendable {
     ecP384Public = path("ec384.pub.pem")
     rsa1024Public = path("rsa1024.pub.pem")
     let ec = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out"]
-    try OpenSSL.run(ec + [ecPrivate])
-    try OpenSSL.run(ec + [otherECPrivate])
-    try OpenSSL.run(["pkey", "-in", ecPrivate, "-pubout", "-out", ecPublic])
-    try OpenSSL.run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", rsaPrivate])
-    try OpenSSL.run(["pkey", "-in", rsaPrivate, "-pubout", "-out", rsaPublic])
+    try OpenSSLKeys.run(ec + [ecPrivate])
+    try OpenSSLKeys.run(ec + [otherECPrivate])
+    try OpenSSLKeys.run(["pkey", "-in", ecPrivate, "-pubout", "-out", ecPublic])
+    try OpenSSLKeys.run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", rsaPrivate])
+    try OpenSSLKeys.run(["pkey", "-in", rsaPrivate, "-pubout", "-out", rsaPublic])
     let ec384 = path("ec384.pem")
-    try OpenSSL.run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", ec384])
-    try OpenSSL.run(["pkey", "-in", ec384, "-pubout", "-out", ecP384Public])
+    try OpenSSLKeys.run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", ec384])
+    try OpenSSLKeys.run(["pkey", "-in", ec384, "-pubout", "-out", ecP384Public])
     let rsa1024 = path("rsa1024.pem")
-    try OpenSSL.run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa1024])
-    try OpenSSL.run(["pkey", "-in", rsa1024, "-pubout", "-out", rsa1024Public])
+    try OpenSSLKeys.run(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa1024])
+    try OpenSSLKeys.run(["pkey", "-in", rsa1024, "-pubout", "-out", rsa1024Public])
   }
 
   /// The bytes of a file made here.
   func contents(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
-}
-
-/// The `openssl` command-line tool.
-enum OpenSSL {
-  struct Failure: Error, CustomStringConvertible {
-    let description: String
-  }
-
-  /// Runs `openssl arguments`, feeding `input` on stdin; returns stdout.
-  @discardableResult
-  static func run(_ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw Failure(description: "openssl \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-    }
-    return [UInt8](output)
-  }
 }
