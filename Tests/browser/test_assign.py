@@ -115,6 +115,10 @@ def test_deleting_an_assigned_food_drops_it_from_totals_everywhere_and_restoring
     f0, f1 = foods[0], foods[1]
     p0, p1 = price(page_a, f0), price(page_a, f1)
     drop_on(page_a, f0, person)
+    # The second drag starts once the first drop has landed (its chip drawn, acknowledged): the
+    # page redraws the board as it lands, and a drag measured meanwhile can miss the person.
+    page_a.wait(lambda: chips(page_a, person) == [f0], 5, "the first assignment")
+    settled(page_a)
     drop_on(page_a, f1, person)
     page_b.wait(lambda: totals(page_b, person) == [p0 + p1, 2], 5, "both assignments in B")
     settled(page_a)
@@ -162,6 +166,10 @@ def test_deleting_a_list_drops_its_items_assignments_from_the_totals(server, pag
     f0, f1 = foods[0], foods[1]
     p1 = price(page_a, f1)
     drop_on(page_a, f0, person)
+    # The second drag starts once the first drop has landed (its chip drawn, acknowledged): the
+    # page redraws the board as it lands, and a drag measured meanwhile can miss the person.
+    page_a.wait(lambda: chips(page_a, person) == [f0], 5, "the first assignment")
+    settled(page_a)
     drop_on(page_a, f1, person)
     page_a.wait(lambda: len(chips(page_a, person)) == 2, 5, "both assignments")
     settled(page_a)
