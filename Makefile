@@ -1,6 +1,7 @@
 # Reorder: the two commands of the README, plus benchmarks and load runs.
 #   make run    installs missing packages, builds in release, serves the demo boards on :8080
-#   make test   installs what the tests need, then lint + import check + unit/integration + browser tests
+#   make test   installs what the tests need, then lint + import check + unit/integration + browser tests,
+#               and builds every fuzz target without running it (fuzz-build)
 #   make fuzz   libFuzzer targets of Fuzz/ (a package of its own), FUZZ_SECONDS each (docs/RELIABILITY.md)
 #   make soak   kill-and-restart soak, one server then a cluster, SOAK_CYCLES cycles each, writes
 #               reports/soak.json (docs/RELIABILITY.md)
@@ -8,7 +9,8 @@
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
 
-.PHONY: run test build lint check-imports client-types swift-test browser-test bench bench-web load fuzz soak clean
+.PHONY: run test build lint check-imports client-types swift-test fuzz-build browser-test bench bench-web load fuzz \
+  soak clean
 
 run:
 	@scripts/install-deps.sh run
@@ -21,7 +23,7 @@ build:
 
 test:
 	@scripts/install-deps.sh test
-	$(MAKE) --no-print-directory check-imports client-types lint swift-test browser-test
+	$(MAKE) --no-print-directory check-imports client-types lint swift-test fuzz-build browser-test
 
 check-imports:
 	scripts/check-imports.sh
@@ -53,8 +55,13 @@ load:
 	@scripts/install-deps.sh load
 	scripts/load.sh
 
-# Not part of `make test`: long, opt-in runs. Fuzz/ is its own SwiftPM package (the root build never
-# sees it); FUZZ_SECONDS (default 60) per target, FUZZ_RUNS for a fixed count, FUZZ_TARGETS to pick.
+# Fuzz/ is its own SwiftPM package (the root build never sees it). `make test` builds its targets
+# (a debug build, Fuzz/build.sh) so that they follow the root's code; running them is `make fuzz`.
+fuzz-build:
+	Fuzz/build.sh
+
+# Not part of `make test`: long, opt-in runs. FUZZ_SECONDS (default 60) per target, FUZZ_RUNS for a
+# fixed count, FUZZ_TARGETS to pick.
 fuzz:
 	@scripts/install-deps.sh run
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} Fuzz/run.sh

@@ -11,7 +11,7 @@ import PackageDescription
 /// | module | may import | role |
 /// |---|---|---|
 /// | `ReorderCRDT` | nothing, not even Foundation (*checked*) | the pure replicated board: values and bytes in, values and bytes out |
-/// | `ReorderBasics` | Foundation | what every module shares: the logger (`Log`), websocket close codes |
+/// | `ReorderBasics` | Foundation | what every module shares: the logger (`Log`), websocket close codes, `Locked`, `MonotonicClock`, the background loops' `WorkerThread` and `JobQueue` |
 /// | `ReorderTransport` | `CLibWebSockets` (the ONLY importer, *checked*), Basics | lws server and client; no routes and no rooms in its code (*checked*); everything touching `struct lws *` on the service thread, other threads `post` |
 /// | `ReorderStore` | `CSQLite`, Basics | SQLite op log, snapshots, group commit; bytes only |
 /// | `ReorderRooms` | CRDT, Basics; never `ReorderStore` nor `CSQLite` (*checked*) | wire protocol, room state machines, presence, limits; storage is its `RoomStore` port, answered through actions; time injected |
@@ -89,7 +89,9 @@ let package = Package(
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore", "ReorderBasics"]),
-    .testTarget(name: "ReorderLoadTests", dependencies: ["ReorderLoad", "ReorderTransport", "TestSupport"]),
+    .testTarget(name: "ReorderBasicsTests", dependencies: ["ReorderBasics"]),
+    .testTarget(
+      name: "ReorderLoadTests", dependencies: ["ReorderLoad", "ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderRedisTests", dependencies: ["ReorderRedis", "TestSupport"]),
     .target(name: "TestTokens", path: "Tests/TestTokens"),
     .testTarget(name: "ReorderAuthTests", dependencies: ["ReorderAuth", "TestSupport", "TestTokens"]),
@@ -98,8 +100,8 @@ let package = Package(
     .testTarget(
       name: "ReorderServerTests",
       dependencies: [
-        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "TestSupport",
-        "TestRandom", "TestTokens",
+        "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
+        "TestSupport", "TestRandom", "TestTokens",
       ]
     ),
   ],

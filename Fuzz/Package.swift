@@ -3,8 +3,9 @@ import Foundation
 import PackageDescription
 
 /// libFuzzer targets for Reorder's decoders (docs/RELIABILITY.md), kept out of the root package so
-/// that `swift build` and `make test` at the root never build them. Built by `make fuzz`:
-/// `swift build -c release -Xswiftc -sanitize=fuzzer,address`.
+/// that `swift build` and `swift test` at the root never build them. Built and run by `make fuzz`
+/// (`run.sh`: `swift build -c release -Xswiftc -sanitize=fuzzer,address`); built without running
+/// by `make fuzz-build`, part of `make test` (`build.sh`: a debug build).
 ///
 /// Every directory `Sources/Fuzz<Name>/` is one fuzz target: an executable whose one file,
 /// `main.swift`, calls `runFuzzer { bytes in … }` (libFuzzer's `LLVMFuzzerRunDriver`, declared by

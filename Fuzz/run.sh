@@ -31,6 +31,9 @@ else
   done
 fi
 
+# The build plan is made again: SwiftPM keeps a file the root package has since removed in the plan
+# of a path dependency ("missing inputs").
+rm -f .build/release.yaml
 # One product per call: `swift build` honours only the last of several `--product` flags.
 for name in "${targets[@]}"; do
   swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "Fuzz$name"

@@ -4,7 +4,8 @@
 #                                  #   pkg-config
 #   scripts/install-deps.sh test   # + redis-server (cluster tests start their own), openssl CLI,
 #                                  #   chromium + chromedriver, nginx (the proxy recipe test), systemd (systemd-analyze
-#                                  #   verify checks deploy/reorder.service), pytest + selenium +
+#                                  #   verify checks deploy/reorder.service), haproxy (the room affinity test runs
+#                                  #   deploy/haproxy.cfg), pytest + selenium +
 #                                  #   prometheus_client (the /metrics test parses with it),
 #                                  #   openapi-spec-validator (docs/openapi.json),
 #                                  #   PyJWT and node + jose (docs/AUTH.md's minting examples),
@@ -18,7 +19,7 @@ purpose="${1:-run}"
 packages=(pkg-config libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libsqlite3-dev libjwt-dev libhiredis-dev)
 case "$purpose" in
   run) ;;
-  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose node-typescript systemd nginx) ;;
+  test) packages+=(redis-server openssl chromium chromium-driver python3-jwt nodejs node-jose node-typescript systemd nginx haproxy) ;;
   load) packages+=(libwebsockets-test-server redis-server) ;;
   soak) packages+=(redis-server) ;;
   *) echo "usage: $0 run|test|load|soak" >&2; exit 2 ;;

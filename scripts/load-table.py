@@ -77,7 +77,7 @@ def machine(runs: list[dict]) -> str:
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
     flags = os.environ.get("LOAD_SERVER_FLAGS_USED")
-    server = f"; server flags `{flags}`" if flags else ""
+    server = f"; server flags `{flags}`" if flags else "; the server's default flags"
     binary = os.environ.get("LOAD_BINARY_USED", "the release build")
     return f"{cpu} × {os.cpu_count()} cores{mem}, Linux {platform.release()}{load}; {binary} of {commit}{server}"
 

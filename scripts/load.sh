@@ -9,8 +9,8 @@
 #                                    # (each a group: f; join-1x4000 join-40x100; iso-off-N iso-on-N)
 #   LOAD_BIG_DATA=/tmp/reorder-big scripts/load.sh   # keep the seeded big board there and reuse it next time
 #   LOAD_ISO_ROUNDS=6 LOAD_ONLY=isolation scripts/load.sh   # more alternating off/on rounds (default 2)
-#   LOAD_SERVER_FLAGS="--presence-max-hz 1000 --presence-budget 60000" scripts/load.sh   # server flags
-#   LOAD_SERVER_FLAGS= scripts/load.sh   # the server's defaults (presence at a fixed 30 Hz)
+#   LOAD_SERVER_FLAGS="--presence-budget 60000" scripts/load.sh   # extra server flags
+#   LOAD_SERVER_FLAGS="--presence-max-hz 30" scripts/load.sh   # presence at a fixed 30 Hz
 #   LOAD_ONLY="g h" scripts/load.sh  # issue 14: cluster mode, 2 nodes sharing rooms through Redis, beside
 #                                    # one node (g g-1node; h h-1node h-ramp h-ramp-1node); needs a
 #                                    # build whose `reorder serve` has --redis, and fails clearly if not
@@ -20,9 +20,8 @@
 #   LOAD_BIN=.build/debug/reorder scripts/load.sh   # use that binary instead of building release
 #                                    # (a smoke test of the script; its figures are not comparable)
 #
-# By default the server runs with `--presence-max-hz 1000`: presence paced by load (docs/PROTOCOL.md,
-# "Presence pacing"). The default fixed 30 Hz tick makes an update wait up to 33 ms, which run a
-# compares with a bare relay; the matrix measures what the service does when tuned for it.
+# The server runs on its default flags plus `LOAD_SERVER_FLAGS` (none by default): presence paced by
+# load (docs/PROTOCOL.md, "Presence pacing"), which run a compares with a bare relay.
 #   LOAD_NICE=-10 scripts/load.sh    # run server, mirror and load tool at that niceness (root), so
 #                                    # that other work on a shared machine disturbs them less
 #
@@ -40,7 +39,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCALE=${LOAD_SCALE:-1}
-SERVER_FLAGS=${LOAD_SERVER_FLAGS-"--presence-max-hz 1000"}
+SERVER_FLAGS=${LOAD_SERVER_FLAGS-}
 MIRROR_BIN=${LOAD_MIRROR_BIN:-/usr/bin/libwebsockets-test-server}
 REPORTS=reports
 RUNS=$REPORTS/runs

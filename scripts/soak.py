@@ -158,7 +158,7 @@ class Client:
         self.last_error = ""
 
     def hello(self, fresh=False):
-        frame = {"type": "hello", "room": self.room, "client": self.name, "name": self.name, "color": "#2196f3"}
+        frame = {"type": "hello", "v": 1, "room": self.room, "client": self.name, "name": self.name, "color": "#2196f3"}
         if not fresh and self.board is not None:
             frame["since"] = self.seq
             frame["epoch"] = self.epoch
@@ -308,7 +308,7 @@ class Client:
 
 async def fetch(url, room, since=None):
     """One fresh connection's welcome (full board, or the catch-up from `since`)."""
-    frame = {"type": "hello", "room": room, "client": "soak-check", "name": "check", "color": "#000"}
+    frame = {"type": "hello", "v": 1, "room": room, "client": "soak-check", "name": "check", "color": "#000"}
     if since is not None:
         frame["since"] = since
     async with connect(f"{url}/ws/{room}", max_size=None, open_timeout=5) as ws:
@@ -336,7 +336,7 @@ async def seed(url, rooms):
     the probe room: one list and the item `probe`."""
     for room in rooms:
         async with connect(f"{url}/ws/{room}", max_size=None) as ws:
-            await ws.send(json.dumps({"type": "hello", "room": room, "client": "seed", "name": "seed", "color": "#000"}))
+            await ws.send(json.dumps({"type": "hello", "v": 1, "room": room, "client": "seed", "name": "seed", "color": "#000"}))
             if room == PROBE_ROOM:
                 ops = [{"kind": "createList", "list": "main", "title": "main", "layout": "list", "after": None},
                        {"kind": "insert", "list": "main", "item": "probe", "fields": {"title": "probe", "n": 0}}]
@@ -369,7 +369,7 @@ async def probe_commit(url, op_id, value, deadline):
     connection until it is applied: its seq, or None at the deadline or when it is refused for
     good (its item unknown: the node holds another board than the one seeded)."""
     frame = json.dumps({"type": "op", "id": op_id, "op": {"kind": "set", "item": "probe", "field": "n", "value": value}})
-    hello = json.dumps({"type": "hello", "room": PROBE_ROOM, "client": "soak-probe", "name": "probe", "color": "#000"})
+    hello = json.dumps({"type": "hello", "v": 1, "room": PROBE_ROOM, "client": "soak-probe", "name": "probe", "color": "#000"})
     while time.monotonic() < deadline:
         try:
             async with connect(f"{url}/ws/{PROBE_ROOM}", max_size=None, open_timeout=5) as ws:

@@ -27,11 +27,14 @@ public struct TokenClaims: Sendable, Equatable {
   public var color: String?
   /// `presence`: false makes an invisible observer (left out of peers, its drags not relayed).
   public var presence: Bool
+  /// `broadcast`: false forbids the connection's `broadcast` messages (refused with `forbidden`).
+  public var broadcast: Bool
 
   /// Claims as a backend would mint them; `presence` is true unless said otherwise.
   public init(
     subject: String, room: RoomScope, role: Role, expiresAt: Int64, notBefore: Int64? = nil, issuedAt: Int64? = nil,
-    name: String? = nil, color: String? = nil, presence: Bool = true
+    name: String? = nil, color: String? = nil, presence: Bool = true,
+    broadcast: Bool = true
   ) {
     self.subject = subject
     self.room = room
@@ -42,6 +45,7 @@ public struct TokenClaims: Sendable, Equatable {
     self.name = name
     self.color = color
     self.presence = presence
+    self.broadcast = broadcast
   }
 
   /// Longest `sub`, in UTF-8 bytes (it is logged and compared, not shown).

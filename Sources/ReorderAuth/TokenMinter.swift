@@ -66,6 +66,7 @@ public struct TokenMinter: Sendable {
       precondition(jwt_add_grant_int(handle, claim, Int(value)) == 0, "cannot add \(claim)")
     }
     if !claims.presence { precondition(jwt_add_grant_bool(handle, "presence", 0) == 0, "cannot add presence") }
+    if !claims.broadcast { precondition(jwt_add_grant_bool(handle, "broadcast", 0) == 0, "cannot add broadcast") }
     guard let encoded = jwt_encode_str(handle) else { return nil }
     defer { free(encoded) }
     return String(cString: encoded)

@@ -28,6 +28,7 @@ extension TokenVerifier {
         throw TokenError(.invalidClaim, "color must be a CSS colour such as #e91e63 (at most 32 bytes)")
       }
       let presence = try bool(token, "presence") ?? true
+      let broadcast = try bool(token, "broadcast") ?? true
       let current = now()
       if expiresAt + leewaySeconds < current {
         throw TokenError(.expired, "the token expired \(current - expiresAt) s ago; ask for a new one")
@@ -43,7 +44,7 @@ extension TokenVerifier {
       return .success(
         TokenClaims(
           subject: subject, room: room, role: role, expiresAt: expiresAt, notBefore: notBefore, issuedAt: issuedAt,
-          name: name, color: color, presence: presence))
+          name: name, color: color, presence: presence, broadcast: broadcast))
     } catch let error as TokenError {
       return .failure(error)
     } catch {

@@ -1,5 +1,6 @@
 import CEpoll
 import Foundation
+import ReorderBasics
 import ReorderTransport
 
 /// One connection of an `EpollSocketContext`: a non-blocking TCP socket, the handshake, then

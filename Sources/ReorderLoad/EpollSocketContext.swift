@@ -1,5 +1,6 @@
 import CEpoll
 import Foundation
+import ReorderBasics
 import ReorderTransport
 import Synchronization
 

@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// The traffic phase: drags and moves on schedule, ramp steps, progress, process samples.
 extension LoadRunner {
   /// What the traffic phase did, for the result.

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// Runs one load scenario: connects the clients, drives drags and moves on schedule from the
 /// calling thread, and gathers what every client measured into a `LoadResult`.

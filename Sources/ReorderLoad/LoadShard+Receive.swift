@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// The receive path: one text frame of one client, scanned cheaply.
 extension LoadShard {
   /// Kinds of server frames the tool reacts to.

@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// The send path and the periodic work the driver posts to a shard.
 extension LoadShard {
   /// Phases of a drag, as sent.

@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// Slow readers (`--slow-readers`): each reads its socket at most at the configured byte rate,
 /// by stopping to read (lws rx flow control) while it is ahead of its budget, so the kernel
 /// buffers fill and the server sees a client that does not keep up. Service thread only.

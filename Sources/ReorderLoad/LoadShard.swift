@@ -1,3 +1,5 @@
+import ReorderBasics
+
 /// One lws client context (one service thread) and the clients on it.
 ///
 /// Every method except the `post`-ing ones runs on the context's service thread; the driver
@@ -74,7 +76,7 @@ final class LoadShard: @unchecked Sendable {
         becomeReady(client)
       } else {
         let hello =
-          #"{"type":"hello","room":"\#(configuration.roomPrefix)\#(client.room)","client":"\#(runID)-\#(client.index)","#
+          #"{"type":"hello","v":1,"room":"\#(configuration.roomPrefix)\#(client.room)","client":"\#(runID)-\#(client.index)","#
           + #""name":"load \#(client.index)","color":"\#(Self.color(client.index))""#
           + (configuration.token.map { #","token":"\#($0)"}"# } ?? "}")
         client.connection?.send(hello)

@@ -7,7 +7,8 @@ public protocol LoadSocketContext: AnyObject, Sendable {
     -> any LoadSocket
   /// Any thread: runs `work` on the service thread soon.
   func post(_ work: @escaping @Sendable () -> Void)
-  /// Any thread: closes everything and stops the service thread.
+  /// Any thread: closes everything and stops the service thread; once it returns no `onEvent`
+  /// runs again (a shard may be freed right after).
   func shutdown()
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// CPU time and resident memory of a process, read from `/proc/<pid>` (Linux).
 public struct ProcessSample: Sendable, Codable, Equatable {

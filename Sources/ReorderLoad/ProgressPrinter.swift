@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// The live progress line on stderr: rewritten in place on a terminal, one line per second
 /// otherwise (so logs stay readable).

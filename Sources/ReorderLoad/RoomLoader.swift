@@ -1,4 +1,5 @@
 import Glibc
+import ReorderBasics
 
 /// One extra client that joins a room and leaves it again once a period, during the traffic: on
 /// a server that unloads a room as soon as its last member leaves (`--room-idle-seconds 0`), every
@@ -64,7 +65,7 @@ final class RoomLoader: @unchecked Sendable {
     switch event {
     case .opened:
       connection?.send(
-        ##"{"type":"hello","room":"\##(room)","client":"\##(clientID)","name":"loader","color":"#000000"}"##)
+        ##"{"type":"hello","v":1,"room":"\##(room)","client":"\##(clientID)","name":"loader","color":"#000000"}"##)
     case .text(let text):
       guard state == .joining, Self.isWelcome(text) else { return }
       summary.welcomed += 1

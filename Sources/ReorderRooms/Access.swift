@@ -16,6 +16,8 @@ public struct Access: Sendable, Equatable {
   public var color: String?
   /// False: an invisible observer, left out of peers, whose drags are not relayed.
   public var presence: Bool
+  /// False: its `broadcast` messages are refused with `forbidden` (the token's `broadcast` claim).
+  public var broadcast: Bool
   /// Seconds until the token expires, as of its verification: negative for a token already past
   /// its exp (still within the leeway), so its close falls at exp plus the leeway, not the leeway
   /// after the join. Messages clamp it to 0.
@@ -27,8 +29,9 @@ public struct Access: Sendable, Equatable {
   /// An access.
   public init(
     subject: String, role: Role, name: String? = nil, color: String? = nil, presence: Bool = true,
-    expiresIn: Double, leeway: Double = AccessTimes.leeway
+    broadcast: Bool = true, expiresIn: Double, leeway: Double = AccessTimes.leeway
   ) {
+    self.broadcast = broadcast
     self.subject = subject
     self.role = role
     self.name = name

@@ -20,7 +20,7 @@ public struct BoardContent: Sendable, Equatable {
 
   /// Why a body is not a board: where, and the protocol error (its code and message).
   public struct Refusal: Error, Equatable, Sendable {
-    /// Where in the body (`lists[0].items[3]`, or `""` for the body itself).
+    /// Where in the body (`lists[0].items[3]`, `lists`, or `""` for the body itself).
     public var path: String
     /// What is wrong.
     public var error: ProtocolError
@@ -35,6 +35,11 @@ public struct BoardContent: Sendable, Equatable {
       throw Refusal(path: "", error: ProtocolError(.badMessage, "the body must be a JSON object"))
     }
     let lists = try Self.array(body, "lists", required: true, at: "")
+    // Whether a board exists is whether it has stored ops (on one node and in Redis): a board
+    // without a list would have none, so it could not be read, listed or told from no board.
+    guard !lists.isEmpty else {
+      throw Refusal(path: "lists", error: ProtocolError.invalid("lists", "must name at least one list"))
+    }
     var steps: [Step] = []
     var previousList: String?
     for (l, list) in lists.enumerated() {
@@ -69,14 +74,16 @@ public struct BoardContent: Sendable, Equatable {
     self.steps = steps
   }
 
+  /// The array member `name` of `v` (the value at `at`); a refusal points at the member itself.
   private static func array(_ v: JSONValue, _ name: String, required: Bool, at: String) throws(Refusal) -> [JSONValue] {
+    let member = at.isEmpty ? name : "\(at).\(name)"
     switch v[name] {
     case .array(let elements)?: return elements
     case nil, .null?:
       guard required else { return [] }
-      throw Refusal(path: at, error: ProtocolError.missing(name))
+      throw Refusal(path: member, error: ProtocolError.missing(name))
     case let other?:
-      throw Refusal(path: at, error: ProtocolError.wrongType(name, expected: "an array", got: other))
+      throw Refusal(path: member, error: ProtocolError.wrongType(name, expected: "an array", got: other))
     }
   }
 

@@ -13,7 +13,9 @@ public protocol BoardDirectory: RoomStore {
   /// Deletes everything stored for `room` (ops, snapshots, summary). Answers whether it had any.
   func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void)
   /// Records `summary` for a stored room after the appends queued before it; failures are logged.
-  func saveSummary(room: String, summary: BoardSummary)
+  /// Its `updated_at` is `updatedMilliseconds` (ms since 1970) when given, else the commit's time;
+  /// a summary of the same epoch and seq as the stored one keeps the stored time (nothing changed).
+  func saveSummary(room: String, summary: BoardSummary, updatedMilliseconds: Int64?)
   /// Up to `limit` stored boards with names after `after` (from the first without it), by name.
   func boards(
     after: String?, limit: Int, completion: @escaping @Sendable (Result<[BoardListing], RoomStoreError>) -> Void)

@@ -16,6 +16,10 @@ public enum WireLimits {
   public static let maxOpaqueBytes = 256
   /// `hello.token` and `refresh.token`: at most 8 KiB (a longer one is `unauthorized`, too large).
   public static let maxTokenBytes = 8 * 1024
+  /// `presence.state`: a JSON object of at most 1,024 bytes encoded.
+  public static let maxPresenceStateBytes = 1_024
+  /// `broadcast.event`: a JSON object of at most 4 KiB encoded.
+  public static let maxBroadcastEventBytes = 4 * 1_024
   /// Largest `drag.index`.
   public static let maxIndex = 1 << 31
   /// Largest magnitude of a numeric field value (`insert.fields`, `set.value`): sums of up to 2^53 of
@@ -56,6 +60,10 @@ extension ClientMessage {
       case "hello": return .hello(try decodeHello(value))
       case "drag": return .drag(try decodeDrag(value))
       case "refresh": return .refresh(token: try Field.string(value, "token"))
+      case "presence":
+        return .presence(state: try decodeBounded(value, "state", limit: WireLimits.maxPresenceStateBytes))
+      case "broadcast":
+        return .broadcast(event: try decodeBounded(value, "event", limit: WireLimits.maxBroadcastEventBytes))
       case "op":
         let id = try Field.id(value, "id")
         do {
@@ -64,7 +72,8 @@ extension ClientMessage {
           throw MessageDecodingError(error, opID: id)
         }
       default:
-        throw ProtocolError(.unknownType, "unknown message type; expected hello, op, drag or refresh")
+        throw ProtocolError(
+          .unknownType, "unknown message type; expected hello, op, drag, refresh, presence or broadcast")
       }
     } catch var error as MessageDecodingError {
       error.type = type
@@ -74,6 +83,20 @@ extension ClientMessage {
     } catch {
       throw MessageDecodingError(ProtocolError(.badMessage, "the message could not be decoded"), type: type)
     }
+  }
+
+  /// The object member `key` of a `presence` or `broadcast`, at most `limit` bytes encoded
+  /// (`too_large` beyond; `missing_field` or `wrong_type` when it is absent or not an object).
+  static func decodeBounded(_ value: JSONValue, _ key: String, limit: Int) throws(ProtocolError) -> JSONValue {
+    guard let member = value[key], member != .null else {
+      throw ProtocolError(.missingField, "field '\(key)' is required")
+    }
+    guard case .object = member else { throw ProtocolError(.wrongType, "field '\(key)' must be an object") }
+    let size = member.encoded().count
+    guard size <= limit else {
+      throw ProtocolError(.tooLarge, "field '\(key)' must be at most \(limit) bytes as JSON, not \(size)")
+    }
+    return member
   }
 
   static func decodeHello(_ v: JSONValue) throws(ProtocolError) -> Hello {

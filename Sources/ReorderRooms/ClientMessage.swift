@@ -5,6 +5,10 @@ public enum ClientMessage: Sendable, Equatable {
   case drag(DragMessage)
   /// A new token for the connection (`refresh {token}`).
   case refresh(token: String)
+  /// The sender's custom presence state (`presence {state}`): latest wins, relayed to the others.
+  case presence(state: JSONValue)
+  /// An event for the room's other members (`broadcast {event}`): relayed once, never stored.
+  case broadcast(event: JSONValue)
 }
 
 /// `hello`: the first message on a connection; joins the room.

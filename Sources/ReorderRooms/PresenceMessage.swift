@@ -5,13 +5,17 @@
 /// {"joined":[{"session":"s1","name":"Ann","color":"#e11d48"}],
 ///  "left":["s2"],
 ///  "drags":[{"session":"s1","name":"Ann","color":"#e11d48","phase":"move","item":"paris",
-///            "list":"cities","over":"london","index":2,"x":0.5,"y":0.25,"t":17}]}
+///            "list":"cities","over":"london","index":2,"x":0.5,"y":0.25,"t":17}],
+///  "states":[{"session":"s1","state":{"list":"cities"}}],
+///  "broadcasts":[{"session":"s1","event":{"emoji":"🎉"}}]}
 /// ```
 ///
 /// `joined` and `left` are this node's visible sessions that joined or left; `drags` the latest
-/// drag of each session that changed (the members of a `drags` frame entry). A receiver applies
-/// `joined`, then `drags`, then `left` (a session that joined and left between two publishes is
-/// in neither). Members may be absent when empty.
+/// drag of each session that changed (the members of a `drags` frame entry); `states` the latest
+/// custom presence state of each session that changed; `broadcasts` this node's broadcasts in
+/// order. A receiver applies `joined`, then `drags` and `states`, then `broadcasts`, then `left`
+/// (a session that joined and left between two publishes is in neither). Members may be absent
+/// when empty.
 public struct PresenceMessage: Sendable, Equatable {
   /// One session's latest drag.
   public struct Drag: Sendable, Equatable {
@@ -21,18 +25,36 @@ public struct PresenceMessage: Sendable, Equatable {
     public var drag: DragMessage
   }
 
+  /// One session's custom presence state or broadcast event.
+  public struct Entry: Sendable, Equatable {
+    /// Whose.
+    public var session: String
+    /// The state or event (a JSON object).
+    public var value: JSONValue
+  }
+
   /// Sessions that joined, in join order.
   public var joined: [PeerInfo] = []
   /// Sessions that left.
   public var left: [String] = []
   /// The latest drag of each session that changed, in first-change order.
   public var drags: [Drag] = []
+  /// The latest custom presence state of each session that changed, in first-change order.
+  public var states: [Entry] = []
+  /// Broadcasts of this node's sessions, in the order sent.
+  public var broadcasts: [Entry] = []
 
   /// Nothing to publish.
   public init() {}
 
   /// Whether there is nothing to publish.
-  public var isEmpty: Bool { joined.isEmpty && left.isEmpty && drags.isEmpty }
+  public var isEmpty: Bool {
+    joined.isEmpty && left.isEmpty && drags.isEmpty && states.isEmpty && broadcasts.isEmpty
+  }
+
+  /// Whether it should go at once rather than at the room's presence pace (joins, leaves and
+  /// broadcasts are not coalesced).
+  var isUrgent: Bool { !joined.isEmpty || !left.isEmpty || !broadcasts.isEmpty }
 
   /// A session of this node joined.
   mutating func join(_ peer: PeerInfo) { joined.append(peer) }
@@ -42,6 +64,7 @@ public struct PresenceMessage: Sendable, Equatable {
     let count = joined.count
     joined.removeAll { $0.session == session }
     drags.removeAll { $0.peer.session == session }
+    states.removeAll { $0.session == session }
     if joined.count == count { left.append(session) }
   }
 
@@ -54,12 +77,33 @@ public struct PresenceMessage: Sendable, Equatable {
     }
   }
 
+  /// A session of this node set its custom presence state (latest wins).
+  mutating func state(_ session: String, _ state: JSONValue) {
+    if let index = states.firstIndex(where: { $0.session == session }) {
+      states[index].value = state
+    } else {
+      states.append(Entry(session: session, value: state))
+    }
+  }
+
+  /// A session of this node broadcast an event.
+  mutating func broadcast(_ session: String, _ event: JSONValue) {
+    broadcasts.append(Entry(session: session, value: event))
+  }
+
   /// The payload to publish.
   public func encoded() -> [UInt8] {
     var members: [(key: String, value: JSONValue)] = []
     if !joined.isEmpty { members.append(("joined", .array(joined.map(PresenceMessage.peerJSON)))) }
     if !left.isEmpty { members.append(("left", .array(left.map { .string($0) }))) }
     if !drags.isEmpty { members.append(("drags", .array(drags.map { Presence.updateJSON($0.peer, $0.drag) }))) }
+    if !states.isEmpty {
+      members.append(("states", .array(states.map { PresenceStates.entry($0.session, $0.value) })))
+    }
+    if !broadcasts.isEmpty {
+      members.append(
+        ("broadcasts", .array(broadcasts.map { .object([("session", .string($0.session)), ("event", $0.value)]) })))
+    }
     return JSONValue.object(members).encoded()
   }
 
@@ -80,6 +124,18 @@ public struct PresenceMessage: Sendable, Equatable {
       } catch {
         throw BoardDataError("presence message: bad drag: \(error.message)")
       }
+    }
+    for entry in try PresenceMessage.array(value, "states") {
+      guard let session = entry["session"]?.stringValue, let state = entry["state"], case .object = state else {
+        throw BoardDataError("presence message: a state needs a session and an object")
+      }
+      states.append(Entry(session: session, value: state))
+    }
+    for entry in try PresenceMessage.array(value, "broadcasts") {
+      guard let session = entry["session"]?.stringValue, let event = entry["event"], case .object = event else {
+        throw BoardDataError("presence message: a broadcast needs a session and an object")
+      }
+      broadcasts.append(Entry(session: session, value: event))
     }
   }
 

@@ -31,8 +31,11 @@ public enum ErrorCode: String, Sendable, CaseIterable {
   case roomUnavailable = "room_unavailable"
   /// A missing or bad token (the message says which); the connection is closed with 4401.
   case unauthorized = "unauthorized"
-  /// A valid token for another room; the connection is closed with 4403.
+  /// A valid token for another room (the connection is then closed with 4403), or a `broadcast`
+  /// from a connection whose token says `"broadcast": false` (the connection stays open).
   case forbidden = "forbidden"
+  /// A `presence` state or `broadcast` event over its size limit; nothing was relayed.
+  case tooLarge = "too_large"
 
   // Op-level (`rejected`): the op was understood but cannot apply; the board did not change.
   /// The op names an item that does not exist (or is deleted, when that matters).

@@ -50,6 +50,7 @@ extension Room {
     roster.remove(connection)
     presence.removeRecipient(connection)
     presence.cancel(member.peer)
+    states.remove(member.peer.session)
     if members.isEmpty { idleSince = now }
     var actions: [RoomAction] = []
     // Nobody heard of an invisible member joining.
@@ -151,10 +152,11 @@ extension Room {
     guard var member = members[connection] else { return [] }
     let target = member.joinSeq
     let (peers, listed) = peersJSON(except: connection)
-    let welcomePresence = ServerMessage.WelcomePresence(
+    var welcomePresence = ServerMessage.WelcomePresence(
       peerCount: roster.count - (member.visible ? 1 : 0) + remotePeerCount,
       intervalMilliseconds: presence.intervalMilliseconds,
       role: member.role.rawValue, expiresIn: member.expiresIn.map { Int(max(0, $0).rounded(.down)) })
+    welcomePresence.states = states.snapshot(excluding: member.peer.session)
     var frame: [UInt8]?
     // From memory: the catch-up window holds at least the latest `maxCatchUpOps` durable seqs,
     // which is as far back as `canCatchUp` lets a `since` reach.

@@ -17,12 +17,18 @@ extension Room {
   public mutating func flushPresence(now: Double = 0, busy: (ConnectionHandle) -> Bool = { _ in false })
     -> [RoomAction]
   {
+    // Custom states share the drags' pacing: they go when a flush may, and take its token when
+    // no drag or notice did.
+    let statesDue = states.hasPending && presence.mayFlush(now: now)
     // Counts in `peers` frames are of the visible members (invisible observers are not peers).
     let flush = presence.flush(now: now, members: roster.count + remotePeerCount, busy: busy)
     counters.presenceFramesSent += flush.dragFrames
     counters.peerFramesSent += flush.peerFrames
     counters.presenceFramesHeld += flush.held
-    return flush.actions
+    guard statesDue else { return flush.actions }
+    let stateActions = flushPresenceStates()
+    if flush.actions.isEmpty && !stateActions.isEmpty { presence.flushed(now: now) }
+    return flush.actions + stateActions
   }
 
   /// The registry's tick reached this room at `now` (before pacing and flushing it): a fan-out of
@@ -36,7 +42,12 @@ extension Room {
 
   /// When this room next needs a presence flush (seconds, the registry's clock), or nil when it
   /// has nothing to send (see `Presence.due(now:retry:)`).
-  public func presenceDue(now: Double, retry: Double) -> Double? { presence.due(now: now, retry: retry) }
+  public func presenceDue(now: Double, retry: Double) -> Double? {
+    let due = presence.due(now: now, retry: retry)
+    guard states.hasPending else { return due }
+    let statesDue = max(now, presence.nextFlushAt(now: now) ?? now)
+    return min(due ?? statesDue, statesDue)
+  }
 
   /// A snapshot of the board if ops were applied since the last one (when unloading or shutting down).
   public mutating func finalSnapshot() -> [RoomAction] {

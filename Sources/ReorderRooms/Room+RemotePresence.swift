@@ -41,7 +41,7 @@ extension Room {
       shared!.publishes!.rate = rate
     }
     let paced = shared!.publishes!.take(now: now, tolerance: presence.jitter)
-    guard paced || !outbox.joined.isEmpty || !outbox.left.isEmpty else { return [] }
+    guard paced || outbox.isUrgent else { return [] }
     shared!.outbox = PresenceMessage()
     return [.cluster(.publish(room: name, payload: outbox.encoded()))]
   }
@@ -49,7 +49,7 @@ extension Room {
   /// When this room's presence changes are next due to be published, or nil when none wait.
   func publishDue(now: Double) -> Double? {
     guard let shared, !shared.outbox.isEmpty else { return nil }
-    guard shared.outbox.joined.isEmpty && shared.outbox.left.isEmpty, let bucket = shared.publishes else { return now }
+    guard !shared.outbox.isUrgent, let bucket = shared.publishes else { return now }
     return max(now, bucket.nextTokenAt)
   }
 
@@ -62,6 +62,12 @@ extension Room {
     for entry in message.drags {
       actions.append(contentsOf: remoteJoined(entry.peer, now: now))
       presence.update(entry.peer, entry.drag)
+    }
+    for entry in message.states where shared!.remote[entry.session] != nil {
+      states.set(entry.session, entry.value)
+    }
+    for entry in message.broadcasts where shared!.remote[entry.session] != nil {
+      actions.append(contentsOf: relayBroadcast(session: entry.session, entry.value, except: nil))
     }
     for session in message.left { actions.append(contentsOf: remoteLeft(session)) }
     return actions
@@ -98,6 +104,7 @@ extension Room {
   mutating func remoteLeft(_ session: String) -> [RoomAction] {
     guard let gone = shared!.remote.removeValue(forKey: session) else { return [] }
     presence.cancel(gone.peer)
+    states.remove(session)
     let actions = announceLeave(gone.peer)
     presence.isLarge = members.count + remotePeerCount > limits.largeRoomMembers
     return actions

@@ -1,7 +1,8 @@
 extension Room {
   /// A room built from `content` as `PUT /api/v1/boards/{room}` creates it: a new epoch, ops
   /// 1…N made by `api` (client `server`, ids `put:<n>`, like the demo boards' `demo:<n>`), each
-  /// checked like an op from a client. Returns the room (its ops pending) and the log entries.
+  /// checked like an op from a client, and counted as applied. Returns the room (its ops pending)
+  /// and the log entries.
   /// - Throws: `BoardContent.Refusal` at the first op that would be rejected; nothing is kept.
   static func created(
     name: String, content: BoardContent, boards: RoomBoardFactory, limits: RoomLimits, now: Double
@@ -18,6 +19,7 @@ extension Room {
         let record = room.record(id: id, client: "server", by: "api", resolved: resolved, logged: logged, seq: room.seq)
         room.pending.append((room.seq, record.applied(seq: room.seq)))
         room.remember(key: OpRecord.key(client: "server", id: id), seq: room.seq)
+        room.counters.opsApplied += 1
         entries.append(LogEntry(seq: room.seq, payload: record.encoded()))
       } catch {
         throw BoardContent.Refusal(path: step.path, error: error)

@@ -36,7 +36,7 @@ extension Room {
     case .op, .drag: return joined
     case .hello(let hello):
       return !joined && hello.since != seq && canCatchUp(since: hello.since, epoch: hello.epoch, to: seq)
-    case .refresh: return false
+    case .refresh, .presence, .broadcast: return false
     }
   }
 
@@ -46,6 +46,7 @@ extension Room {
     members = view.members
     roster = view.roster
     presence = view.presence
+    states = view.states
     counters = view.counters
     idleSince = view.idleSince
     if let cached = view.encodedBoardCache, cached.seq == seq { encodedBoardCache = cached }

@@ -53,6 +53,8 @@ public struct Room: Sendable {
   var roster = Roster()
   /// All presence state: drags, pacing, what each member was sent, coalesced join/leave notices.
   var presence = Presence()
+  /// Custom presence states (`presence {state}`), flushed with `presence`.
+  var states = PresenceStates()
   var opsSinceSnapshot = 0
   /// What this room did (summed into `RoomRegistry.statistics`).
   var counters = RoomCounters()

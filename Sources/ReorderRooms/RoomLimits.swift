@@ -2,6 +2,8 @@
 public struct RoomLimits: Sendable, Equatable {
   /// Ops per second per connection (token bucket rate; burst is twice this).
   public var maxOpsPerSecond = 200
+  /// Broadcasts per second per connection (token bucket rate; burst is twice this).
+  public var maxBroadcastsPerSecond = 20
   /// Live + deleted items per room.
   public var maxItemsPerRoom = 10_000
   /// Lists per room.

@@ -24,7 +24,8 @@ extension RoomRegistry {
     guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
     rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
     var actions: [RoomAction] = []
-    if rooms[name]!.presence.hasPending && rooms[name]!.presence.mayFlush(now: now) {
+    let pending = rooms[name]!.presence.hasPending || rooms[name]!.states.hasPending
+    if pending && rooms[name]!.presence.mayFlush(now: now) {
       actions = rooms[name]!.flushPresence(now: now, busy: busy)
       actions.append(contentsOf: sharedFlush(room: name, now: now))
     }

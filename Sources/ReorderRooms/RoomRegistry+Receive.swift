@@ -43,7 +43,7 @@ extension RoomRegistry {
         return fail(
           connection, &state, ProtocolError(.alreadyJoined, "hello was already sent on this connection"), now: now)
       }
-      if error.type == "op" || error.type == "drag" || error.type == "refresh", state.session == nil {
+      if RoomRegistry.joinedTypes.contains(error.type ?? ""), state.session == nil {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       if error.error.code == .unsupportedVersion {
@@ -72,6 +72,8 @@ extension RoomRegistry {
     case .op: messagesReceived["op", default: 0] += 1
     case .drag: messagesReceived["drag", default: 0] += 1
     case .refresh: messagesReceived["refresh", default: 0] += 1
+    case .presence: messagesReceived["presence", default: 0] += 1
+    case .broadcast: messagesReceived["broadcast", default: 0] += 1
     }
     switch message_ {
     case .hello(let hello):
@@ -154,8 +156,46 @@ extension RoomRegistry {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }
       return refresh(token, connection, &state, now: now)
+    case .presence(let presenceState):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      // An invisible observer's state is not relayed, like its drags.
+      if state.access?.presence == false { return [] }
+      return rooms[state.room]?.setPresenceState(presenceState, from: connection) ?? []
+    case .broadcast(let event):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      if state.access?.broadcast == false {
+        return [
+          .send(
+            connection,
+            ServerMessage.error(ProtocolError(.forbidden, "this connection's token does not allow broadcasts")),
+            .data)
+        ]
+      }
+      guard state.broadcasts.take(now: now) else {
+        var actions: [RoomAction] = [
+          .send(
+            connection,
+            ServerMessage.error(
+              ProtocolError(
+                .rateLimited, "more than \(limits.maxBroadcastsPerSecond) broadcasts per second; send later")),
+            .data)
+        ]
+        actions.append(contentsOf: violation(connection, &state, now: now))
+        return actions
+      }
+      // An invisible observer's broadcasts are not relayed (they would name its session).
+      if state.access?.presence == false { return [] }
+      return rooms[state.room]?.broadcast(event, from: connection) ?? []
     }
   }
+
+  /// Message types that need a successful hello first (`not_joined` before it, however
+  /// malformed the rest of the frame).
+  static let joinedTypes: Set<String> = ["op", "drag", "refresh", "presence", "broadcast"]
 
   /// Keeps a frame of a connection whose room is loading (see `maxHeldFrames`).
   func hold(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool) -> [RoomAction] {

@@ -114,6 +114,12 @@ extension RoomRegistry {
     }
   }
 
+  /// A board `makeSharedBoard` built was stored: its ops count as applied on this node (the room
+  /// that built them is not kept; the replicas load the stored board without applying them).
+  public func sharedBoardStored(_ board: CreatedBoard) {
+    counters.opsApplied += board.entries.count
+  }
+
   /// The demo boards as cluster mode stores them (`--demo --redis`): each built as on one node
   /// (ops `demo:<n>` by `server`), with its snapshot, to be written where the log has no board.
   public func sharedDemoBoards(now: Double) throws -> [(room: String, board: CreatedBoard)] {

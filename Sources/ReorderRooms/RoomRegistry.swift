@@ -11,6 +11,8 @@ public final class RoomRegistry {
     var session: String?
     var ops: TokenBucket
     var frames: TokenBucket
+    /// `broadcast` messages (`--max-broadcasts-per-second`, bursts of twice that).
+    var broadcasts: TokenBucket
     /// Violations (rate-limited frames, bad frames), refilled at the op rate with
     /// `RoomLimits.violationSeconds` of them saved up: when it runs dry, the connection is closed.
     var violations: TokenBucket
@@ -110,6 +112,8 @@ public final class RoomRegistry {
     var state = Connection(
       room: name, session: nil, ops: TokenBucket(rate: rate, burst: rate * 2, now: now),
       frames: TokenBucket(rate: limits.maxFramesPerSecond, burst: limits.maxFramesPerSecond * 2, now: now),
+      broadcasts: TokenBucket(
+        rate: Double(limits.maxBroadcastsPerSecond), burst: Double(limits.maxBroadcastsPerSecond * 2), now: now),
       violations: TokenBucket(rate: rate, burst: rate * RoomLimits.violationSeconds, now: now))
     if loading[name] != nil {
       loading[name]!.append(connection)

@@ -75,6 +75,8 @@ public enum ServerMessage {
     public var role: String
     /// Seconds until the connection's token expires (nil: no token).
     public var expiresIn: Int?
+    /// The other sessions' custom presence states, `[{session, state}]` (`welcome.presence`).
+    public var states: [JSONValue] = []
 
     /// The members.
     public init(peerCount: Int, intervalMilliseconds: Int, role: String = "editor", expiresIn: Int? = nil) {
@@ -89,6 +91,7 @@ public enum ServerMessage {
         ("peer_count", .int(peerCount)), ("presence_interval_ms", .int(intervalMilliseconds)), ("role", .string(role)),
       ]
       if let expiresIn { out.append(("expires_in_s", .int(expiresIn))) }
+      out.append(("presence", .array(states)))
       return out
     }
   }
@@ -152,6 +155,21 @@ public enum ServerMessage {
   }
 
   /// `drags {updates}`, where `updates` are already-encoded update objects.
+  /// `presence {updates:[{session, state}]}`: custom presence states that changed (`state` null
+  /// for a session that left).
+  public static func presenceStates(_ updates: [(session: String, state: JSONValue?)]) -> [UInt8] {
+    JSONValue.object([
+      ("type", .string("presence")),
+      ("updates", .array(updates.map { PresenceStates.entry($0.session, $0.state) })),
+    ]).encoded()
+  }
+
+  /// `broadcast {session, event}`: another member's event, relayed as sent.
+  public static func broadcast(session: String, event: JSONValue) -> [UInt8] {
+    JSONValue.object([("type", .string("broadcast")), ("session", .string(session)), ("event", event)]).encoded()
+  }
+
+  /// `drags {updates}`: the latest drag of each session that changed, already encoded.
   public static func drags(_ updates: [[UInt8]]) -> [UInt8] {
     var out = Array("{\"type\":\"drags\",\"updates\":[".utf8)
     for (i, update) in updates.enumerated() {

@@ -19,12 +19,16 @@ enum APIBodies {
   }
 
   /// `{"ops":[{"id","op"}]}`: at most `APIRoutes.maxOpsPerRequest` ops (413), each with an id
-  /// (422 without one, or with no `op` object). An `op` that does not decode is not a problem of
-  /// the request: it becomes that op's `rejected` result, as over the websocket.
+  /// (422 without one, or with no `op` object, with the protocol's `code` and `at`). An `op` that
+  /// does not decode is not a problem of the request: it becomes that op's `rejected` result, as
+  /// over the websocket.
   static func ops(_ body: [UInt8]) -> Result<[(id: String, intent: Result<Intent, ProtocolError>)], APIRoutes.Problem> {
     object(body).flatMap { value in
-      guard case .array(let elements)? = value["ops"] else {
-        return .failure(APIRoutes.Problem(422, "unprocessable", "ops must be an array of {\"id\",\"op\"}"))
+      let elements: [JSONValue]
+      switch value["ops"] {
+      case .array(let array)?: elements = array
+      case nil, .null?: return .failure(shape(.missingField, "ops", "ops must be an array of {\"id\",\"op\"}"))
+      default: return .failure(shape(.wrongType, "ops", "ops must be an array of {\"id\",\"op\"}"))
       }
       guard elements.count <= APIRoutes.maxOpsPerRequest else {
         return .failure(
@@ -34,16 +38,28 @@ enum APIBodies {
       var ops: [(id: String, intent: Result<Intent, ProtocolError>)] = []
       ops.reserveCapacity(elements.count)
       for (index, element) in elements.enumerated() {
-        guard case .string(let id)? = element["id"], !id.isEmpty, id.utf8.count <= 128 else {
-          return .failure(
-            APIRoutes.Problem(422, "unprocessable", "ops[\(index)].id must be a string of 1 to 128 bytes"))
+        let at = "ops[\(index)]"
+        let id: String
+        switch element["id"] {
+        case .string(let text)? where !text.isEmpty && text.utf8.count <= 128: id = text
+        case .string?: return .failure(shape(.invalidValue, at + ".id", "\(at).id must be a string of 1 to 128 bytes"))
+        case nil, .null?: return .failure(shape(.missingField, at + ".id", "\(at).id is required"))
+        default: return .failure(shape(.wrongType, at + ".id", "\(at).id must be a string of 1 to 128 bytes"))
         }
-        guard case .object? = element["op"] else {
-          return .failure(APIRoutes.Problem(422, "unprocessable", "ops[\(index)].op must be an object"))
+        switch element["op"] {
+        case .object?: break
+        case nil, .null?: return .failure(shape(.missingField, at + ".op", "\(at).op is required"))
+        default: return .failure(shape(.wrongType, at + ".op", "\(at).op must be an object"))
         }
         ops.append((id, Result { () throws(ProtocolError) in try Intent.decode(element["op"]!) }))
       }
       return .success(ops)
     }
+  }
+
+  /// 422 for a body of the wrong shape, with the protocol's `code` and where (`at`).
+  private static func shape(_ code: ErrorCode, _ at: String, _ detail: String) -> APIRoutes.Problem {
+    APIRoutes.Problem(
+      422, "unprocessable", detail, extensions: [("code", .string(code.rawValue)), ("at", .string(at))])
   }
 }

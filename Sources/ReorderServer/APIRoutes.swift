@@ -133,3 +133,31 @@ extension APIRoutes.Route {
     }
   }
 }
+
+extension APIRoutes.Route {
+  /// The route's label in `reorder_http_requests_total` and `reorder_http_request_duration_seconds`:
+  /// its method and path template.
+  var label: String {
+    switch self {
+    case .boards: "GET /api/v1/boards"
+    case .board: "GET /api/v1/boards/{room}"
+    case .createBoard: "PUT /api/v1/boards/{room}"
+    case .deleteBoard: "DELETE /api/v1/boards/{room}"
+    case .disconnect: "POST /api/v1/boards/{room}/disconnect"
+    case .ops: "GET /api/v1/boards/{room}/ops"
+    case .applyOps: "POST /api/v1/boards/{room}/ops"
+    case .presence: "GET /api/v1/boards/{room}/presence"
+    case .drain: "POST /api/v1/admin/drain"
+    }
+  }
+
+  /// The label of a request that matched no route (404, 405), or of the API being off.
+  static let otherLabel = "other"
+
+  /// Every route's label with the status of its success, listed at 0 before the first request.
+  static let knownLabels: [(route: String, status: Int)] = [
+    (Self.boards.label, 200), (Self.board("").label, 200), (Self.createBoard("").label, 201),
+    (Self.deleteBoard("").label, 204), (Self.disconnect("").label, 200), (Self.ops("").label, 200),
+    (Self.applyOps("").label, 200), (Self.presence("").label, 200), (Self.drain.label, 202),
+  ]
+}

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 
@@ -22,10 +23,8 @@ final class ClusterAppender: @unchecked Sendable {
   private let link: RedisLink
   private let health: ClusterHealth
   private let deliver: @Sendable ([Answer]) -> Void
-  private let condition = NSCondition()
-  private var queued: [SharedAppend] = []
-  private var stopping = false
-  private var thread: Thread?
+  /// The queued appends, and the thread.
+  private let worker = WorkerThread<[SharedAppend]>(name: "reorder-redis-append", state: [])
 
   init(link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable ([Answer]) -> Void) {
     self.link = link
@@ -35,45 +34,35 @@ final class ClusterAppender: @unchecked Sendable {
 
   /// Starts the thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-redis-append"
-    self.thread = thread
-    thread.start()
+    worker.start(
+      next: { queued, stopping in
+        if stopping {
+          defer { queued = [] }
+          return .finish((queued, last: true))
+        }
+        guard !queued.isEmpty else { return .wait }
+        let batch = Array(queued.prefix(Self.batchLimit))
+        queued.removeFirst(batch.count)
+        return .run((batch, last: false))
+      },
+      perform: { [self] batch, last in
+        guard last else {
+          deliver(roundTrip(batch))
+          return
+        }
+        if !batch.isEmpty { deliver(batch.map { ($0, .failure(.unavailable("the node is stopping"))) }) }
+        link.close()
+      })
   }
 
   /// Queues an append (any thread; never waits for Redis).
   func append(_ append: SharedAppend) {
-    condition.lock()
-    queued.append(append)
-    condition.signal()
-    condition.unlock()
+    worker.update { $0.append(append) }
   }
 
   /// Ends the thread after the round trip in flight; queued appends are answered `unavailable`.
   func stop() {
-    condition.lock()
-    stopping = true
-    condition.signal()
-    condition.unlock()
-  }
-
-  private func run() {
-    while true {
-      condition.lock()
-      while queued.isEmpty && !stopping { condition.wait() }
-      if stopping {
-        let left = queued
-        queued = []
-        condition.unlock()
-        if !left.isEmpty { deliver(left.map { ($0, .failure(.unavailable("the node is stopping"))) }) }
-        link.close()
-        return
-      }
-      let batch = Array(queued.prefix(Self.batchLimit))
-      queued.removeFirst(batch.count)
-      condition.unlock()
-      deliver(roundTrip(batch))
-    }
+    worker.stop()
   }
 
   /// One pipeline for `batch`, and its answers in order.

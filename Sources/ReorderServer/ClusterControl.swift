@@ -1,5 +1,5 @@
-import Dispatch
 import Foundation
+import ReorderBasics
 import ReorderRedis
 
 /// Presence publishes and the rooms' rosters, on a thread and a connection of their own.
@@ -34,16 +34,26 @@ final class ClusterControl: @unchecked Sendable {
   private let health: ClusterHealth
   private let followed: @Sendable () -> [String]
   private let deliver: @Sendable (String, [[UInt8]]) -> Void
-  private let condition = NSCondition()
-  private var jobs: [Job] = []
-  private var stopping = false
-  /// This node's sessions per room, with their peer JSON: what refreshes keep alive.
-  private var sessions: [String: [String: String]] = [:]
-  /// Leaves not yet sent to Redis (it was unreachable).
-  private var leaves: [String: Set<String>] = [:]
-  private var lastRefresh = 0.0
-  /// Signalled when the thread has ended.
-  private let stopped = DispatchSemaphore(value: 0)
+  /// What the thread works from, under the worker's lock.
+  private struct Queue {
+    var jobs: [Job] = []
+    /// This node's sessions per room, with their peer JSON: what refreshes keep alive.
+    var sessions: [String: [String: String]] = [:]
+    /// Leaves not yet sent to Redis (it was unreachable).
+    var leaves: [String: Set<String>] = [:]
+    /// When the last refresh started (`MonotonicClock` seconds).
+    var lastRefresh = 0.0
+  }
+
+  /// What the loop hands to the thread.
+  private enum Work {
+    /// Jobs to send (maybe none), then a refresh when one is due.
+    case jobs([Job])
+    /// Stopping: remove these sessions of this node from their rosters, then close the link.
+    case stop([String: [String: String]])
+  }
+
+  private let worker = WorkerThread(name: "reorder-redis-control", state: Queue())
 
   init(
     link: RedisLink, node: String, health: ClusterHealth, followed: @escaping @Sendable () -> [String],
@@ -58,9 +68,48 @@ final class ClusterControl: @unchecked Sendable {
 
   /// Starts the thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-redis-control"
-    thread.start()
+    worker.start(
+      next: { queue, stopping in
+        if stopping {
+          defer { queue.sessions = [:] }
+          return .finish(Work.stop(queue.sessions))
+        }
+        let due = queue.lastRefresh + Self.refreshSeconds
+        guard !queue.jobs.isEmpty || MonotonicClock.now() >= due else { return .waitUntil(due) }
+        let batch = queue.jobs
+        queue.jobs = []
+        for job in batch {
+          switch job {
+          case .join(let room, let session, let peer):
+            queue.sessions[room, default: [:]][session] = String(decoding: peer, as: UTF8.self)
+            queue.leaves[room]?.remove(session)
+          case .leave(let room, let session):
+            queue.sessions[room]?[session] = nil
+            if queue.sessions[room]?.isEmpty == true { queue.sessions[room] = nil }
+            queue.leaves[room, default: []].insert(session)
+          default: break
+          }
+        }
+        return .run(.jobs(batch))
+      },
+      perform: { [self] work in
+        switch work {
+        case .jobs(let batch):
+          perform(batch)
+          let now = MonotonicClock.now()
+          let due = worker.withLock { queue in
+            guard now >= queue.lastRefresh + Self.refreshSeconds else { return false }
+            queue.lastRefresh = now
+            return true
+          }
+          if due { refresh() }
+        case .stop(let all):
+          for (room, peers) in all where !peers.isEmpty {
+            call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
+          }
+          link.close()
+        }
+      })
   }
 
   /// Publishes this node's presence changes of `room`.
@@ -87,64 +136,19 @@ final class ClusterControl: @unchecked Sendable {
   /// other nodes see them leave at once rather than when they expire. Waits for that at most
   /// `timeoutSeconds` (the link belongs to the thread: only it may use it).
   func stop(timeoutSeconds: Double = 2) {
-    condition.lock()
-    stopping = true
-    condition.signal()
-    condition.unlock()
-    _ = stopped.wait(timeout: .now() + timeoutSeconds)
+    worker.stop()
+    worker.join(timeoutSeconds: timeoutSeconds)
   }
 
   private func enqueue(_ job: Job, trim: (inout [Job]) -> Void = { _ in }) {
-    condition.lock()
-    jobs.append(job)
-    trim(&jobs)
-    condition.signal()
-    condition.unlock()
-  }
-
-  private static func nowSeconds() -> Double { Date().timeIntervalSince1970 }
-
-  private func run() {
-    while true {
-      condition.lock()
-      var due = lastRefresh + Self.refreshSeconds
-      while jobs.isEmpty && !stopping && Self.nowSeconds() < due {
-        _ = condition.wait(until: Date(timeIntervalSince1970: due))
-        due = lastRefresh + Self.refreshSeconds
-      }
-      if stopping {
-        let all = sessions
-        sessions = [:]
-        condition.unlock()
-        for (room, peers) in all where !peers.isEmpty {
-          call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
-        }
-        link.close()
-        stopped.signal()
-        return
-      }
-      let batch = jobs
-      jobs = []
-      for job in batch {
-        switch job {
-        case .join(let room, let session, let peer):
-          sessions[room, default: [:]][session] = String(decoding: peer, as: UTF8.self)
-          leaves[room]?.remove(session)
-        case .leave(let room, let session):
-          sessions[room]?[session] = nil
-          if sessions[room]?.isEmpty == true { sessions[room] = nil }
-          leaves[room, default: []].insert(session)
-        default: break
-        }
-      }
-      condition.unlock()
-      perform(batch)
-      if Self.nowSeconds() >= lastRefresh + Self.refreshSeconds {
-        lastRefresh = Self.nowSeconds()
-        refresh()
-      }
+    worker.update { queue in
+      queue.jobs.append(job)
+      trim(&queue.jobs)
     }
   }
+
+  /// Unix seconds: the rosters keep wall-clock expiries, which every node compares.
+  private static func nowSeconds() -> Double { Date().timeIntervalSince1970 }
 
   private func perform(_ batch: [Job]) {
     for job in batch {
@@ -169,9 +173,7 @@ final class ClusterControl: @unchecked Sendable {
 
   /// Keeps this node's sessions alive, sends leaves that waited, reads every followed room.
   private func refresh() {
-    condition.lock()
-    let mine = sessions
-    condition.unlock()
+    let mine = worker.withLock { $0.sessions }
     // A probe, so that /healthz follows Redis on a node with no rooms too.
     call { (redis) throws(RedisError) in _ = try redis.command("PING") }
     sendLeaves()
@@ -193,16 +195,14 @@ final class ClusterControl: @unchecked Sendable {
   }
 
   private func sendLeaves() {
-    condition.lock()
-    let pending = leaves
-    leaves = [:]
-    condition.unlock()
+    let pending = worker.withLock { queue in
+      defer { queue.leaves = [:] }
+      return queue.leaves
+    }
     for (room, gone) in pending where !gone.isEmpty {
       let sent = call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(gone)) }
       if sent == nil {
-        condition.lock()
-        leaves[room, default: []].formUnion(gone)
-        condition.unlock()
+        worker.withLock { $0.leaves[room, default: []].formUnion(gone) }
       }
     }
   }

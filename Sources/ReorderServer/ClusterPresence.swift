@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRedis
 
 /// The presence channels of the followed rooms, on a thread and a connection of their own
@@ -19,9 +20,18 @@ final class ClusterPresence: @unchecked Sendable {
   private let metrics: RedisMetrics
   private let health: ClusterHealth
   private let deliver: @Sendable ([ReorderRedis.PresenceMessage]) -> Void
-  private let condition = NSCondition()
-  private var wanted: Set<String> = []
-  private var stopping = false
+  /// What the thread's loop decides on, under the worker's lock.
+  private struct Channels {
+    /// The rooms whose channels to follow.
+    var wanted: Set<String> = []
+    /// Whether the thread holds a subscriber connection.
+    var connected = false
+  }
+  private let worker = WorkerThread(name: "reorder-redis-presence", state: Channels())
+  /// The subscriber connection; the thread's only.
+  private var subscriber: PresenceSubscriber?
+  /// The reconnect backoff; the thread's only.
+  private var backoff = RedisBackoff()
 
   init(
     url: RedisURL, node: String, metrics: RedisMetrics, health: ClusterHealth,
@@ -36,72 +46,62 @@ final class ClusterPresence: @unchecked Sendable {
 
   /// Starts the thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-redis-presence"
-    thread.start()
+    worker.start(
+      next: { channels, stopping in
+        if stopping { return .finish(Set<String>()) }
+        // Nothing to follow: drop the connection (an empty set) rather than leave old channels unread.
+        if channels.wanted.isEmpty { return channels.connected ? .run([]) : .wait }
+        return .run(channels.wanted)
+      },
+      perform: { [self] (rooms: Set<String>) in
+        if rooms.isEmpty {
+          subscriber?.close()
+          subscriber = nil
+        } else {
+          receive(rooms)
+        }
+        let connected = subscriber != nil
+        worker.withLock { $0.connected = connected }
+      })
   }
 
   /// Follows the room's channel (any thread).
   func follow(_ room: String) {
-    condition.lock()
-    wanted.insert(room)
-    condition.signal()
-    condition.unlock()
+    worker.update { _ = $0.wanted.insert(room) }
   }
 
   /// Stops following the room's channel.
   func unfollow(_ room: String) {
-    condition.lock()
-    wanted.remove(room)
-    condition.unlock()
+    worker.withLock { _ = $0.wanted.remove(room) }
   }
 
   /// Ends the thread after the receive in flight.
   func stop() {
-    condition.lock()
-    stopping = true
-    condition.signal()
-    condition.unlock()
+    worker.stop()
   }
 
-  private func run() {
-    var subscriber: PresenceSubscriber?
-    var backoff = RedisBackoff()
-    while true {
-      condition.lock()
-      if wanted.isEmpty && !stopping {
-        // Nothing to follow: drop the connection rather than leave old channels unread.
+  /// One receive on the channels of `rooms` (following them first); thread only.
+  private func receive(_ rooms: Set<String>) {
+    do throws(RedisError) {
+      if subscriber == nil || subscriber!.isBroken {
         subscriber?.close()
         subscriber = nil
-        while wanted.isEmpty && !stopping { condition.wait() }
+        let fresh = try PresenceSubscriber(url: url, nodeID: node, metrics: metrics)
+        subscriber = fresh
       }
-      let rooms = wanted
-      let stop = stopping
-      condition.unlock()
-      if stop {
-        subscriber?.close()
-        return
-      }
-      do throws(RedisError) {
-        if subscriber == nil || subscriber!.isBroken {
-          subscriber?.close()
-          subscriber = nil
-          let fresh = try PresenceSubscriber(url: url, nodeID: node, metrics: metrics)
-          subscriber = fresh
-        }
-        let current = subscriber!
-        try current.unfollow(Array(current.rooms.subtracting(rooms)))
-        try current.follow(Array(rooms))
-        let messages = try current.receive(waitSeconds: Self.waitSeconds)
-        health.succeeded(.presence)
-        backoff.succeeded()
-        if !messages.isEmpty { deliver(messages) }
-      } catch {
-        health.failed(.presence, error)
-        subscriber?.close()
-        subscriber = nil
-        Thread.sleep(forTimeInterval: backoff.failed())
-      }
+      let current = subscriber!
+      try current.unfollow(Array(current.rooms.subtracting(rooms)))
+      try current.follow(Array(rooms))
+      let messages = try current.receive(waitSeconds: Self.waitSeconds)
+      health.succeeded(.presence)
+      backoff.succeeded()
+      if !messages.isEmpty { deliver(messages) }
+    } catch {
+      health.failed(.presence, error)
+      subscriber?.close()
+      subscriber = nil
+      // A stop ends the backoff's wait.
+      worker.pause(seconds: backoff.failed())
     }
   }
 }

@@ -36,12 +36,23 @@ final class ClusterSummaries: @unchecked Sendable {
   private let link: RedisLink
   private let node: String
   private let health: ClusterHealth
-  private let condition = NSCondition()
-  private var ledger = SummaryLedger(
-    writeInterval: writeInterval, holdSeconds: holdSeconds, takeOverSeconds: takeOverSeconds)
-  private var lists: [ListJob] = []
-  private var stopping = false
-  private let stopped = DispatchSemaphore(value: 0)
+  /// What the thread works from, under the worker's lock.
+  private struct Pending {
+    var ledger = SummaryLedger(
+      writeInterval: ClusterSummaries.writeInterval, holdSeconds: ClusterSummaries.holdSeconds,
+      takeOverSeconds: ClusterSummaries.takeOverSeconds)
+    var lists: [ListJob] = []
+  }
+
+  /// One pass of the thread: the lists asked for, then the rooms due; the last pass (stopping)
+  /// then releases the leases held.
+  private struct Pass {
+    let lists: [ListJob]
+    let due: [SummaryLedger.Due]
+    let finishing: Bool
+  }
+
+  private let worker = WorkerThread(name: "reorder-redis-summaries", state: Pending())
   /// Where `board.changed` goes; set before `start()` (nil: no webhooks, summaries only).
   var webhooks: Webhooks?
 
@@ -53,19 +64,33 @@ final class ClusterSummaries: @unchecked Sendable {
 
   /// Starts the thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-redis-summaries"
-    thread.start()
+    worker.start(
+      next: { (pending: inout Pending, stopping: Bool) -> WorkerStep<Pass> in
+        let now = MonotonicClock.now()
+        if !stopping && pending.lists.isEmpty {
+          guard let next = pending.ledger.nextDue() else { return .wait }
+          if next > now { return .waitUntil(next) }
+        }
+        let lists = pending.lists
+        pending.lists = []
+        let pass = Pass(lists: lists, due: pending.ledger.takeDue(now: now, all: stopping), finishing: stopping)
+        return stopping ? .finish(pass) : .run(pass)
+      },
+      perform: { [self] (pass: Pass) in
+        for job in pass.lists { runList(job) }
+        for room in pass.due { write(room) }
+        guard pass.finishing else { return }
+        let held = worker.withLock { $0.ledger.removeAll() }
+        for room in held { release(room) }
+        link.close()
+      })
   }
 
   /// Ends the thread after a last write of the rooms that changed, and releases the leases this
   /// node holds for them. Waits at most `timeoutSeconds`. Not on the service thread.
   func stop(timeoutSeconds: Double = 2) {
-    condition.lock()
-    stopping = true
-    condition.signal()
-    condition.unlock()
-    _ = stopped.wait(timeout: .now() + timeoutSeconds)
+    worker.stop()
+    worker.join(timeoutSeconds: timeoutSeconds)
   }
 
   /// Applying the room's log took it to `toSeq` from `fromSeq - 1` (epoch `epoch`, with `lists`
@@ -74,20 +99,19 @@ final class ClusterSummaries: @unchecked Sendable {
   func changed(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int) {
     let now = MonotonicClock.now()
     let wall = Date().timeIntervalSince1970
-    condition.lock()
-    let (report, becameDue) = ledger.changed(
-      room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, lists: lists, items: items, now: now, wall: wall)
-    if becameDue { condition.signal() }
-    condition.unlock()
+    let report = worker.update(waking: { pending, wake in
+      let (report, becameDue) = pending.ledger.changed(
+        room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, lists: lists, items: items, now: now, wall: wall)
+      wake = becameDue
+      return report
+    })
     if let report { send(report) }
   }
 
   /// The room is not followed here any more (unloaded or dropped): its pending summary is still
   /// written, then the lease is released if this node holds it. Service thread.
   func forget(room: String) {
-    condition.lock()
-    if ledger.forget(room: room) { condition.signal() }
-    condition.unlock()
+    worker.update(waking: { pending, wake in wake = pending.ledger.forget(room: room) })
   }
 
   /// Up to `limit` rooms of the board list after `after`, with their summaries and roster counts;
@@ -95,47 +119,13 @@ final class ClusterSummaries: @unchecked Sendable {
   func list(
     after: String?, limit: Int, completion: @escaping @Sendable (Result<[ClusterBoardListing], RedisError>) -> Void
   ) {
-    condition.lock()
-    lists.append(ListJob(after: after, limit: limit, completion: completion))
-    condition.signal()
-    condition.unlock()
+    worker.update { $0.lists.append(ListJob(after: after, limit: limit, completion: completion)) }
   }
 
   private func send(_ report: SummaryLedger.Report) {
     webhooks?.boardChanged(
       room: report.room, epoch: report.epoch, fromSeq: report.fromSeq, toSeq: report.toSeq, at: report.at,
       wall: report.wall)
-  }
-
-  private func run() {
-    while true {
-      condition.lock()
-      while !stopping && lists.isEmpty {
-        let now = MonotonicClock.now()
-        guard let next = ledger.nextDue() else {
-          condition.wait()
-          continue
-        }
-        if next <= now { break }
-        _ = condition.wait(until: Date(timeIntervalSinceNow: next - now))
-      }
-      let finishing = stopping
-      let jobs = lists
-      lists = []
-      let due = ledger.takeDue(now: MonotonicClock.now(), all: finishing)
-      condition.unlock()
-      for job in jobs { runList(job) }
-      for room in due { write(room) }
-      if finishing {
-        condition.lock()
-        let held = ledger.removeAll()
-        condition.unlock()
-        for room in held { release(room) }
-        link.close()
-        stopped.signal()
-        return
-      }
-    }
   }
 
   private func runList(_ job: ListJob) {
@@ -173,14 +163,10 @@ final class ClusterSummaries: @unchecked Sendable {
       health.succeeded(.summaries)
     } catch {
       health.failed(.summaries, error)
-      condition.lock()
-      ledger.failed(due)
-      condition.unlock()
+      worker.withLock { $0.ledger.failed(due) }
       return
     }
-    condition.lock()
-    let (report, release) = ledger.written(due, outcome: outcome, startedAt: started)
-    condition.unlock()
+    let (report, release) = worker.withLock { $0.ledger.written(due, outcome: outcome, startedAt: started) }
     if release { self.release(due.room) }
     if let report { send(report) }
   }

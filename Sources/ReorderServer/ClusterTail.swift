@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 
@@ -45,10 +46,13 @@ final class ClusterTail: @unchecked Sendable {
   private let health: ClusterHealth
   private let deliver: @Sendable (String, [SharedLogEntry]) -> Void
   private let changed: @Sendable (String, String?) -> Void
-  private let condition = NSCondition()
-  private var positions: [String: Follow] = [:]
-  private var generation: UInt64 = 0
-  private var stopping = false
+  /// The followed rooms, under the worker's lock.
+  private struct Follows {
+    var positions: [String: Follow] = [:]
+    var generation: UInt64 = 0
+  }
+  private let worker = WorkerThread(name: "reorder-redis-tail", state: Follows())
+  /// When the epochs were last checked; the thread's only.
   private var lastCheck = 0.0
 
   init(
@@ -63,96 +67,97 @@ final class ClusterTail: @unchecked Sendable {
 
   /// Starts the thread.
   func start() {
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-redis-tail"
-    thread.start()
+    worker.start(
+      next: { follows, stopping in
+        if stopping { return .finish([String: Follow]?.none) }
+        guard !follows.positions.values.allSatisfy(\.paused) else { return .wait }
+        return .run(follows.positions.filter { !$0.value.paused })
+      },
+      perform: { [self] asked in
+        guard let asked else {
+          link.close()
+          return
+        }
+        read(asked)
+      })
   }
 
   /// Follows `room` from the entry after `after`, as a replica of history `epoch` (nil: whatever
   /// the log holds) (any thread).
   func follow(_ room: String, after: UInt64, epoch: String?) {
-    condition.lock()
-    generation += 1
-    positions[room] = Follow(seq: after, generation: generation, epoch: epoch)
-    condition.signal()
-    condition.unlock()
+    worker.update { follows in
+      follows.generation += 1
+      follows.positions[room] = Follow(seq: after, generation: follows.generation, epoch: epoch)
+    }
   }
 
   /// Stops following `room`.
   func unfollow(_ room: String) {
-    condition.lock()
-    positions[room] = nil
-    condition.unlock()
+    worker.withLock { $0.positions[room] = nil }
   }
 
   /// The rooms followed now.
   var rooms: [String] {
-    condition.lock()
-    defer { condition.unlock() }
-    return Array(positions.keys)
+    worker.withLock { Array($0.positions.keys) }
   }
 
   /// Ends the thread after the read in flight.
   func stop() {
-    condition.lock()
-    stopping = true
-    condition.signal()
-    condition.unlock()
+    worker.stop()
   }
 
-  private func run() {
-    while true {
-      condition.lock()
-      while positions.values.allSatisfy(\.paused) && !stopping { condition.wait() }
-      if stopping {
-        condition.unlock()
-        link.close()
-        return
+  /// What a read brought for one room, decided under the lock.
+  private enum Outcome {
+    /// Followed again, or no more, meanwhile: nothing to do.
+    case stale
+    /// The log's epoch is not the replica's: the room is paused.
+    case changed(String?)
+    /// Deliver the read's entries.
+    case deliver
+  }
+
+  /// One read of the `asked` rooms, and its entries delivered; thread only.
+  private func read(_ asked: [String: Follow]) {
+    do {
+      let read = try link.run { (redis) throws(RedisError) in
+        try redis.tail(asked.mapValues(\.seq), blockMilliseconds: Self.blockMilliseconds)
       }
-      let asked = positions.filter { !$0.value.paused }
-      condition.unlock()
-      do {
-        let read = try link.run { (redis) throws(RedisError) in
-          try redis.tail(asked.mapValues(\.seq), blockMilliseconds: Self.blockMilliseconds)
-        }
-        let now = ProcessInfo.processInfo.systemUptime
-        let foreign = read.contains { room, entries in
-          entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
-        }
-        var epochs: [String: String?]?
-        if foreign || now - lastCheck >= Self.epochCheckSeconds {
-          let rooms = Array(asked.keys)
-          epochs = try link.run { (redis) throws(RedisError) in try redis.epochs(rooms: rooms) }
-          lastCheck = now
-        }
-        health.succeeded(.tail)
-        for (room, follow) in asked {
-          let entries = read[room] ?? []
-          condition.lock()
-          guard let current = positions[room], current.generation == follow.generation else {
-            condition.unlock()
-            continue
-          }
+      let now = MonotonicClock.now()
+      let foreign = read.contains { room, entries in
+        entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
+      }
+      var epochs: [String: String?]?
+      if foreign || now - lastCheck >= Self.epochCheckSeconds {
+        let rooms = Array(asked.keys)
+        epochs = try link.run { (redis) throws(RedisError) in try redis.epochs(rooms: rooms) }
+        lastCheck = now
+      }
+      health.succeeded(.tail)
+      for (room, follow) in asked {
+        let entries = read[room] ?? []
+        let outcome = worker.withLock { follows -> Outcome in
+          guard let current = follows.positions[room], current.generation == follow.generation else { return .stale }
           if let epochs, let logEpoch = epochs[room] {
             if current.epoch == nil {
-              positions[room]!.epoch = logEpoch
+              follows.positions[room]!.epoch = logEpoch
             } else if logEpoch != current.epoch {
-              positions[room]!.paused = true
-              condition.unlock()
-              changed(room, logEpoch)
-              continue
+              follows.positions[room]!.paused = true
+              return .changed(logEpoch)
             }
           }
-          if let last = entries.last { positions[room]!.seq = max(current.seq, last.seq) }
-          condition.unlock()
-          guard !entries.isEmpty else { continue }
-          deliver(room, entries.map { SharedLogEntry($0) })
+          if let last = entries.last { follows.positions[room]!.seq = max(current.seq, last.seq) }
+          return .deliver
         }
-      } catch {
-        health.failed(.tail, error)
-        // The link throws at once while its backoff waits: pause rather than spin.
-        Thread.sleep(forTimeInterval: Double(Self.blockMilliseconds) / 1000)
+        switch outcome {
+        case .stale: continue
+        case .changed(let logEpoch): changed(room, logEpoch)
+        case .deliver: if !entries.isEmpty { deliver(room, entries.map { SharedLogEntry($0) }) }
+        }
       }
+    } catch {
+      health.failed(.tail, error)
+      // The link throws at once while its backoff waits: pause rather than spin.
+      worker.pause(seconds: Double(Self.blockMilliseconds) / 1000)
     }
   }
 }

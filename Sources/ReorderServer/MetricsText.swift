@@ -6,20 +6,17 @@ import ReorderStore
 /// values and the process' own figures, one family each with `# HELP` and `# TYPE`. Pure: what it
 /// renders comes in as values.
 struct MetricsText {
-  /// What the process reads of itself from `/proc` (`ProcessFigures.read()`).
-  struct ProcessFigures: Equatable {
-    var cpuSeconds: Double
-    var residentBytes: Int
-    var openFiles: Int
-  }
+  private(set) var lines: [String] = []
 
-  private var lines: [String] = []
-
-  /// The whole exposition for `statistics`, `process` and the data directory's size.
-  static func render(_ statistics: ServerStatistics, process: ProcessFigures, storeBytes: Int) -> String {
+  /// The whole exposition for `statistics`, `process` and the data directory's size. Every
+  /// labelled family whose label values are known in advance lists each of them, 0 until it
+  /// counts something (`ServerStatistics.withKnownLabels`).
+  static func render(_ counted: ServerStatistics, process: ProcessFigures, storeBytes: Int) -> String {
     var m = MetricsText()
+    let statistics = counted.withKnownLabels()
     let t = statistics.transport
     let r = statistics.rooms
+    m.buildInfo(BuildInfo.labels)
     m.family("reorder_connections", "gauge", "Open websocket connections.", [([], Double(t.open))])
     m.family("reorder_rooms_loaded", "gauge", "Rooms in memory.", [([], Double(r.roomsLoaded))])
     m.family(
@@ -57,6 +54,7 @@ struct MetricsText {
       "Webhook events by outcome: delivered (2xx), retried (an attempt failed, another follows), failed (the "
         + "last attempt failed), dropped (the queue was full), merged (folded into a later board.changed).",
       statistics.webhooks.results.map { ([("result", $0.result)], Double($0.count)) })
+    m.webhookAttempts(statistics.webhooks.attemptSeconds)
     m.family(
       "reorder_webhook_queue_events", "gauge", "Webhook events waiting (for their turn or a retry) or in flight.",
       [([], Double(statistics.webhooks.queued))])
@@ -71,13 +69,9 @@ struct MetricsText {
         ([("result", "failure")], Double(statistics.reloads.failed)),
         ([("result", "success")], Double(statistics.reloads.succeeded)),
       ])
+    m.apiRequests(statistics.apiRequests.withKnownLabels())
     if let cluster = statistics.cluster { m.cluster(cluster) }
-    m.family(
-      "process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.",
-      [([], process.cpuSeconds)])
-    m.family(
-      "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", [([], Double(process.residentBytes))])
-    m.family("process_open_fds", "gauge", "Number of open file descriptors.", [([], Double(process.openFiles))])
+    m.process(process)
     return m.lines.joined(separator: "\n") + "\n"
   }
 
@@ -95,7 +89,8 @@ struct MetricsText {
       c.streamLag.sorted { $0.key < $1.key }.map { ([("room", $0.key)], Double($0.value)) })
   }
 
-  private mutating func family(
+  /// One family: `# HELP`, `# TYPE`, then its samples.
+  mutating func family(
     _ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]
   ) {
     lines.append("# HELP \(name) \(help)")
@@ -103,14 +98,26 @@ struct MetricsText {
     for sample in samples { lines.append(Self.sample(name, sample.labels, sample.value)) }
   }
 
-  private mutating func histogram(_ name: String, _ help: String, _ buckets: LatencyBuckets) {
+  /// A histogram family of one series without labels.
+  mutating func histogram(_ name: String, _ help: String, _ buckets: LatencyBuckets) {
+    histogram(name, help, series: [([], buckets)])
+  }
+
+  /// A histogram family with one series per label set: cumulative `_bucket`s ending in `+Inf`,
+  /// then `_sum` and `_count`, for each.
+  mutating func histogram(
+    _ name: String, _ help: String, series: [(labels: [(String, String)], buckets: LatencyBuckets)]
+  ) {
     lines.append("# HELP \(name) \(help)")
     lines.append("# TYPE \(name) histogram")
-    for (le, count) in buckets.cumulative {
-      lines.append(Self.sample(name + "_bucket", [("le", le.isInfinite ? "+Inf" : Self.number(le))], Double(count)))
+    for (labels, buckets) in series {
+      for (le, count) in buckets.cumulative {
+        let bound = ("le", le.isInfinite ? "+Inf" : Self.number(le))
+        lines.append(Self.sample(name + "_bucket", labels + [bound], Double(count)))
+      }
+      lines.append(Self.sample(name + "_sum", labels, buckets.sum))
+      lines.append(Self.sample(name + "_count", labels, Double(buckets.count)))
     }
-    lines.append(Self.sample(name + "_sum", [], buckets.sum))
-    lines.append(Self.sample(name + "_count", [], Double(buckets.count)))
   }
 
   static func sample(_ name: String, _ labels: [(String, String)], _ value: Double) -> String {

@@ -18,7 +18,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   private let retainedOps: Int
   private let health: ClusterHealth
   /// One call at a time on the link (a `RedisLink` serves one thread at a time).
-  private let queue = BackgroundQueue(name: "reorder-redis-store")
+  private let queue = BackgroundQueue.make(name: "reorder-redis-store")
 
   /// How long a snapshot lease lasts; its holder renews it with each snapshot, so another node
   /// takes it over once the holder stopped snapshotting for this long.

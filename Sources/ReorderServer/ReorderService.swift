@@ -153,7 +153,7 @@ public final class ReorderService: @unchecked Sendable {
           lag[room] = logSeq > seq ? logSeq - seq : 0
         }
         return ClusterStatistics(redis: cluster.metrics.snapshot, streamLag: lag)
-      }, reloads: driver.reloads)
+      }, reloads: driver.reloads, apiRequests: driver.apiRequests.statistics)
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
@@ -286,6 +286,14 @@ public final class ReorderService: @unchecked Sendable {
       default:
         break
       }
+    }
+    // Each new demo board's summary, so the board list shows it from its creation on.
+    for room in highest.keys {
+      guard let summary = registry.summary(room: room) else { continue }
+      store.write(
+        .summary(
+          room: room, RoomSummary(epoch: summary.epoch, seq: summary.seq, lists: summary.lists, items: summary.items))
+      ) { _ in }
     }
     store.flush()
     for (room, seq) in highest { _ = registry.durable(room: room, upTo: seq) }

@@ -5,7 +5,10 @@ import ReorderTransport
 extension RoomsDriver {
   /// `/api/v1` (docs/API.md): the key first, then the route. Service thread; answers that need
   /// storage come later from the store's reader thread, through `responder`.
-  func handleAPI(_ request: HTTPRequest, responder: HTTPResponder) {
+  func handleAPI(_ request: HTTPRequest, responder counted: HTTPResponder) {
+    let match = APIRoutes.match(request.head)
+    let label = (try? match.get())?.label ?? APIRoutes.Route.otherLabel
+    let responder = apiRequests.counting(counted, route: label, start: MonotonicClock.now())
     guard let apiKeys else {
       responder.respond(
         APIRoutes.Problem(404, "not found", "the HTTP API is off: start the server with --api-key-file").response)
@@ -25,7 +28,7 @@ extension RoomsDriver {
         ).response)
       return
     }
-    switch APIRoutes.match(request.head) {
+    switch match {
     case .failure(let problem):
       responder.respond(problem.response)
     case .success(.boards):
@@ -158,7 +161,11 @@ extension RoomsDriver {
       case nil, .null?: subject = nil
       case .string(let sub)?: subject = sub
       default:
-        responder.respond(APIRoutes.Problem(422, "unprocessable", "sub must be a string").response)
+        responder.respond(
+          APIRoutes.Problem(
+            422, "unprocessable", "sub must be a string",
+            extensions: [("code", .string(ErrorCode.wrongType.rawValue)), ("at", .string("sub"))]
+          ).response)
         return
       }
     }

@@ -65,9 +65,11 @@ extension RoomsDriver {
     RoomLoad(room: name, boards: apiBoards).run(on: storage) { [weak self] result in
       var listings = listings
       if case .success(let prepared) = result {
-        directory.saveSummary(room: name, summary: prepared.summary)
+        // Stored before summaries were kept: the time it was first listed, shown and stored alike.
+        let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+        directory.saveSummary(room: name, summary: prepared.summary, updatedMilliseconds: now)
         listings[index].summary = prepared.summary
-        listings[index].updatedMilliseconds = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+        listings[index].updatedMilliseconds = now
       } else {
         listings[index].summary = BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
       }

@@ -38,6 +38,7 @@ extension RoomsDriver {
         case .success(let outcome):
           var board = built
           board.replaced = outcome == .replaced
+          registry.sharedBoardStored(board)
           let now = MonotonicClock.now()
           perform(registry.sharedHistoryChanged(room: name, epoch: board.epoch, now: now))
           boardCreated(name, board)

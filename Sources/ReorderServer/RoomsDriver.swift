@@ -32,13 +32,15 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var requestDrain: (@Sendable () -> Void)?
   /// Reloads by result (`ReorderService.reload()`); service thread.
   var reloads = ReloadStatistics()
+  /// API requests by route and status, with their durations.
+  let apiRequests = APIRequestMeter()
   /// `--drain-seconds`, for the drain route's answer.
   var drainSeconds = ServerConfiguration().drainSeconds
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
   /// Frees unloaded rooms off the service thread, at the lowest CPU priority: freeing a large
   /// board (thousands of items and their history) is work every connection would wait for there.
-  let releaser = BackgroundQueue(name: "reorder-release")
+  let releaser = BackgroundQueue.make(name: "reorder-release")
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
   /// Per append: from the frames that made the ops (the pass that received them) to the service
@@ -226,7 +228,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       directory?.saveSummary(
         room: room,
         summary: BoardSummary(
-          epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items))
+          epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),
+        updatedMilliseconds: nil)
     }
   }
 

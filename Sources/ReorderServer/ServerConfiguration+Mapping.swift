@@ -33,6 +33,7 @@ extension ServerConfiguration {
   var roomLimits: RoomLimits {
     var l = RoomLimits()
     l.maxOpsPerSecond = max(1, maxOpsPerSecond)
+    l.maxBroadcastsPerSecond = max(1, maxBroadcastsPerSecond)
     l.maxItemsPerRoom = maxItemsPerRoom
     l.maxListsPerRoom = maxListsPerRoom
     l.maxRooms = maxRooms

@@ -45,6 +45,9 @@ extension ServerConfiguration {
     .integer(
       "max-ops-per-second", \.maxOpsPerSecond, 1...1_000_000,
       "Ops per second per connection (token bucket; bursts up to twice this)."),
+    .integer(
+      "max-broadcasts-per-second", \.maxBroadcastsPerSecond, 1...1_000_000,
+      "Broadcast messages per second per connection (token bucket; bursts up to twice this)."),
     .integer("max-items-per-room", \.maxItemsPerRoom, 1...10_000_000, "Items per room (deleted ones count)."),
     .integer("max-lists-per-room", \.maxListsPerRoom, 1...100_000, "Lists per room."),
     .integer("max-rooms", \.maxRooms, 1...1_000_000, "Rooms loaded at once."),

@@ -40,9 +40,10 @@ public struct ServerConfiguration: Sendable {
   public var eventLoop = TransportConfiguration().eventLoop.rawValue
   /// Presence rate under load (`--presence-hz`).
   public var presenceHz = 30
-  /// Presence rate of a lightly loaded server (`--presence-max-hz`); at or below `presenceHz` (the
-  /// default), the rate is fixed at `presenceHz`.
-  public var presenceMaxHz = 30
+  /// Presence rate of a lightly loaded server (`--presence-max-hz`): by default 1,000, so a light
+  /// server relays a drag at once and a loaded one slows towards `presenceHz`; at or below
+  /// `presenceHz` the rate is fixed at `presenceHz`.
+  public var presenceMaxHz = 1_000
   /// Server-wide budget of `drags` frames per second that slows presence from `presenceMaxHz`
   /// towards `presenceHz` as connections grow (`--presence-budget`).
   public var presenceBudget = 40_000
@@ -50,6 +51,8 @@ public struct ServerConfiguration: Sendable {
   public var demo = false
   /// Ops per second per connection, token bucket rate (`--max-ops-per-second`); burst is twice this.
   public var maxOpsPerSecond = RoomLimits().maxOpsPerSecond
+  /// Broadcasts per second per connection (`--max-broadcasts-per-second`); burst is twice this.
+  public var maxBroadcastsPerSecond = RoomLimits().maxBroadcastsPerSecond
   /// Live + deleted items per room (`--max-items-per-room`).
   public var maxItemsPerRoom = RoomLimits().maxItemsPerRoom
   /// Lists per room (`--max-lists-per-room`).

@@ -22,6 +22,8 @@ public struct ServerStatistics: Sendable, Equatable {
   public var cluster: ClusterStatistics?
   /// Reloads of the keys, secrets and certificate (`ReorderService.reload()`).
   public var reloads = ReloadStatistics()
+  /// API requests by route and status, with their durations (`RoomsDriver.apiRequests`).
+  public var apiRequests = APIRequestStatistics()
 }
 
 /// Reloads by result (`reorder_reloads_total{result}`).

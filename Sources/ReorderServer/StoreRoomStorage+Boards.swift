@@ -20,8 +20,10 @@ extension StoreRoomStorage: BoardDirectory {
     store.write(.delete(room: room)) { result in completion(result.map(\.existed).mapError(StoreRoomStorage.error)) }
   }
 
-  func saveSummary(room: String, summary: BoardSummary) {
-    store.write(.summary(room: room, Self.stored(summary))) { result in
+  func saveSummary(room: String, summary: BoardSummary, updatedMilliseconds: Int64?) {
+    var stored = Self.stored(summary)
+    stored.updatedMilliseconds = updatedMilliseconds
+    store.write(.summary(room: room, stored)) { result in
       if case .failure(let error) = result {
         Log.log(.warn, "board summary not saved", [("room", room), ("error", "\(error)")])
       }

@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderBasics
 import ReorderRooms
 import ReorderStore
 
@@ -12,7 +13,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
   let store: Store
   /// Where reads run: never the service thread, and at a lower priority than it. Serial, as the
   /// store has one read connection.
-  let reads = BackgroundQueue(name: "reorder-store-reader")
+  let reads = BackgroundQueue.make(name: "reorder-store-reader")
 
   init(store: Store) { self.store = store }
 

@@ -9,7 +9,9 @@
 ///   before; that summary's seq is how far `board.changed` was reported: a write that stored
 ///   reports from there (or from what this node reported, if later) through the room's seq now;
 /// - within `holdSeconds` of a write that found this node holding the lease, a change that
-///   follows what it reported is reported at once;
+///   follows what it reported is reported at once, unless the room's epoch changed since that
+///   write (where a new epoch's reports start is read from the summary stored: 1, or after the
+///   ops a PUT seeded and reported on its own node);
 /// - a node that does not hold the lease is due again, one interval later, until the stored
 ///   summary reaches its seq or `takeOverSeconds` passed since its change (by then the lease has
 ///   lapsed and been taken, by this node or another, or a live holder renewed it);
@@ -62,6 +64,10 @@ struct SummaryLedger {
     var holdUntil = 0.0
     /// `board.changed` was reported through this seq of `epoch`.
     var reported: UInt64 = 0
+    /// Whether `reported` is known to be where this epoch's reports stand: false from a change
+    /// of epoch until a write reads the stored summary (a PUT's node reported the board's seeded
+    /// ops and stored its summary at their last seq).
+    var reportedKnown = true
     /// Not followed any more: one more write, then gone.
     var forgotten = false
 
@@ -91,6 +97,7 @@ struct SummaryLedger {
     if state.epoch != epoch {
       state.epoch = epoch
       state.reported = 0
+      state.reportedKnown = false
     }
     state.seq = toSeq
     state.lists = lists
@@ -100,7 +107,7 @@ struct SummaryLedger {
     state.dirty = true
     state.forgotten = false
     var report: Report?
-    if now < state.holdUntil, state.reported + 1 >= fromSeq, toSeq > state.reported {
+    if now < state.holdUntil, state.reportedKnown, state.reported + 1 >= fromSeq, toSeq > state.reported {
       report = Report(room: room, epoch: epoch, fromSeq: state.reported + 1, toSeq: toSeq, at: now, wall: wall)
       state.reported = toSeq
     }
@@ -158,6 +165,7 @@ struct SummaryLedger {
           wall: state.changedWall)
       }
       state.reported = max(state.reported, state.seq)
+      state.reportedKnown = true
     } else if !outcome.holder && covered < due.seq && startedAt - due.changedAt < takeOverSeconds {
       state.dirty = true
     }

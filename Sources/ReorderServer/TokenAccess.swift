@@ -24,7 +24,7 @@ struct TokenAccess: AccessVerifier {
   private func access(_ claims: TokenClaims) -> Access {
     Access(
       subject: claims.subject, role: claims.role == .viewer ? .viewer : .editor, name: claims.name,
-      color: claims.color, presence: claims.presence,
+      color: claims.color, presence: claims.presence, broadcast: claims.broadcast,
       // Unclamped: negative for a token past its exp but within the leeway, so the close falls
       // at exp plus the leeway (the verifier's), not a leeway after the join.
       expiresIn: Double(claims.expiresAt - verifier.now()), leeway: Double(verifier.leewaySeconds))

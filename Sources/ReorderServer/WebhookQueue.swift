@@ -38,6 +38,8 @@ struct WebhookQueue {
     var attempts = 0
     var dueAt: Double
     var inFlight = false
+    /// When the attempt in flight started.
+    var startedAt = 0.0
   }
 
   let timing: WebhookTiming
@@ -96,6 +98,7 @@ struct WebhookQueue {
       guard blockedRooms.insert(room).inserted else { continue }  // an earlier event of the room waits
       guard !queue[index].inFlight, queue[index].dueAt <= now else { continue }
       queue[index].inFlight = true
+      queue[index].startedAt = now
       queue[index].attempts += 1
       inFlight += 1
       attempts.append(Attempt(id: queue[index].id, event: queue[index].event, number: queue[index].attempts))
@@ -103,10 +106,16 @@ struct WebhookQueue {
     return attempts
   }
 
-  /// The attempt `id` ended: `delivered` (a 2xx) or not.
+  /// The attempt `id` ended: `delivered` (a 2xx), or else refused (another status).
   mutating func completed(id: String, delivered: Bool, now: Double) {
+    completed(id: id, result: delivered ? .delivered : .refused, now: now)
+  }
+
+  /// The attempt `id` ended with `result`, `now`: its duration is counted from when `due` started it.
+  mutating func completed(id: String, result: WebhookAttemptResult, now: Double) {
     guard let index = queue.firstIndex(where: { $0.id == id }) else { return }
-    if delivered {
+    statistics.attemptSeconds.record(result, seconds: now - queue[index].startedAt)
+    if result == .delivered {
       queue.remove(at: index)
       statistics.delivered += 1
     } else if queue[index].attempts >= timing.maxAttempts {

@@ -34,6 +34,8 @@ public struct WebhookStatistics: Sendable, Equatable {
   public var merged = 0
   /// Events waiting or in flight now.
   public var queued = 0
+  /// How long attempts took, by how they ended.
+  public var attemptSeconds = WebhookAttemptDurations()
 
   /// No deliveries yet.
   public init() {}

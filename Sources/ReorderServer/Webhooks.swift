@@ -12,21 +12,16 @@ import Synchronization
 /// one. The requests run on the `HTTPClient`'s own thread, whose completions take the same lock.
 /// Nothing here waits for the network on a caller's thread.
 final class Webhooks: @unchecked Sendable {
-  private final class State: @unchecked Sendable {
-    let condition = NSCondition()
-    var queue: WebhookQueue
-    var changed = false
-    var stopped = false
-    init(queue: WebhookQueue) { self.queue = queue }
-  }
 
   let url: String
   /// What signs the events; `replaceSecret` swaps it (SIGHUP) for the attempts made after.
   private let secret: Mutex<WebhookSecret>
   private let client: HTTPClient
-  private let state: State
+  /// The events and their attempts, and the delivery thread.
+  private let worker: WorkerThread<WebhookQueue>
   private let timing: WebhookTiming
-  private let finished = DispatchSemaphore(value: 0)
+  /// Whether `shutdown()` was called.
+  private let shutDown = Locked(false)
 
   /// Starts the delivery thread; events go to `url`, signed with `secret`, through `client`.
   init(url: String, secret: WebhookSecret, timing: WebhookTiming = WebhookTiming(), client: HTTPClient) {
@@ -36,13 +31,19 @@ final class Webhooks: @unchecked Sendable {
     self.timing = timing
     var random = SystemRandomNumberGenerator()
     let prefix = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 36) + "_"
-    state = State(queue: WebhookQueue(timing: timing, idPrefix: prefix))
-    let thread = Thread { [self] in
-      run()
-      finished.signal()
-    }
-    thread.name = "reorder-webhooks"
-    thread.start()
+    worker = WorkerThread(name: "reorder-webhooks", state: WebhookQueue(timing: timing, idPrefix: prefix))
+    // Start what is due, then sleep until the next deadline or a change (an event, a completion).
+    worker.start(
+      next: { queue, stopping in
+        if stopping { return .finish([WebhookQueue.Attempt]()) }
+        let attempts = queue.due(now: MonotonicClock.now())
+        if !attempts.isEmpty { return .run(attempts) }
+        guard let wake = queue.nextWake() else { return .wait }
+        return .waitUntil(wake)
+      },
+      perform: { [self] (attempts: [WebhookQueue.Attempt]) in
+        for attempt in attempts { send(attempt) }
+      })
   }
 
   /// Any thread: events sent from now on (retries of earlier ones included) are signed with
@@ -82,53 +83,24 @@ final class Webhooks: @unchecked Sendable {
 
   /// How deliveries went so far. Any thread.
   var statistics: WebhookStatistics {
-    state.condition.lock()
-    defer { state.condition.unlock() }
-    return state.queue.statistics
+    worker.withLock { $0.statistics }
   }
 
   /// Stops the delivery thread and the HTTP client; what was not delivered yet is lost (events
   /// are not stored). Idempotent; not from the client's thread.
   func shutdown() {
-    state.condition.lock()
-    let first = !state.stopped
-    state.stopped = true
-    state.condition.signal()
-    state.condition.unlock()
-    if first {
-      finished.wait()
-      client.shutdown()
+    let first = shutDown.withLock { done in
+      defer { done = true }
+      return !done
     }
+    guard first else { return }
+    worker.stop()
+    worker.join()
+    client.shutdown()
   }
 
   private func update(_ body: (inout WebhookQueue) -> Void) {
-    state.condition.lock()
-    body(&state.queue)
-    state.changed = true
-    state.condition.signal()
-    state.condition.unlock()
-  }
-
-  /// The delivery thread: start what is due, then sleep until the next deadline or a change.
-  private func run() {
-    state.condition.lock()
-    while !state.stopped {
-      let attempts = state.queue.due(now: MonotonicClock.now())
-      let wake = state.queue.nextWake()
-      state.changed = false
-      state.condition.unlock()
-      for attempt in attempts { send(attempt) }
-      state.condition.lock()
-      while !state.changed && !state.stopped {
-        guard let wake else {
-          state.condition.wait()
-          continue
-        }
-        let delay = wake - MonotonicClock.now()
-        if delay <= 0 || !state.condition.wait(until: Date(timeIntervalSinceNow: delay)) { break }
-      }
-    }
-    state.condition.unlock()
+    worker.update(body)
   }
 
   /// One signed POST; its outcome goes back to the queue (2xx: delivered).
@@ -140,12 +112,12 @@ final class Webhooks: @unchecked Sendable {
       headers: [("content-type", "application/json")]
         + secret.withLock { $0.headers(id: attempt.id, timestamp: timestamp, body: body) },
       body: body, timeoutSeconds: timing.attemptTimeoutSeconds)
-    client.send(request) { [state] result in
-      let delivered: Bool
-      switch result {
+    client.send(request) { [worker] outcome in
+      let result: WebhookAttemptResult
+      switch outcome {
       case .success(let response):
-        delivered = (200..<300).contains(response.status)
-        if !delivered {
+        result = (200..<300).contains(response.status) ? .delivered : .refused
+        if result == .refused {
           Log.log(
             .warn, "webhook refused",
             [
@@ -154,16 +126,12 @@ final class Webhooks: @unchecked Sendable {
             ])
         }
       case .failure(let error):
-        delivered = false
+        result = .error
         Log.log(
           .warn, "webhook failed",
           [("id", attempt.id), ("type", attempt.event.type), ("attempt", "\(attempt.number)"), ("error", "\(error)")])
       }
-      state.condition.lock()
-      state.queue.completed(id: attempt.id, delivered: delivered, now: MonotonicClock.now())
-      state.changed = true
-      state.condition.signal()
-      state.condition.unlock()
+      worker.update { $0.completed(id: attempt.id, result: result, now: MonotonicClock.now()) }
     }
   }
 }

@@ -51,9 +51,12 @@ public struct RoomSummary: Sendable, Equatable {
   public var lists: Int
   /// Items on the board (`RoomBoard.itemCount`: created ones, deleted included).
   public var items: Int
+  /// When the change it covers happened (ms since 1970); nil: when it is written.
+  public var updatedMilliseconds: Int64?
 
   /// A summary.
-  public init(epoch: String, seq: UInt64, lists: Int, items: Int) {
+  public init(epoch: String, seq: UInt64, lists: Int, items: Int, updatedMilliseconds: Int64? = nil) {
+    self.updatedMilliseconds = updatedMilliseconds
     self.epoch = epoch
     self.seq = seq
     self.lists = lists
@@ -193,15 +196,21 @@ extension StoreWriter {
     return existed
   }
 
+  /// Writes `summary`; `updated_ms` stays when the epoch and seq are the stored ones (a summary
+  /// saved again, nothing changed).
   private func saveSummary(_ room: String, _ summary: RoomSummary) throws(StoreError) {
     let update = try connection.statement(
-      "UPDATE rooms SET epoch = ?2, seq = ?3, lists = ?4, items = ?5, updated_ms = ?6 WHERE name = ?1")
+      """
+      UPDATE rooms SET epoch = ?2, seq = ?3, lists = ?4, items = ?5,
+        updated_ms = CASE WHEN epoch IS ?2 AND seq IS ?3 AND updated_ms IS NOT NULL THEN updated_ms ELSE ?6 END
+      WHERE name = ?1
+      """)
     try update.bind(room, at: 1)
     try update.bind(summary.epoch, at: 2)
     try update.bind(Int64(min(summary.seq, UInt64(Int64.max))), at: 3)
     try update.bind(Int64(summary.lists), at: 4)
     try update.bind(Int64(summary.items), at: 5)
-    try update.bind(Int64((Date().timeIntervalSince1970 * 1_000).rounded()), at: 6)
+    try update.bind(summary.updatedMilliseconds ?? Int64((Date().timeIntervalSince1970 * 1_000).rounded()), at: 6)
     try update.run()
   }
 }

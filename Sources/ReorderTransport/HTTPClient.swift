@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import ReorderBasics
 
 /// An HTTP/1.1 client on libwebsockets' client HTTP: one lws context and its own service thread
 /// (`lws-http-client`), many requests at once, each with its own timeout. Redirects are not

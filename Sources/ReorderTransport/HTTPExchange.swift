@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// The head of an HTTP request: method, path (percent-decoded once, no query), query and headers.
 public struct HTTPRequestHead: Sendable, Equatable {

@@ -44,10 +44,18 @@ extension WebSocketServer {
         return queueResponse(wsi, tooLarge ?? Self.tooLarge(maxBodyBytes), close: true)
       }
       let hasBody = (declared ?? 0) > 0
+      let exchange = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes, tooLarge: tooLarge)
+      httpExchanges[wsi] = exchange
       if declared == nil, ["POST", "PUT", "PATCH"].contains(head.method) {
-        return queueResponse(wsi, .text(411, "length required: send a Content-Length\n"), close: true)
+        // On HTTP/2 the body runs to the end of the stream: lws' body callbacks dispatch it.
+        if isHTTP2(wsi) { return 0 }
+        // No Content-Length on HTTP/1.1 (`curl -X POST` without data): an empty body, answered
+        // now. lws reads whatever follows as this request's body (up to 100 MB), so the
+        // connection is closed after the answer rather than kept for a next request.
+        exchange.closeAfterResponse = true
+        dispatchHTTP(wsi)
+        return 0
       }
-      httpExchanges[wsi] = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes, tooLarge: tooLarge)
       // A POST with an explicit empty body still gets lws' body callbacks, which dispatch it.
       if !hasBody && !(head.method == "POST" && declared == 0) { dispatchHTTP(wsi) }
       return 0
@@ -108,8 +116,13 @@ extension WebSocketServer {
   /// Service thread: the response of exchange `id`, if its client is still there.
   private func deliverHTTPResponse(_ id: UInt64, _ response: HTTPResponse) {
     guard let wsi = httpExchangeSockets.removeValue(forKey: id) else { return }
-    httpExchanges[wsi] = nil
-    _ = queueResponse(wsi, response)
+    let close = httpExchanges.removeValue(forKey: wsi)?.closeAfterResponse ?? false
+    _ = queueResponse(wsi, response, close: close)
+  }
+
+  /// Whether `wsi` is an HTTP/2 stream (it has a `:path` pseudo-header).
+  func isHTTP2(_ wsi: OpaquePointer) -> Bool {
+    lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COLON_PATH) > 0
   }
 
   /// Static files for GET and HEAD (with `If-None-Match` → 304); 404 or 405 otherwise.
@@ -209,22 +222,25 @@ extension WebSocketServer {
   }
 
   /// Writes the status line and headers (content-length from the body, then the security headers).
+  /// A 204 has no content, so no content type.
   private func writeHeaders(_ wsi: OpaquePointer, _ response: HTTPResponse, final: Bool) -> Bool {
     let flags =
       final
       ? Int32(LWS_WRITE_HTTP_HEADERS.rawValue) | Int32(LWS_WRITE_H2_STREAM_END.rawValue)
       : Int32(LWS_WRITE_HTTP_HEADERS.rawValue)
+    let contentType = response.status == 204 ? nil : response.header("content-type") ?? "application/octet-stream"
     return writeHead(
-      wsi, status: response.status, contentType: response.header("content-type") ?? "application/octet-stream",
+      wsi, status: response.status, contentType: contentType,
       contentLength: response.body.count, headers: response.headers.filter { $0.name != "content-type" },
       flags: lws_write_protocol(rawValue: UInt32(flags)))
   }
 
   /// One write of a status line, the common headers (content type and length), the security
   /// headers, `headers`, and `inlineBody` right after them (only where the body may share the
-  /// headers' write: an HTTP/1.1 answer to an upgrade).
+  /// headers' write: an HTTP/1.1 answer to an upgrade). The HTTP/1 status line carries the
+  /// reason phrase of `HTTPStatus` (lws 4.1.6 writes none for 201, 202, 204, 422, 429 and others).
   func writeHead(
-    _ wsi: OpaquePointer, status: Int, contentType: String, contentLength: Int,
+    _ wsi: OpaquePointer, status: Int, contentType: String?, contentLength: Int,
     headers: [(name: String, value: String)], inlineBody: [UInt8] = [], flags: lws_write_protocol
   ) -> Bool {
     let pre = Int(reorder_lws_pre())
@@ -239,6 +255,7 @@ extension WebSocketServer {
       {
         return false
       }
+      guard Self.replaceReasonPhrase(start, &cursor, end: end, status: status) else { return false }
       for (name, value) in Self.securityHeaders + headers {
         var nameBytes = Array((name + ":").utf8) + [0]
         var valueBytes = Array(value.utf8)
@@ -254,6 +271,29 @@ extension WebSocketServer {
       let count = start.distance(to: cursor)
       return lws_write(wsi, start, count, flags) == count
     }
+  }
+
+  /// Rewrites the HTTP/1 status line lws put at `start` (up to `cursor`) as `HTTP/1.x <status>
+  /// <reason phrase>`, moving what follows it; an HTTP/2 head (no status line) is left alone.
+  /// False when the buffer up to `end` has no room.
+  static func replaceReasonPhrase(
+    _ start: UnsafeMutablePointer<UInt8>, _ cursor: inout UnsafeMutablePointer<UInt8>?,
+    end: UnsafeMutablePointer<UInt8>,
+    status: Int
+  ) -> Bool {
+    guard let current = cursor else { return false }
+    let written = Array(UnsafeBufferPointer(start: start, count: start.distance(to: current)))
+    let prefix = Array("HTTP/1.".utf8)
+    guard written.starts(with: prefix), written.count > prefix.count,
+      let lineEnd = written.firstIndex(of: UInt8(ascii: "\r"))
+    else { return true }
+    let version = written[0..<(prefix.count + 1)]
+    let line = Array(version) + Array(" \(status) \(HTTPStatus.reasonPhrase(status))".utf8)
+    let rewritten = line + written[lineEnd...]
+    guard rewritten.count <= start.distance(to: end) else { return false }
+    rewritten.withUnsafeBufferPointer { start.update(from: $0.baseAddress!, count: $0.count) }
+    cursor = start + rewritten.count
+    return true
   }
 
   /// Seconds the rest of a refused body is read for before the connection is closed anyway.
@@ -272,6 +312,9 @@ final class HTTPExchange {
   var body: [UInt8] = []
   /// 0 until the request is handed to the handler.
   var id: UInt64 = 0
+  /// The connection is closed once the answer is sent (a body-less request lws still expects a
+  /// body for).
+  var closeAfterResponse = false
 
   init(head: HTTPRequestHead, maxBodyBytes: Int, tooLarge: HTTPResponse?) {
     self.head = head

@@ -37,6 +37,9 @@ enum TokenCommand {
       OptionSpec(
         name: "presence", kind: .choice(["true", "false"]), defaultValue: "true",
         help: "false: an invisible observer (not in peers, drags not relayed)."),
+      OptionSpec(
+        name: "broadcast", kind: .choice(["true", "false"]), defaultValue: "true",
+        help: "false: the connection's broadcasts are refused (forbidden)."),
       OptionSpec(name: "audience", kind: .string, defaultValue: nil, help: "aud claim (serve's --auth-audience)."),
       OptionSpec(name: "issuer", kind: .string, defaultValue: nil, help: "iss claim (serve's --auth-issuer)."),
       OptionSpec(
@@ -133,7 +136,8 @@ enum TokenCommand {
     }
     let claims = TokenClaims(
       subject: subject, room: room, role: role, expiresAt: now + ttl, issuedAt: now, name: options.string("name"),
-      color: options.string("color"), presence: options.string("presence") != "false")
+      color: options.string("color"), presence: options.string("presence") != "false",
+      broadcast: options.string("broadcast") != "false")
     let minter = TokenMinter(
       signingKey: key, keyID: headerKeyID, audience: options.string("audience"), issuer: options.string("issuer"))
     return (minter, claims)

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderServer
 
 /// Entry point of `reorder`: dispatches to a subcommand and maps errors to exit statuses
 /// (0 success, 1 runtime failure, 2 usage error).
@@ -16,7 +17,7 @@ func topLevelHelp() -> String {
     lines.append("  \(command.name.padding(toLength: 8, withPad: " ", startingAt: 0))  \(command.summary)")
   }
   lines.append("")
-  lines.append("Run 'reorder <subcommand> --help' for its flags.")
+  lines.append("Run 'reorder <subcommand> --help' for its flags, 'reorder --version' for the version.")
   return lines.joined(separator: "\n")
 }
 
@@ -28,6 +29,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 guard let first = arguments.first else {
   printError(topLevelHelp())
   exit(2)
+}
+if first == "--version" {
+  print("reorder \(BuildInfo.version)")
+  exit(0)
 }
 if first == "--help" || first == "-h" || first == "help" {
   print(topLevelHelp())

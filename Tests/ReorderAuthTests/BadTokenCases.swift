@@ -116,6 +116,7 @@ enum BadTokenCases {
       BadToken("exp as a string", hs(Forge.claims(["exp": "\(Forge.now + 60)"])), .invalidClaim),
       BadToken("nbf as a bool", hs(Forge.claims(["nbf": true])), .invalidClaim),
       BadToken("presence as a string", hs(Forge.claims(["presence": "false"])), .invalidClaim),
+      BadToken("broadcast as a string", hs(Forge.claims(["broadcast": "false"])), .invalidClaim),
       BadToken("name as an object", hs(Forge.claims(["name": ["first": "Ann"]])), .invalidClaim),
       BadToken("room with * inside", hs(Forge.claims(["room": "team-*-a"])), .invalidClaim),
       BadToken("room with a slash", hs(Forge.claims(["room": "../etc"])), .invalidClaim),

@@ -19,20 +19,21 @@ struct GoodTokenTests {
     #expect(claims.room == .exact("board-1"))
     #expect(claims.role == .editor)
     #expect(claims.expiresAt == Forge.now + 3600)
-    #expect(claims.presence && claims.name == nil && claims.color == nil && claims.notBefore == nil)
+    #expect(claims.presence && claims.broadcast && claims.name == nil && claims.color == nil && claims.notBefore == nil)
   }
 
-  @Test("optional claims are read: nbf, iat, name, color, presence false, viewer")
+  @Test("optional claims are read: nbf, iat, name, color, presence false, broadcast false, viewer")
   func optionalClaims() throws {
     let token = Forge.hs256(
       claims: Forge.claims([
         "nbf": Forge.now - 5, "iat": Forge.now - 5, "name": "Ann Ö", "color": "#ff8800", "presence": false,
-        "role": "viewer", "extra": ["ignored": true],
+        "broadcast": false, "role": "viewer", "extra": ["ignored": true],
       ]), secret: secret)
     let claims = try accept(token, Verifiers.hs256())
     #expect(claims.notBefore == Forge.now - 5 && claims.issuedAt == Forge.now - 5)
     #expect(claims.name == "Ann Ö" && claims.color == "#ff8800")
     #expect(!claims.presence)
+    #expect(!claims.broadcast)
     #expect(claims.role == .viewer)
   }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ReorderBasics
 
 @testable import ReorderLoad
 
@@ -202,9 +203,15 @@ final class FakeContext: LoadSocketContext, @unchecked Sendable {
     return connection
   }
 
-  func post(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
+  /// Client queue only: set by `shutdown`, after which no event is delivered (as a real context,
+  /// whose service thread has ended).
+  private(set) var isShutDown = false
 
-  func shutdown() { queue.sync {} }
+  func post(_ work: @escaping @Sendable () -> Void) {
+    queue.async { [self] in if !isShutDown { work() } }
+  }
+
+  func shutdown() { queue.sync { isShutDown = true } }
 }
 
 final class FakeConnection: LoadSocket, @unchecked Sendable {
@@ -229,6 +236,7 @@ final class FakeConnection: LoadSocket, @unchecked Sendable {
   /// is never held: the socket going away is seen at once).
   func deliver(_ event: LoadSocketEvent) {
     context.queue.async {
+      guard !self.context.isShutDown else { return }
       if case .closed = event {
         self.onEvent(event)
         return
@@ -251,6 +259,7 @@ final class FakeConnection: LoadSocket, @unchecked Sendable {
 
   func setReceiving(_ receiving: Bool) {
     context.queue.async {
+      guard !self.context.isShutDown else { return }
       if !receiving {
         if !self.paused { self.context.server.pauses.withLock { $0 += 1 } }
         self.paused = true

@@ -1,7 +1,8 @@
 import ReorderRooms
 import Testing
 
-/// A verifier for rooms tests: a token is `role:subject:room:seconds[:invisible]`.
+/// A verifier for rooms tests: a token is `role:subject:room:seconds[:invisible]`, or
+/// `role:subject:room:seconds:nobroadcast` for a visible one whose broadcasts are forbidden.
 struct FakeVerifier: AccessVerifier {
   /// The leeway the accesses carry.
   var leeway = AccessTimes.leeway
@@ -16,8 +17,9 @@ struct FakeVerifier: AccessVerifier {
     }
     return .success(
       Access(
-        subject: parts[1], role: role, name: parts[1] == "named" ? "Named" : nil, presence: parts.count < 5,
-        expiresIn: seconds, leeway: leeway))
+        subject: parts[1], role: role, name: parts[1] == "named" ? "Named" : nil,
+        presence: parts.count < 5 || parts[4] == "nobroadcast",
+        broadcast: parts.count < 5 || parts[4] != "nobroadcast", expiresIn: seconds, leeway: leeway))
   }
 
   func verifyRefresh(token: String, current: Access, room: String) -> Result<Access, AccessDenial> {

@@ -167,6 +167,58 @@ struct APITests {
     editor.close()
   }
 
+  /// A request without a body and without Content-Length, as `curl -X POST` sends it.
+  func bodyless(_ port: Int, _ method: String, _ path: String) throws -> HTTPReply {
+    let socket = try RawSocket(port: port)
+    defer { socket.close() }
+    try socket.write(
+      "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(APITests.key)\r\n\r\n")
+    return try parseHTTPResponse(try socket.readToEnd())
+  }
+
+  @Test("a POST, PUT or PATCH without a body or Content-Length is an empty body: disconnect answers, PATCH is 405")
+  func bodylessRequests() throws {
+    let server = try APIServer()
+    let disconnect = try bodyless(server.port, "POST", "/api/v1/boards/food/disconnect")
+    #expect(disconnect.status == 200)
+    #expect(try JSONValue.parse(disconnect.body)["disconnected"] == .number(0))
+    let patch = try bodyless(server.port, "PATCH", "/api/v1/boards/food")
+    #expect(patch.status == 405)
+    #expect(patch.headers["content-type"] == "application/problem+json")
+    #expect(patch.headers["allow"] == "GET, PUT, DELETE")
+    let put = try bodyless(server.port, "PUT", "/api/v1/boards/food")
+    #expect(put.status == 400)
+    #expect(put.headers["content-type"] == "application/problem+json")
+  }
+
+  @Test("every status line carries its reason phrase; a 204 has no content-type")
+  func statusLines() throws {
+    let server = try APIServer()
+    func line(_ method: String, _ path: String, body: String? = nil) throws -> String {
+      var headers = ["Authorization": "Bearer \(APITests.key)"]
+      if body != nil { headers["Content-Type"] = "application/json" }
+      return try httpRequest(
+        port: server.port, method: method, rawPath: path, headers: headers, body: body.map { Array($0.utf8) }
+      ).statusLine
+    }
+    let board = #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#
+    #expect(try line("GET", "/api/v1/boards") == "HTTP/1.1 200 OK")
+    #expect(try line("PUT", "/api/v1/boards/made", body: board) == "HTTP/1.1 201 Created")
+    #expect(try line("PUT", "/api/v1/boards/made", body: board) == "HTTP/1.1 409 Conflict")
+    #expect(try line("PUT", "/api/v1/boards/made", body: "[]") == "HTTP/1.1 400 Bad Request")
+    #expect(try line("PUT", "/api/v1/boards/made", body: "{}") == "HTTP/1.1 422 Unprocessable Content")
+    #expect(try line("GET", "/api/v1/boards/never-was") == "HTTP/1.1 404 Not Found")
+    #expect(try line("PATCH", "/api/v1/boards/made", body: "{}") == "HTTP/1.1 405 Method Not Allowed")
+    #expect(try line("GET", "/api/v1/boards/made/ops?since=0&limit=1") == "HTTP/1.1 200 OK")
+    let deleted = try httpRequest(
+      port: server.port, method: "DELETE", rawPath: "/api/v1/boards/made",
+      headers: ["Authorization": "Bearer \(APITests.key)"])
+    #expect(deleted.statusLine == "HTTP/1.1 204 No Content")
+    #expect(deleted.headers["content-type"] == nil)
+    #expect(try httpGet(port: server.port, rawPath: "/healthz").statusLine == "HTTP/1.1 200 OK")
+    #expect(try httpGet(port: server.port, rawPath: "/api/v1/boards").statusLine == "HTTP/1.1 401 Unauthorized")
+  }
+
   static let specPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("docs/openapi.json").path
 
@@ -214,6 +266,36 @@ struct APITests {
       "post /api/v1/admin/drain": (("/api/v1/admin/drain", nil, 202), nil),
     ]
 
+  @Test("a bad percent-escape is refused by the parser with the 403 API.md names; the server answers on")
+  func badPercentEscape() throws {
+    let server = try APIServer()
+    let refused = try httpGet(
+      port: server.port, rawPath: "/api/v1/boards?cursor=%%%", headers: ["Authorization": "Bearer \(Self.key)"])
+    #expect(refused.status == 403)
+    #expect(refused.headers["content-type"] == "text/html")
+    #expect(try call(server.port, "GET", "/api/v1/boards?limit=1").status == 200)
+  }
+
+  /// `reply` is an RFC 9457 problem: its content type, the four members, `status` its own; a 422
+  /// also says `code` and `at`.
+  static func expectProblem(_ reply: (status: Int, json: JSONValue?, headers: [String: String]), _ name: String) {
+    #expect(reply.headers["content-type"] == "application/problem+json", "\(name): \(reply.status)")
+    let problem = reply.json ?? .null
+    for member in ["type", "title", "detail"] {
+      guard case .string? = problem[member] else {
+        Issue.record("\(name): \(member) missing in \(problem)")
+        continue
+      }
+    }
+    #expect(problem["status"] == .number(Double(reply.status)), "\(name): \(problem)")
+    if reply.status == 422 {
+      guard case .string? = problem["code"], case .string? = problem["at"] else {
+        Issue.record("\(name): a 422 without code and at: \(problem)")
+        return
+      }
+    }
+  }
+
   @Test("every route of docs/openapi.json exists and answers its documented status, for a good and a bad request")
   func specHoldsAgainstTheServer() throws {
     let server = try APIServer()
@@ -243,10 +325,22 @@ struct APITests {
           let badReply = try call(server.port, verb, bad.path, body: bad.body)
           #expect(badReply.status == bad.status, "\(name) (bad): \(badReply.status)")
           #expect(responses["\(bad.status)"] != nil, "\(name): \(bad.status) is not documented")
-          if bad.status != 204 { #expect(badReply.headers["content-type"] == "application/problem+json", "\(name)") }
+          if bad.status != 204 { Self.expectProblem(badReply, name) }
         }
+        Self.expectProblem(anonymous, name)
         checked.insert(name)
       }
+      let methods = ["get", "post", "put", "delete"].filter { item[$0] != nil }
+      let path = try #require(Self.specCases["\(methods[0]) \(template)"]?.good.path)
+      let other = try call(server.port, "PATCH", path, body: "{}")
+      #expect(other.status == 405, "PATCH \(template)")
+      #expect(
+        methods.allSatisfy {
+          (item[$0] as? [String: Any])?["responses"].map { ($0 as? [String: Any])?["405"] != nil } == true
+        })
+      let allow = (other.headers["allow"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      #expect(Set(allow) == Set(methods.map { $0.uppercased() }), "PATCH \(template): Allow \(allow)")
+      Self.expectProblem(other, "PATCH \(template)")
     }
     #expect(checked == Set(Self.specCases.keys))
   }

@@ -75,6 +75,23 @@ struct APIWriteTests {
     #expect(boardItems(read.json?["board"], list: "todo") == ["a", "b"])
   }
 
+  @Test("the ops a PUT seeds count in reorder_ops_applied_total, a replace's too")
+  func seededOpsAreCounted() throws {
+    let server = try Server()
+    let metrics = MetricsTests()
+    func applied() throws -> Double? {
+      metrics.value(
+        try metrics.parsed(try httpGet(port: server.port, rawPath: "/metrics").text), "reorder_ops_applied_total{}")
+    }
+    #expect(try applied() == 0)
+    #expect(try server.call("PUT", "/api/v1/boards/plan", body: Self.board).status == 201)
+    #expect(try applied() == 6, "2 lists, 3 items, 1 assignment")
+    #expect(try server.call("PUT", "/api/v1/boards/plan?replace=true", body: Self.board).status == 200)
+    #expect(try applied() == 12)
+    #expect(try server.call("PUT", "/api/v1/boards/plan", body: Self.board).status == 409)
+    #expect(try applied() == 12, "a 409 applied nothing")
+  }
+
   @Test("PUT refuses what an op would refuse: 422 with the code and where, 400 for a body that is not an object")
   func createInvalid() throws {
     let server = try Server(maxItems: 2)
@@ -97,8 +114,13 @@ struct APIWriteTests {
         "unknown_item", "assignments[0]"
       ),
       (#"{"lists":[{"title":"L","layout":"list"}]}"#, "missing_field", "lists[0]"),
-      (#"{"lists":{}}"#, "wrong_type", ""),
-      (#"{}"#, "missing_field", ""),
+      (#"{"lists":{}}"#, "wrong_type", "lists"),
+      (#"{"lists":5}"#, "wrong_type", "lists"),
+      (#"{"lists":[{"id":"l","title":"L","layout":"list","items":5}]}"#, "wrong_type", "lists[0].items"),
+      (#"{"lists":[{"id":"l","title":"L","layout":"list"}],"assignments":{}}"#, "wrong_type", "assignments"),
+      (#"{}"#, "missing_field", "lists"),
+      // A board with no list: it could not be told from one that does not exist (nothing is stored).
+      (#"{"lists":[]}"#, "invalid_value", "lists"),
     ]
     for (body, code, at) in cases {
       let reply = try server.call("PUT", "/api/v1/boards/bad", body: body)
@@ -218,8 +240,21 @@ struct APIWriteTests {
     #expect(deleted.first?["seq"] == .number(102))
     // The request's errors.
     #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: "nope").status == 400)
-    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: #"{"ops":{}}"#).status == 422)
-    #expect(try server.call("POST", "/api/v1/boards/cities/ops", body: #"{"ops":[{"op":{}}]}"#).status == 422)
+    let shapes: [(body: String, code: String, at: String)] = [
+      (#"{"ops":{}}"#, "wrong_type", "ops"),
+      (#"{}"#, "missing_field", "ops"),
+      (#"{"ops":[{"op":{}}]}"#, "missing_field", "ops[0].id"),
+      (#"{"ops":[{"id":5,"op":{}}]}"#, "wrong_type", "ops[0].id"),
+      (#"{"ops":[{"id":"","op":{}}]}"#, "invalid_value", "ops[0].id"),
+      (#"{"ops":[{"id":"a","op":{}},{"id":"b","op":[]}]}"#, "wrong_type", "ops[1].op"),
+      (#"{"ops":[{"id":"a"}]}"#, "missing_field", "ops[0].op"),
+    ]
+    for (body, code, at) in shapes {
+      let reply = try server.call("POST", "/api/v1/boards/cities/ops", body: body)
+      #expect(reply.status == 422, "\(body)")
+      #expect(reply.json?["code"] == .string(code), "\(body): \(String(describing: reply.json))")
+      #expect(reply.json?["at"] == .string(at), "\(body)")
+    }
     let tooMany =
       "{\"ops\":["
       + (0...1_000).map { #"{"id":"x\#($0)","op":{"kind":"delete","item":"tokyo"}}"# }
@@ -263,6 +298,33 @@ struct APIWriteTests {
     #expect(try server.call("GET", "/api/v1/boards?limit=0").status == 400)
     #expect(try server.call("GET", "/api/v1/boards?cursor=%21%21").status == 400)
     c.close()
+  }
+
+  @Test("updated_at of a board nobody edits stays put: through a join without edits, a restart, a later list")
+  func updatedAtOfUneditedBoards() throws {
+    let server = try Server(demo: true)
+    func stamps() throws -> [String: String] {
+      guard case .array(let boards)? = try server.call("GET", "/api/v1/boards").json?["boards"] else { return [:] }
+      var out: [String: String] = [:]
+      for board in boards {
+        if let room = board["room"]?.stringValue { out[room] = board["updated_at"]?.stringValue }
+      }
+      return out
+    }
+    let before = try stamps()
+    #expect(before.count == 4)
+    let c = try RoomClient.join(port: server.port, room: "food", client: "c")
+    c.close()
+    Thread.sleep(forTimeInterval: 1.1)
+    #expect(try stamps() == before)
+    try server.restart()
+    #expect(try stamps() == before)
+    let edited = try server.call(
+      "POST", "/api/v1/boards/food/ops", body: #"{"ops":[{"id":"u1","op":{"kind":"delete","item":"pizza"}}]}"#)
+    #expect(edited.status == 200)
+    let after = try stamps()
+    #expect(after["food"] != before["food"])
+    #expect(after.filter { $0.key != "food" } == before.filter { $0.key != "food" })
   }
 
   @Test("A re-sent id answers its first result after a restart, and beyond the ops kept in memory (read from the log)")

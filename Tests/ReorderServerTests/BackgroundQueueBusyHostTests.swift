@@ -67,7 +67,7 @@ struct BackgroundQueueBusyHostTests {
   // most with the migrations of a shared host. 5 % separates the two.
   @Test("a queued job gets a share of the CPU while every core is busy with normal-priority threads")
   func jobProgressesBesideBusyCores() {
-    let queue = BackgroundQueue(name: "test-reader-busy")
+    let queue = BackgroundQueue.make(name: "test-reader-busy")
     let spinners = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in Spinner() }
     for spinner in spinners {
       let thread = Thread { spinner.spin() }

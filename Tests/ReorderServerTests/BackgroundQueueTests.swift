@@ -7,7 +7,7 @@ import Testing
 struct BackgroundQueueTests {
   @Test("jobs run in order, one at a time, on a thread below the service thread's priority")
   func orderAndPriority() {
-    let queue = BackgroundQueue(name: "test-reader")
+    let queue = BackgroundQueue.make(name: "test-reader")
     let lock = NSLock()
     nonisolated(unsafe) var seen: [Int] = []
     nonisolated(unsafe) var niceness: Int32 = 0

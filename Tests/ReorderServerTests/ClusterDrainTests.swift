@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 import TestRandom
@@ -112,7 +113,7 @@ struct ClusterDrainTests {
       finished.enter()
       let (port, fallback) = onDrained.contains(k) ? (drained.port, other.port) : (other.port, other.port)
       Thread.detachNewThread {
-        mover.run(port: port, fallback: fallback) { stopping.value }
+        mover.run(port: port, fallback: fallback) { stopping.snapshot }
         finished.leave()
       }
     }
@@ -133,7 +134,7 @@ struct ClusterDrainTests {
     #expect(health.status == 503 && health.text.contains("draining"), "\(health.text)")
     #expect(drainDone.wait(timeout: .now() + drainSeconds + 10) == .success)
     Thread.sleep(forTimeInterval: 1)  // moves go on through the other node
-    stopping.value = true
+    stopping.withLock { $0 = true }
     #expect(finished.wait(timeout: .now() + 90) == .success)
 
     for mover in movers { #expect(mover.failure == nil, "\(mover.failure ?? "")") }
@@ -167,16 +168,5 @@ struct ClusterDrainTests {
     let fresh = try RoomClient.join(port: other.port, client: "fresh")
     #expect(fresh.welcome["seq"]?.numberValue == Double(seeded + UInt64(seqs.count)))
     #expect(Set(boardItems(fresh.welcome["board"], list: "l")) == Set(items))
-  }
-}
-
-/// A value several threads read and write under a lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value
-  init(_ value: Value) { stored = value }
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
   }
 }

@@ -10,10 +10,11 @@ import Testing
 @Suite("Cluster mode: a node killed mid-run", .serialized)
 struct ClusterKillTests {
   /// `reorder serve --redis URL` on a free port; the child and its port.
-  static func startNode(redis: String) throws -> (ChildProcess, Int) {
+  static func startNode(redis: String, arguments extra: [String] = []) throws -> (ChildProcess, Int) {
     let binary = try #require(ChildProcess.builtProduct("reorder"), "build the reorder product first (swift build)")
     let child = try ChildProcess(
-      executable: binary, arguments: ["serve", "--port", "0", "--data", ":memory:", "--web", "", "--redis", redis])
+      executable: binary,
+      arguments: ["serve", "--port", "0", "--data", ":memory:", "--web", "", "--redis", redis] + extra)
     let line = try #require(child.waitForLine(timeout: 20) { $0.hasPrefix("Reorder is listening on ") })
     let port = try #require(
       line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/ "))) })

@@ -178,6 +178,41 @@ struct ClusterWebhookTests {
     #expect(attempts.map(\.event.kind) == [.changed(epoch: "e", fromSeq: 1, toSeq: 5)])
     #expect(attempts.first?.event.at == 1_001)
   }
+
+  @Test(
+    "after a PUT on one node and an op on the other: one board.created, board.changed from 1 without gap or repeat; the seeded ops are counted"
+  )
+  func putThenOps() throws {
+    let receiver = try WebhookReceiver(secret: WebhookTests.secret)
+    defer { receiver.stop() }
+    let timing = WebhookTiming(debounceSeconds: 0.2, maxWaitSeconds: 1, retryDelays: [0.2], attemptTimeoutSeconds: 5)
+    let nodes = try nodes(receiver, timing)
+    let created = try APITests().call(nodes.a.port, "PUT", "/api/v1/boards/seeded", body: APIWriteTests.board)
+    #expect(created.status == 201)
+    #expect(try APITests().call(nodes.b.port, "PUT", "/api/v1/boards/seeded", body: APIWriteTests.board).status == 409)
+    let metrics = MetricsTests()
+    let samples = try metrics.parsed(try httpGet(port: nodes.a.port, rawPath: "/metrics").text)
+    #expect(metrics.value(samples, "reorder_ops_applied_total{}") == 6, "the PUT's 2 lists, 3 items, 1 assignment")
+    let posted = try APITests().call(
+      nodes.b.port, "POST", "/api/v1/boards/seeded/ops",
+      body: #"{"ops":[{"id":"x1","op":{"kind":"move","item":"b","list":"todo"}}]}"#)
+    #expect(posted.status == 200)
+    func changes() -> [(Int, Int)] {
+      receiver.deliveries.compactMap(\.body).filter { $0["type"] as? String == "board.changed" }.map {
+        ($0["from_seq"] as? Int ?? 0, $0["to_seq"] as? Int ?? 0)
+      }
+    }
+    try #require(waitUntil(timeout: 30) { changes().last?.1 == 7 })
+    // Another debounce and summary write later nothing more came.
+    Thread.sleep(forTimeInterval: timing.debounceSeconds + 2 * ClusterSummaries.writeInterval)
+    let ranges = changes()
+    #expect(ranges.first?.0 == 1, "\(ranges)")
+    #expect(ranges.last?.1 == 7, "\(ranges)")
+    for (earlier, later) in zip(ranges, ranges.dropFirst()) { #expect(later.0 == earlier.1 + 1, "\(ranges)") }
+    let types = receiver.deliveries.compactMap { $0.body["type"] as? String }
+    #expect(types.filter { $0 == "board.created" }.count == 1, "\(types)")
+    #expect(receiver.deliveries.allSatisfy { $0.signatureOK })
+  }
 }
 
 /// `SummaryLedger`: which node reports which seqs, with time and Redis' answers by hand.
@@ -295,19 +330,31 @@ struct SummaryLedgerTests {
     #expect(left.isEmpty)
   }
 
-  @Test("a new epoch (a replaced board) is reported from seq 1, after the old epoch's summary")
-  func newEpochFromOne() {
+  @Test(
+    "a new epoch waits for its first write: reported from 1 after another epoch's summary, after a PUT's summary from its seq + 1"
+  )
+  func newEpochAfterItsFirstWrite() {
     var l = ledger()
     _ = l.changed(room: "r", epoch: "old", fromSeq: 1, toSeq: 9, lists: 1, items: 1, now: 10, wall: 1_010)
     let first = l.takeDue(now: 10)
     _ = l.written(first[0], outcome: holder(), startedAt: 10)
+    // Held, but the new history's start is not known here: a PUT's node reported its seeded ops.
     let replaced = l.changed(room: "r", epoch: "new", fromSeq: 1, toSeq: 2, lists: 1, items: 1, now: 11, wall: 1_011)
-    #expect(replaced.report == Report(room: "r", epoch: "new", fromSeq: 1, toSeq: 2, at: 11, wall: 1_011))
+    #expect(replaced.report == nil)
     let second = l.takeDue(now: 11)
     #expect(second.map(\.epoch) == ["new"])
-    let none = l.written(second[0], outcome: holder(previous: 9, epoch: "old"), startedAt: 11)
-    #expect(none.report == nil, "reported at once already")
+    let fromOne = l.written(second[0], outcome: holder(previous: 9, epoch: "old"), startedAt: 11)
+    #expect(fromOne.report == Report(room: "r", epoch: "new", fromSeq: 1, toSeq: 2, at: 11, wall: 1_011))
+    // Held and known again: the next change goes at once.
+    let next = l.changed(room: "r", epoch: "new", fromSeq: 3, toSeq: 3, lists: 1, items: 1, now: 11.5, wall: 1_011.5)
+    #expect(next.report?.fromSeq == 3)
+    // Another replace, by a PUT of 6 ops whose summary (seq 6) is stored before this node's write.
+    _ = l.changed(room: "r", epoch: "put", fromSeq: 1, toSeq: 7, lists: 1, items: 1, now: 12, wall: 1_012)
+    let third = l.takeDue(now: 12)
+    let afterPut = l.written(third[0], outcome: holder(previous: 6, epoch: "put"), startedAt: 12)
+    #expect(afterPut.report == Report(room: "r", epoch: "put", fromSeq: 7, toSeq: 7, at: 12, wall: 1_012))
     let held = l.removeAll()
     #expect(held == ["r"], "this node holds the lease")
   }
+
 }

@@ -89,6 +89,7 @@ struct DocsFlagsTests {
     "scripts/bench-loro.py": ["run-swift"],
     "valgrind": ["tool"],
     "systemctl": ["now"],
+    "chromium": ["user-data-dir"],
     // tsc's camelCase flags are read up to their first capital: --allowJs, --emitDeclarationOnly.
     "tsc": ["declaration", "allow", "emit", "strict"],
   ]

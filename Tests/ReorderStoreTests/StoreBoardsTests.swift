@@ -59,6 +59,28 @@ struct StoreBoardsTests {
     #expect(try store.ops(room: "b", after: 0, limit: 10).count == 2)
   }
 
+  @Test("a summary's time is the one it carries; saved again at the same epoch and seq it keeps the stored time")
+  func summaryTimes() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    store.append(room: "a", ops: sampleOps(1...2), onDurable: { _ in })
+    store.flush()
+    func stored() throws -> Int64? { try store.rooms(after: nil, limit: 1).first?.updatedMilliseconds }
+    _ = try commit(
+      store, .summary(room: "a", RoomSummary(epoch: "e", seq: 1, lists: 1, items: 1, updatedMilliseconds: 1_000)))
+    #expect(try stored() == 1_000)
+    _ = try commit(
+      store, .summary(room: "a", RoomSummary(epoch: "e", seq: 1, lists: 1, items: 1, updatedMilliseconds: 2_000)))
+    _ = try commit(store, .summary(room: "a", RoomSummary(epoch: "e", seq: 1, lists: 1, items: 1)))
+    #expect(try stored() == 1_000, "nothing changed: the first time stays")
+    _ = try commit(
+      store, .summary(room: "a", RoomSummary(epoch: "e", seq: 2, lists: 1, items: 1, updatedMilliseconds: 3_000)))
+    #expect(try stored() == 3_000)
+    _ = try commit(store, .summary(room: "a", RoomSummary(epoch: "f", seq: 2, lists: 1, items: 1)))
+    let now = try #require(try stored())
+    #expect(abs(Double(now) / 1_000 - Date().timeIntervalSince1970) < 60, "another epoch: the commit's time")
+  }
+
   @Test("rooms(after:limit:) pages by name with the latest summary; rooms without one have none")
   func list() throws {
     let store = try Store(path: ":memory:")

@@ -101,10 +101,35 @@ final class HTTPSeamTests: XCTestCase {
     XCTAssertEqual(fits.body.count, EchoHandler.echoLimit)
   }
 
-  func testAPostWithoutContentLengthIs411() throws {
+  func testAPostPutOrPatchWithoutContentLengthHasAnEmptyBodyAndItsConnectionClosesAfterTheAnswer() throws {
     let fixture = try ServerFixture()
     defer { fixture.stop() }
-    XCTAssertEqual(try httpRequest(port: fixture.port, method: "POST", rawPath: "/echo").status, 411)
+    for method in ["POST", "PUT", "PATCH"] {
+      // Kept alive as far as the client is concerned: the server ends the connection after the
+      // answer (lws would read whatever came next as this request's body).
+      let socket = try RawSocket(port: fixture.port)
+      try socket.write("\(method) /echo?q=1 HTTP/1.1\r\nHost: 127.0.0.1:\(fixture.port)\r\n\r\n")
+      let reply = try parseHTTPResponse(try socket.readToEnd())
+      XCTAssertEqual(reply.status, 200, method)
+      XCTAssertEqual(reply.headers["x-method"], method)
+      XCTAssertEqual(reply.headers["x-query"], "q=1")
+      XCTAssertEqual(reply.body, [], method)
+      socket.close()
+    }
+  }
+
+  func testEveryStatusLineCarriesItsReasonPhrase() throws {
+    let fixture = try ServerFixture()
+    defer { fixture.stop() }
+    XCTAssertEqual(try httpGet(port: fixture.port, rawPath: "/later").statusLine, "HTTP/1.1 202 Accepted")
+    XCTAssertEqual(try httpGet(port: fixture.port, rawPath: "/healthz").statusLine, "HTTP/1.1 200 OK")
+    XCTAssertEqual(try httpGet(port: fixture.port, rawPath: "/missing").statusLine, "HTTP/1.1 404 Not Found")
+    let big = try httpRequest(
+      port: fixture.port, method: "POST", rawPath: "/echo", body: [UInt8](repeating: 1, count: 200_000))
+    XCTAssertEqual(big.statusLine, "HTTP/1.1 413 Content Too Large")
+    XCTAssertEqual(
+      try httpRequest(port: fixture.port, method: "DELETE", rawPath: "/app.js").statusLine,
+      "HTTP/1.1 405 Method Not Allowed")
   }
 
   func testAResponseMayComeLaterFromAnotherThread() throws {

@@ -107,6 +107,8 @@ public enum RawSocketError: Error {
 public struct HTTPReply: Sendable {
   /// Status code, e.g. 200.
   public let status: Int
+  /// The status line as sent, e.g. `HTTP/1.1 200 OK`.
+  public var statusLine = ""
   /// Header names lowercased.
   public let headers: [String: String]
   /// The body bytes.
@@ -157,7 +159,7 @@ public func parseHTTPResponse(_ data: [UInt8]) throws -> HTTPReply {
   }
   var body = Array(data[(end + 4)...])
   if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body.prefix(length)) }
-  return HTTPReply(status: status, headers: headers, body: body)
+  return HTTPReply(status: status, statusLine: head[0], headers: headers, body: body)
 }
 
 extension RawSocket {

@@ -142,3 +142,25 @@ def test_peers_frames_add_and_remove_chips_and_show_the_total(server, page_a: Pa
     page_a.js(deliver, {"type": "peer", "event": "leave", "session": "s-x2", "name": "Yuri", "color": "#1971c2"})
     state = peers_state(page_a)
     assert [s for s, _ in state["known"]] == ["s-y1"] and state["label"] == "2 online" and state["more"] is None
+
+
+def test_a_list_shows_an_avatar_stack_of_who_looks_at_it(server, fresh_page, page_b: Page):
+    """A's pointer over a list sets A's presence state to that list; B sees A's avatar in that
+    list's title (and in no other), and it goes when A's browser closes."""
+    page_a = fresh_page("Ann", "#1971c2")
+    page_a.open(server, "cities")
+    page_b.open(server, "cities")
+    col = first_list(page_a, "list")
+    item = page_a.item(col["items"][0])
+    page_b.wait(lambda: page_b.js("return document.querySelectorAll('[data-peer]').length") == 1, 5, "B to see A online")
+    page_a.mouse("mouseMoved", item["cx"], item["cy"])
+    stack = (
+        "const s = document.querySelector(`[data-list-section='${arguments[0]}'] .list-viewers`);"
+        " return s && !s.hidden ? [...s.querySelectorAll('.list-viewer')].map(a => a.title) : [];"
+    )
+    page_b.wait(lambda: len(page_b.js(stack, col["id"])) == 1, 5, "A's avatar on the list in B")
+    assert "Ann" in page_b.js(stack, col["id"])[0]
+    assert page_b.js("return document.querySelectorAll('.list-viewers:not([hidden]) .list-viewer').length") == 1
+    shot(page_b, "list-viewers")
+    page_a.close_browser()
+    page_b.wait(lambda: page_b.js(stack, col["id"]) == [], 5, "A's avatar to go when A leaves")

@@ -61,7 +61,7 @@ export function followClient(session) {
 }
 
 /** What an intent did, for "Could not …". @param {import("./reorder-client/model.js").BoardModel} model @param {any} op @returns {string} */
-function describeOp(model, op) {
+export function describeOp(model, op) {
   if (!op) return "apply a change";
   const name = op.item ? model.label(op.item) : "";
   switch (op.kind) {

@@ -14,6 +14,7 @@
  * Move to…, edit, add, delete, unassign, undo / redo) is off and its controls are hidden, and a
  * role changed by `refreshed` applies at once.
  */
+import { ListViewers } from "./list-viewers.js";
 import { ReorderClient } from "./reorder-client/index.js";
 import { BoardView } from "./view.js";
 import { DragController } from "./drag.js";
@@ -27,6 +28,8 @@ import { Scope } from "./scope.js";
 import { Access } from "./access.js";
 import { followClient } from "./board-events.js";
 import { bindToolbar } from "./board-toolbar.js";
+import { followOutbox, clearOutboxNotices } from "./outbox-notice.js";
+import { tokenClaims } from "./token.js";
 
 /** The editing controls of the toolbar: hidden while the page may not change the board. */
 const EDIT_CONTROLS = ["undo-button", "redo-button", "move-button", "edit-button", "add-item-button", "add-list-button"];
@@ -73,6 +76,8 @@ export class BoardSession {
       name: me.name,
       color: me.color,
       getToken: () => this.access.token(),
+      // One outbox per person: the link's `sub`, else the name asked for.
+      user: subjectOf(this.access.token()) ?? me.name,
       // Access offers a newer link's token itself (and says when it is refused).
       autoRefresh: false,
       signal: scope.signal,
@@ -83,6 +88,7 @@ export class BoardSession {
     this.root = $("board-lists");
     this.view = new BoardView(this.root, this.model);
     this.presence = new Presence(this.view, $("ghosts"), $("peers"), scope);
+    this.listViewers = new ListViewers(this.root, this.client, scope.signal);
 
     const describe = (/** @type {string} */ item, /** @type {string} */ list) => this.describe(item, list);
     this.drag = new DragController(this.root, this.view, this.model, {
@@ -130,6 +136,7 @@ export class BoardSession {
     }, scope);
 
     followClient(this);
+    followOutbox(this);
     this.dragHelp = $("drag-help").textContent ?? "";
     bindToolbar(this);
     this.applyAccess();
@@ -144,6 +151,7 @@ export class BoardSession {
     this.client.close();
     this.presence.reset();
     this.scope.dispose();
+    clearOutboxNotices();
     this.root.replaceChildren();
     this.setEditing(false);
     this.applyAccess();
@@ -284,4 +292,10 @@ export class BoardSession {
     if (!this.denied()) this.moveDialog.open(item);
   }
 
+}
+
+/** @param {string | null} token @returns {string | null} the token's `sub`, null without one */
+function subjectOf(token) {
+  const sub = tokenClaims(token)?.sub;
+  return typeof sub === "string" && sub ? sub : null;
 }

@@ -22,6 +22,10 @@ extension ClientMessage {
       ])
     case .refresh(let token):
       return .members(["type": .string("refresh"), "token": .string(token)])
+    case .presence(let state):
+      return .members(["type": .string("presence"), "state": state])
+    case .broadcast(let event):
+      return .members(["type": .string("broadcast"), "event": event])
     }
   }
 }

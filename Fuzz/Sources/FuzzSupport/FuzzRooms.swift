@@ -82,8 +82,8 @@ public final class FuzzRooms: @unchecked Sendable {
       case .persist(let room, let ops):
         storage.append(room: room, entries: ops) { _ in }
         perform(registry.durable(room: room, upTo: ops.map(\.seq).max() ?? 0))
-      case .snapshot(let room, let seq, let bytes):
-        storage.saveSnapshot(room: room, snapshot: RoomSnapshot(seq: seq, bytes: bytes)) { _ in }
+      case .snapshot(let room, let snapshot):
+        storage.saveSnapshot(room: room, snapshot: snapshot) { _ in }
       case .load(let load):
         load.run(on: storage) { result in
           self.perform(self.registry.loaded(room: load.room, result: result, now: self.now))

@@ -11,7 +11,7 @@
 struct RegistryState {
   static let copied: Set<String> = [
     "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "loadsFailed",
-    "messagesReceived", "deadlines", "authFailures", "cluster",
+    "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded",
   ]
   static let fixed: Set<String> = ["limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier"]
 
@@ -27,6 +27,8 @@ struct RegistryState {
   let deadlines: DeadlineQueue
   let authFailures: [String: Int]
   let cluster: ClusterState?
+  let upgrading: [String: [ConnectionHandle]]
+  let unloaded: [Room]
 
   init(_ registry: RoomRegistry) {
     let stored = Set(Mirror(reflecting: registry).children.compactMap(\.label))
@@ -46,6 +48,8 @@ struct RegistryState {
     deadlines = registry.deadlines
     authFailures = registry.authFailures
     cluster = registry.cluster
+    upgrading = registry.upgrading
+    unloaded = registry.unloaded
   }
 
   /// Sets `registry` back to this state.
@@ -62,5 +66,7 @@ struct RegistryState {
     registry.deadlines = deadlines
     registry.authFailures = authFailures
     registry.cluster = cluster
+    registry.upgrading = upgrading
+    registry.unloaded = unloaded
   }
 }

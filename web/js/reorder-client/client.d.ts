@@ -10,6 +10,8 @@ export class ReorderClient extends RoomSession {
     get board(): import("./board-state.js").State;
     /** @returns {Intent[]} the intents not acknowledged yet, oldest first */
     get pending(): import("./board-state.js").Pending[];
+    /** @returns {number} how many intents this device keeps for the room and user (every tab's; 0 without an outbox) */
+    get saved(): number;
     /** @returns {Status} the connection's state */
     get status(): import("./session.js").Status;
     /** @returns {boolean} whether the connection is welcomed (intents go out at once) */
@@ -90,6 +92,25 @@ export class ReorderClient extends RoomSession {
         phase: "start" | "move" | "end" | "cancel";
         item: string;
     }): void;
+    /**
+     * Sets this person's custom presence state (a JSON object of at most 1,024 bytes, e.g.
+     * `{list: "foods"}`): the others get it in event `presence`, latest wins. Kept and sent again
+     * after each reconnect; while offline it goes with the next welcome.
+     * @param {Record<string, any>} state
+     */
+    updatePresence(state: Record<string, any>): void;
+    /** @returns {Array<{ session: string, state: Record<string, any> | null }>} the others' current presence states */
+    get presenceStates(): {
+        session: string;
+        state: Record<string, any> | null;
+    }[];
+    /**
+     * Sends an event (a JSON object of at most 4 KiB) to the others, who get it in event
+     * `broadcast` `{session, event}`; not stored, dropped while offline. At most
+     * `--max-broadcasts-per-second` (default 20); over it, event `error` with `rate_limited`.
+     * @param {Record<string, any>} event @returns {boolean} whether it was sent
+     */
+    broadcast(event: Record<string, any>): boolean;
 }
 export type BoardState = import("./board-state.js").State;
 export type Intent = import("./board-state.js").Pending;

@@ -10,6 +10,9 @@
  * - The connection reconnects with backoff and asks for a catch-up (`since` + `epoch`); after the
  *   welcome it re-sends every unacknowledged intent with the same id (the server applies each
  *   once). A viewer's welcome drops them instead (rejected `read_only`: a viewer cannot edit).
+ * - The offline outbox (outbox.js, option `outbox`, default on) keeps unacknowledged intents in
+ *   IndexedDB: a closed tab's are re-sent once by the tab that holds the outbox's Web Lock;
+ *   `saved` counts them.
  * - A second `welcome` on an open connection (the board was replaced through the API) resets
  *   the board; the pending intents, made against the old board, are dropped and reported as
  *   rejected `board_replaced`. So is every pending intent when a welcome brings another `epoch`.
@@ -18,7 +21,11 @@
  *   event `refused`. Every other close reconnects.
  * - Presence: `peers` when who is online changes, `drag` for each change of another person's
  *   drag (a person who leaves mid-drag yields a `cancel`), `sendDrag` for one's own, paced at the
- *   server's presence interval.
+ *   server's presence interval. Custom state: `updatePresence(state)` for one's own (latest
+ *   wins, sent again after each reconnect), event `presence` `{session, state}` for each change
+ *   of another's (`state` null when they left), `presenceStates` for all of them.
+ * - Broadcasts: `broadcast(event)` sends an event to the others (not stored), event `broadcast`
+ *   `{session, event}` for theirs.
  *
  * The full API, with every option and event, is in docs/CLIENT.md.
  */
@@ -43,6 +50,11 @@ export class ReorderClient extends RoomSession {
   /** @returns {Intent[]} the intents not acknowledged yet, oldest first */
   get pending() {
     return this.model.pending;
+  }
+
+  /** @returns {number} how many intents this device keeps for the room and user (every tab's; 0 without an outbox) */
+  get saved() {
+    return this.outbox?.count ?? 0;
   }
 
   /** @returns {Status} the connection's state */
@@ -84,6 +96,7 @@ export class ReorderClient extends RoomSession {
   propose(op) {
     const id = `${this.clientId}:${++this.counter}`;
     const intent = this.model.propose(id, op);
+    this.outbox?.keep(intent, this.model.epoch, this.model.seq);
     if (this.connection.ready) this.connection.send({ type: "op", id, op });
     return intent;
   }
@@ -176,6 +189,32 @@ export class ReorderClient extends RoomSession {
    */
   sendDrag(drag) {
     if (this.connection.ready) this.pacer.push(drag);
+  }
+
+  /**
+   * Sets this person's custom presence state (a JSON object of at most 1,024 bytes, e.g.
+   * `{list: "foods"}`): the others get it in event `presence`, latest wins. Kept and sent again
+   * after each reconnect; while offline it goes with the next welcome.
+   * @param {Record<string, any>} state
+   */
+  updatePresence(state) {
+    this.ownState = state;
+    if (this.connection.ready) this.connection.send({ type: "presence", state });
+  }
+
+  /** @returns {Array<{ session: string, state: Record<string, any> | null }>} the others' current presence states */
+  get presenceStates() {
+    return this.states.all;
+  }
+
+  /**
+   * Sends an event (a JSON object of at most 4 KiB) to the others, who get it in event
+   * `broadcast` `{session, event}`; not stored, dropped while offline. At most
+   * `--max-broadcasts-per-second` (default 20); over it, event `error` with `rate_limited`.
+   * @param {Record<string, any>} event @returns {boolean} whether it was sent
+   */
+  broadcast(event) {
+    return this.connection.ready && this.connection.send({ type: "broadcast", event }) !== false;
   }
 }
 

@@ -31,3 +31,7 @@ export type Peer = import("./peers.js").Peer;
  * someone's drag in progress
  */
 export type Drag = import("./peers.js").Drag;
+/**
+ * another session's custom presence state (`null`: it left)
+ */
+export type PresenceUpdate = import("./presence-states.js").PresenceUpdate;

@@ -24,3 +24,4 @@ export { ReorderClient } from "./client.js";
 /** @typedef {import("./board-state.js").Item} Item one item: its id and fields */
 /** @typedef {import("./peers.js").Peer} Peer someone in the room */
 /** @typedef {import("./peers.js").Drag} Drag someone's drag in progress */
+/** @typedef {import("./presence-states.js").PresenceUpdate} PresenceUpdate another session's custom presence state (`null`: it left) */

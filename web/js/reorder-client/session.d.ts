@@ -14,6 +14,10 @@ export function randomId(): string;
  * @property {boolean} [autoRefresh] at `token_expiring`, ask `getToken()` and send what it gives
  *   as `refresh` when it is another token (default true)
  * @property {AbortSignal} [signal] aborting it closes the client
+ * @property {boolean} [outbox] keep unacknowledged intents in IndexedDB, so that they survive a
+ *   closed tab and are re-sent once (default true where IndexedDB and Web Locks exist; see outbox.js)
+ * @property {string} [user] whose outbox this is (default: the `sub` of `token`, else `name`): one
+ *   database per server, room and user
  */
 /**
  * @typedef {import("./peers.js").Drag} Drag
@@ -39,6 +43,10 @@ export class RoomSession extends EventTarget {
     model: BoardModel;
     /** Who else is online and what they drag. */
     presence: PeerSet;
+    /** The others' custom presence states (`presence` frames). */
+    states: PresenceStates;
+    /** @type {Record<string, any> | null} this person's own presence state, sent again after each welcome */
+    ownState: Record<string, any> | null;
     /** @type {"editor" | "viewer" | null} the role of the last welcome or `refreshed` (null before one) */
     role: "editor" | "viewer" | null;
     /** @type {string | null} this connection's session, from its welcome */
@@ -56,6 +64,10 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     welcomed: boolean;
     timers: Timers;
+    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
+    replayed: Set<string>;
+    /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */
+    outbox: Outbox | null;
     pacer: DragPacer;
     connection: any;
     /** Connects (and keeps reconnecting until `close`, or until a close ends the session). @returns {this} */
@@ -101,6 +113,13 @@ export class RoomSession extends EventTarget {
     private presenceChanged;
     /** @private Reports intents dropped here as rejected. @param {Intent[]} dropped @param {keyof DROPPED} code */
     private report;
+    /** @private An intent is answered or dropped: it leaves the outbox. @param {string} id */
+    private settled;
+    /**
+     * @private The sender tab (outbox.js) takes on the intents of tabs that are gone: re-sent with
+     * their ids into the history they were made in; the others are dropped as rejected.
+     */
+    private adoptOrphans;
     /** @private @param {string} type @param {any} detail */
     private emit;
 }
@@ -143,6 +162,16 @@ export type ClientOptions = {
      * aborting it closes the client
      */
     signal?: AbortSignal;
+    /**
+     * keep unacknowledged intents in IndexedDB, so that they survive a
+     * closed tab and are re-sent once (default true where IndexedDB and Web Locks exist; see outbox.js)
+     */
+    outbox?: boolean;
+    /**
+     * whose outbox this is (default: the `sub` of `token`, else `name`): one
+     * database per server, room and user
+     */
+    user?: string;
 };
 export type Drag = import("./peers.js").Drag;
 export type Peer = import("./peers.js").Peer;
@@ -151,5 +180,7 @@ export type Intent = import("./board-state.js").Pending;
 export type Status = "connecting" | "open" | "closed";
 import { BoardModel } from "./model.js";
 import { PeerSet } from "./peers.js";
+import { PresenceStates } from "./presence-states.js";
 import { Timers } from "./timers.js";
+import { Outbox } from "./outbox.js";
 import { DragPacer } from "./pacer.js";

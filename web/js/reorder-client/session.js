@@ -10,6 +10,9 @@
  *   made in; a welcome that replaces the board or brings another `epoch` rejects them
  *   (`board_replaced`), a viewer's welcome rejects them (`read_only`), a 4404 close rejects them
  *   (`board_deleted`). These three codes are the client's own; every other code is the server's.
+ * - With an outbox (outbox.js) every intent is kept in IndexedDB until it is answered; `hello`
+ *   says the outbox's client, and the tab holding its lock re-sends the intents of closed tabs
+ *   after its welcome (`adoptOrphans`). A dropped one is `rejected` with `replayed: true`.
  * - `rate_limited` and `unavailable` are not refusals: the op is re-sent a second later;
  *   `storage_full` (the server's disk is full, maybe for hours) is one (docs/PROTOCOL.md).
  * - Everything the client schedules goes through `timers`, cleared by `close` and by a close
@@ -20,8 +23,10 @@
 import { Connection } from "./connection.js";
 import { BoardModel } from "./model.js";
 import { PeerSet } from "./peers.js";
+import { PresenceStates } from "./presence-states.js";
 import { DragPacer, presenceIntervalOf } from "./pacer.js";
 import { Timers } from "./timers.js";
+import { Outbox, outboxName, tokenSubject } from "./outbox.js";
 
 /**
  * @typedef {object} ClientOptions
@@ -37,6 +42,10 @@ import { Timers } from "./timers.js";
  * @property {boolean} [autoRefresh] at `token_expiring`, ask `getToken()` and send what it gives
  *   as `refresh` when it is another token (default true)
  * @property {AbortSignal} [signal] aborting it closes the client
+ * @property {boolean} [outbox] keep unacknowledged intents in IndexedDB, so that they survive a
+ *   closed tab and are re-sent once (default true where IndexedDB and Web Locks exist; see outbox.js)
+ * @property {string} [user] whose outbox this is (default: the `sub` of `token`, else `name`): one
+ *   database per server, room and user
  */
 
 /**
@@ -55,6 +64,7 @@ const DROPPED = {
   board_replaced: "the board was replaced; this change was not applied",
   board_deleted: "the board was deleted",
   read_only: "this connection is a viewer's: it cannot edit",
+  outbox_expired: "too many changes were made to the board since; the server would no longer recognise this one, so it was not re-sent",
 };
 
 /** @returns {string} 12 random hex digits */
@@ -68,6 +78,13 @@ function socketURL(base, room) {
   const origin = new URL(base ?? globalThis.location.href);
   const scheme = origin.protocol === "https:" || origin.protocol === "wss:" ? "wss:" : "ws:";
   return `${scheme}//${origin.host}/ws/${encodeURIComponent(room)}`;
+}
+
+/** @param {string | undefined} base @returns {string} the server's origin, `http(s)://host` also for a `ws(s)://` URL */
+function serverOrigin(base) {
+  const url = new URL(base ?? globalThis.location.href);
+  const scheme = url.protocol === "https:" || url.protocol === "wss:" ? "https:" : "http:";
+  return `${scheme}//${url.host}`;
 }
 
 /** The connection and message half of `ReorderClient` (use that class; this one is its base). */
@@ -87,6 +104,10 @@ export class RoomSession extends EventTarget {
     this.model = new BoardModel();
     /** Who else is online and what they drag. */
     this.presence = new PeerSet();
+    /** The others' custom presence states (`presence` frames). */
+    this.states = new PresenceStates();
+    /** @type {Record<string, any> | null} this person's own presence state, sent again after each welcome */
+    this.ownState = null;
     /** @type {"editor" | "viewer" | null} the role of the last welcome or `refreshed` (null before one) */
     this.role = null;
     /** @type {string | null} this connection's session, from its welcome */
@@ -101,6 +122,13 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     this.welcomed = false;
     this.timers = new Timers();
+    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
+    this.replayed = new Set();
+    const user = options.user ?? tokenSubject(options.token) ?? this.name;
+    /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */
+    this.outbox = options.outbox !== false && Outbox.available()
+      ? new Outbox(outboxName(serverOrigin(options.url), this.room, user), (count) => this.emit("saved", { count }))
+      : null;
     this.pacer = new DragPacer((drag) => this.connection.send({ type: "drag", ...drag }), this.timers);
     this.connection = new Connection({
       url: socketURL(options.url, this.room),
@@ -115,8 +143,9 @@ export class RoomSession extends EventTarget {
       if (change.type === "applied") this.emit("applied", { message: change.msg, intent: change.mine });
       if (change.type === "rejected") {
         const m = change.msg;
-        this.emit("rejected", { id: m.id, op: change.mine?.op, intent: change.mine, code: String(m.code ?? ""), message: String(m.message ?? "") });
+        this.emit("rejected", { id: m.id, op: change.mine?.op, intent: change.mine, code: String(m.code ?? ""), message: String(m.message ?? ""), replayed: this.replayed.has(m.id) });
       }
+      if ((change.type === "applied" || change.type === "rejected") && change.mine) this.settled(change.mine.id);
       this.emit("change", { cause: change.type, message: "msg" in change ? change.msg : undefined, intent: "mine" in change ? change.mine : change.type === "local" ? change.pending : undefined });
     });
     options.signal?.addEventListener("abort", () => this.close(), { once: true });
@@ -128,6 +157,7 @@ export class RoomSession extends EventTarget {
   connect() {
     if (this.options.signal?.aborted) return this;
     this.end = null;
+    this.outbox?.start(() => this.adoptOrphans());
     this.connection.start();
     return this;
   }
@@ -137,6 +167,7 @@ export class RoomSession extends EventTarget {
     this.connection.stop();
     this.timers.clear();
     this.pacer.clear();
+    this.outbox?.stop();
   }
 
   /** Reconnects now, e.g. with a new token from `getToken` (pending intents are kept). */
@@ -205,6 +236,12 @@ export class RoomSession extends EventTarget {
         const { changes, joined } = this.presence.dragFrame(msg);
         return this.presenceChanged(changes, joined);
       }
+      case "presence":
+        for (const u of this.states.update(msg)) this.emit("presence", u);
+        return;
+      case "broadcast":
+        if (typeof msg.session === "string") this.emit("broadcast", { session: msg.session, event: msg.event });
+        return;
       case "token_expiring":
         return this.expiring(msg);
       case "refreshed": {
@@ -251,13 +288,20 @@ export class RoomSession extends EventTarget {
       // A viewer's ops would all be refused: the intents made before this welcome are dropped.
       this.report(this.model.dropPending(), "read_only");
     } else {
-      for (const p of this.model.pending) this.connection.send({ type: "op", id: p.id, op: p.op });
+      for (const p of this.model.pending) {
+        this.connection.send({ type: "op", id: p.id, op: p.op });
+        this.replayed.add(p.id);
+      }
+      this.outbox?.sent(this.model.pending.map((p) => p.id), this.model.epoch, this.model.seq);
+      this.adoptOrphans();
     }
     this.emit("welcome", {
       session: this.session, role: this.role, epoch: this.model.epoch, seq: this.model.seq,
       catchUp: !msg.board, replaced: replaces, expiresIn: numberOrNull(msg.expires_in_s), message: msg,
     });
     this.presenceChanged(drags, true);
+    if (Array.isArray(msg.presence)) for (const u of this.states.welcome(msg.presence)) this.emit("presence", u);
+    if (this.ownState) this.connection.send({ type: "presence", state: this.ownState });
   }
 
   /** @private @param {any} msg */
@@ -275,7 +319,10 @@ export class RoomSession extends EventTarget {
     if (this.options.getToken) this.token = (await this.options.getToken()) ?? null;
     this.offered = null;
     /** @type {any} */
-    const hello = { type: "hello", v: PROTOCOL_VERSION, room: this.room, client: this.clientId, name: this.name, color: this.color };
+    // With an outbox every tab of this user says the outbox's client: the server then recognises
+    // an op id re-sent by another tab than the one that sent it first.
+    const client = (await this.outbox?.client()) ?? this.clientId;
+    const hello = { type: "hello", v: PROTOCOL_VERSION, room: this.room, client, name: this.name, color: this.color };
     if (this.token) hello.token = this.token;
     const since = this.model.seq;
     if (since !== undefined) {
@@ -302,6 +349,7 @@ export class RoomSession extends EventTarget {
   ended(code, reason, kind) {
     this.end = { code, reason };
     this.timers.clear();
+    this.outbox?.stop();
     if (kind === "deleted") {
       this.report(this.model.dropPending(), "board_deleted");
       this.emit("ended", { code, reason });
@@ -327,7 +375,37 @@ export class RoomSession extends EventTarget {
 
   /** @private Reports intents dropped here as rejected. @param {Intent[]} dropped @param {keyof DROPPED} code */
   report(dropped, code) {
-    for (const p of dropped) this.emit("rejected", { id: p.id, op: p.op, intent: p, code, message: DROPPED[code] });
+    for (const p of dropped) {
+      this.emit("rejected", { id: p.id, op: p.op, intent: p, code, message: DROPPED[code], replayed: this.replayed.has(p.id) });
+      this.settled(p.id);
+    }
+  }
+
+  /** @private An intent is answered or dropped: it leaves the outbox. @param {string} id */
+  settled(id) {
+    this.replayed.delete(id);
+    this.outbox?.forget(id);
+  }
+
+  /**
+   * @private The sender tab (outbox.js) takes on the intents of tabs that are gone: re-sent with
+   * their ids into the history they were made in; the others are dropped as rejected.
+   */
+  async adoptOrphans() {
+    const outbox = this.outbox;
+    if (!outbox?.sender || !this.connection.ready || this.role !== "editor") return;
+    const mine = (/** @type {string} */ id) => this.model.pending.some((p) => p.id === id);
+    const { adopted, dropped } = await outbox.orphans(this.model.epoch, this.model.seq ?? 0, mine, () => this.adoptOrphans());
+    for (const { record, code } of dropped) {
+      const intent = { id: record.id, op: record.op };
+      this.emit("rejected", { id: record.id, op: record.op, intent, code, message: DROPPED[code], replayed: true });
+    }
+    for (const record of adopted) {
+      if (mine(record.id)) continue;
+      this.model.propose(record.id, record.op);
+      this.replayed.add(record.id);
+      if (this.connection.ready) this.connection.send({ type: "op", id: record.id, op: record.op });
+    }
   }
 
   /** @private @param {string} type @param {any} detail */

@@ -4,10 +4,20 @@
   import Darwin
 #endif
 
-/// Microseconds on the monotonic clock: every timestamp of a run (send, arrival, samples) uses it,
-/// so a latency is a subtraction. `t` and op ids carry these values, which only this process reads.
+/// The monotonic clock (`CLOCK_MONOTONIC`), the one clock of durations and deadlines: the `now`
+/// the rooms are driven with (seconds), the load tool's timestamps (microseconds, so a latency is
+/// a subtraction), a worker's deadlines. Its origin is arbitrary: its values mean nothing outside
+/// this process.
 public enum MonotonicClock {
-  /// Now, in microseconds since an arbitrary origin.
+  /// Now, in seconds.
+  @inline(__always)
+  public static func now() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+  }
+
+  /// Now, in microseconds.
   @inline(__always)
   public static func microseconds() -> Int64 {
     var spec = timespec()
@@ -15,7 +25,7 @@ public enum MonotonicClock {
     return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1_000
   }
 
-  /// Sleeps until the monotonic clock reaches `deadline` (µs); returns at once if it has passed.
+  /// Sleeps until the clock reaches `deadline` (µs); returns at once if it has passed.
   public static func sleep(until deadline: Int64) {
     let remaining = deadline - microseconds()
     guard remaining > 0 else { return }
