@@ -64,6 +64,14 @@ extension RedisConnection {
     return try Self.entries(reply, command: "XRANGE")
   }
 
+  /// The newest entries of `room` below `seq`, at most `limit`, in seq order (XREVRANGE).
+  public func latestEntries(room: String, before seq: UInt64, limit: Int) throws(RedisError) -> [ClusterLogEntry] {
+    precondition(limit > 0, "a range needs a positive limit")
+    guard seq > 1 else { return [] }
+    let reply = try command("XREVRANGE", ClusterKeys(room: room).log, "(\(seq)-0", "-", "COUNT", limit)
+    return try Self.entries(reply, command: "XREVRANGE").reversed()
+  }
+
   /// Waits up to `blockMilliseconds` for entries after each room's seq (XREAD BLOCK on this
   /// connection, which should be one of its own): the entries that came, per room, at most
   /// `count` per room; empty when none came in time (or no room was given).

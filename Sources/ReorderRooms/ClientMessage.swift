@@ -53,11 +53,15 @@ public struct OpRequest: Sendable, Equatable {
   public var id: String
   /// What to do.
   public var intent: Intent
+  /// When the server received it (milliseconds since 1970-01-01 UTC, from the registry's
+  /// `wallClock`): the time its record keeps. 0 until the registry stamps it.
+  public var at: Int64 = 0
 
   /// An op request.
-  public init(id: String, intent: Intent) {
+  public init(id: String, intent: Intent, at: Int64 = 0) {
     self.id = id
     self.intent = intent
+    self.at = at
   }
 }
 

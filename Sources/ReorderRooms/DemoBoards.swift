@@ -82,7 +82,9 @@ extension Room {
   public mutating func performSystem(_ intent: Intent, id: String) throws(ProtocolError) -> [RoomAction] {
     let (logged, resolved) = try board.perform(intent, ids: GeneratedIDs(seq: seq + 1))
     seq += 1
-    let record = self.record(id: id, client: "server", by: "server", resolved: resolved, logged: logged, seq: seq)
+    // No actor and no time: the demo boards are the same at every start.
+    let record = self.record(
+      id: id, client: "server", by: "server", resolved: resolved, logged: logged, seq: seq, actor: nil, at: nil)
     pending.append((seq, record.applied(seq: seq)))
     remember(key: OpRecord.key(client: "server", id: id), seq: seq)
     opsSinceSnapshot += 1

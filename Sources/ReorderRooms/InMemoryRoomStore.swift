@@ -128,6 +128,15 @@ public final class InMemoryRoomStore: RoomStore, Sendable {
     }
   }
 
+  public func latestEntries(
+    room: String, before: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
+  ) {
+    run(.entries, completion) { state in
+      .success(Array((state.logs[room] ?? []).lazy.filter { $0.seq < before }.suffix(max(0, limit))))
+    }
+  }
+
   public func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     run(.roomNames, completion) { state in .success(Set(state.logs.keys).union(state.snapshots.keys).sorted()) }
   }

@@ -2,8 +2,9 @@
 /// and serve `since` catch-ups after a restart.
 ///
 /// Layout: `0x01`, a 4-byte big-endian header length, a JSON header
-/// `{"id":…,"client":…,"by":…,"op":{resolved op}}`, then the board's logged bytes (for the CRDT board,
-/// the encoded CRDT op).
+/// `{"id":…,"client":…,"by":…,"op":{resolved op},"epoch"?:…,"actor"?:{…},"at"?:…}`, then the board's
+/// logged bytes (for the CRDT board, the encoded CRDT op). Records written before ops carried their
+/// actor and time have neither: readers take them as unknown.
 public struct OpRecord: Sendable, Equatable {
   /// The client's op id.
   public var id: String
@@ -17,14 +18,24 @@ public struct OpRecord: Sendable, Equatable {
   public var logged: [UInt8]
   /// The room's epoch (on the first op of a room only).
   public var epoch: String?
+  /// Who made it (nil in records stored before actors were kept).
+  public var actor: OpActor?
+  /// When the server applied it (the node that made it, for a cluster's op): milliseconds since
+  /// 1970-01-01 UTC; nil in records stored before times were kept.
+  public var at: Int64?
 
   /// A record.
-  public init(id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8]) {
+  public init(
+    id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8], actor: OpActor? = nil,
+    at: Int64? = nil
+  ) {
     self.id = id
     self.client = client
     self.by = by
     self.resolved = resolved
     self.logged = logged
+    self.actor = actor
+    self.at = at
   }
 
   /// The stored payload.
@@ -33,6 +44,8 @@ public struct OpRecord: Sendable, Equatable {
       ("id", .string(id)), ("client", .string(client)), ("by", .string(by)), ("op", resolved),
     ]
     if let epoch { members.append(("epoch", .string(epoch))) }
+    if let actor { members.append(("actor", actor.json)) }
+    if let at { members.append(("at", .number(Double(at)))) }
     let header = JSONValue.object(members).encoded()
     var out: [UInt8] = [1]
     out.reserveCapacity(5 + header.count + logged.count)
@@ -54,6 +67,8 @@ public struct OpRecord: Sendable, Equatable {
     else { throw BoardDataError("op record: incomplete header") }
     self.init(id: id, client: client, by: by, resolved: op, logged: Array(payload[(5 + n)...]))
     epoch = header["epoch"]?.stringValue
+    actor = header["actor"].flatMap(OpActor.init(json:))
+    if case .number(let ms)? = header["at"], ms.isFinite, abs(ms) < 1e15 { at = Int64(ms) }
   }
 
   /// The idempotency key of a stored payload, read without parsing the whole header when the

@@ -35,7 +35,7 @@ extension Room {
 
   /// An op from the HTTP API, as `by: "api"`: applied now (its `applied` goes to the members once
   /// durable, like a member's op), recognised as a re-send of the same id, or rejected.
-  mutating func performAPI(id: String, intent: Result<Intent, ProtocolError>) -> (APIOpResult, [RoomAction]) {
+  mutating func performAPI(id: String, intent: Result<Intent, ProtocolError>, at: Int64) -> (APIOpResult, [RoomAction]) {
     let key = OpRecord.key(client: Room.apiClient, id: id)
     if let known = opIDs[key] {
       counters.opsRepeated += 1
@@ -51,7 +51,7 @@ extension Room {
       let (logged, resolved) = try board.perform(intent, ids: GeneratedIDs(seq: seq + 1))
       seq += 1
       let record = self.record(
-        id: id, client: Room.apiClient, by: "api", resolved: resolved, logged: logged, seq: seq)
+        id: id, client: Room.apiClient, by: "api", resolved: resolved, logged: logged, seq: seq, actor: .api, at: at)
       pending.append((seq, record.applied(seq: seq)))
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]

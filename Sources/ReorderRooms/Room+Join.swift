@@ -10,10 +10,10 @@ extension Room {
   ///
   /// An invisible member (`visible` false: a token's `presence: false`) receives everything but is
   /// left out of peers (no join or leave notice, not listed, not counted). `role` and `expiresIn`
-  /// (its token's) go into its welcome.
+  /// (its token's) go into its welcome; `subject` (its token's `sub`) goes into its ops' records.
   public mutating func join(
     _ connection: ConnectionHandle, hello: Hello, session: String, visible: Bool = true,
-    role: Access.Role = .editor, expiresIn: Double? = nil
+    role: Access.Role = .editor, expiresIn: Double? = nil, subject: String? = nil
   ) -> [RoomAction] {
     guard members.count < limits.maxConnectionsPerRoom else {
       return [
@@ -27,6 +27,7 @@ extension Room {
     member.visible = visible
     member.role = role
     member.expiresIn = expiresIn
+    member.subject = subject
     var actions: [RoomAction] = []
     presence.isLarge = members.count + 1 + remotePeerCount > limits.largeRoomMembers
     // Nobody hears of an invisible member.

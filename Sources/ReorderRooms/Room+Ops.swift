@@ -12,7 +12,8 @@ extension Room {
       let (logged, resolved) = try board.perform(request.intent, ids: ids)
       seq += 1
       let record = self.record(
-        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged, seq: seq)
+        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged, seq: seq,
+        actor: member.actor, at: request.at)
       pending.append((seq, record.applied(seq: seq)))
       remember(key: key, seq: seq)
       var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]

@@ -1,11 +1,12 @@
 extension Room {
   /// A room built from `content` as `PUT /api/v1/boards/{room}` creates it: a new epoch, ops
   /// 1…N made by `api` (client `server`, ids `put:<n>`, like the demo boards' `demo:<n>`), each
-  /// checked like an op from a client, and counted as applied. Returns the room (its ops pending)
+  /// checked like an op from a client, and counted as applied; their actor is the API and their
+  /// time `at` (ms since 1970, UTC). Returns the room (its ops pending)
   /// and the log entries.
   /// - Throws: `BoardContent.Refusal` at the first op that would be rejected; nothing is kept.
   static func created(
-    name: String, content: BoardContent, boards: RoomBoardFactory, limits: RoomLimits, now: Double
+    name: String, content: BoardContent, boards: RoomBoardFactory, limits: RoomLimits, now: Double, at: Int64
   ) throws(BoardContent.Refusal) -> (room: Room, entries: [LogEntry]) {
     var room = Room(name: name, board: boards.empty(), limits: limits, now: now)
     var entries: [LogEntry] = []
@@ -16,7 +17,8 @@ extension Room {
         let (logged, resolved) = try room.board.perform(step.intent, ids: GeneratedIDs(seq: room.seq + 1))
         room.seq += 1
         let id = "put:\(index + 1)"
-        let record = room.record(id: id, client: "server", by: "api", resolved: resolved, logged: logged, seq: room.seq)
+        let record = room.record(
+          id: id, client: "server", by: "api", resolved: resolved, logged: logged, seq: room.seq, actor: .api, at: at)
         room.pending.append((room.seq, record.applied(seq: room.seq)))
         room.remember(key: OpRecord.key(client: "server", id: id), seq: room.seq)
         room.counters.opsApplied += 1

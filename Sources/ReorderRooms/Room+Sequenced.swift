@@ -35,7 +35,8 @@ extension Room {
     do {
       try checkLimits(request.intent)
       let record = try makeRecord(
-        request.intent, id: request.id, client: member.client, by: member.peer.session)
+        request.intent, id: request.id, client: member.client, by: member.peer.session, actor: member.actor,
+        at: request.at)
       shared!.inFlight[ticket] = SharedRoom.InFlight(
         connections: [connection], request: request.id, key: key, record: record, creates: seq == 0)
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
@@ -86,12 +87,12 @@ extension Room {
 
   /// Makes `intent` into the record of an op on this replica, not applied (`SequencedBoard.make`,
   /// with ids of this node's own).
-  mutating func makeRecord(_ intent: Intent, id: String, client: String, by: String) throws(ProtocolError)
-    -> OpRecord
-  {
+  mutating func makeRecord(
+    _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64
+  ) throws(ProtocolError) -> OpRecord {
     let ids = shared!.nextIDs()
     let logged = try makeOp(intent, ids: ids)
-    var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged)
+    var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged, actor: actor, at: at)
     // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
     record.resolved = .object([("kind", .string(intent.kind))])
     // Only an op made at seq 0 can become op 1, which carries the room's epoch.
@@ -236,7 +237,12 @@ extension Room {
     durableSeq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
+    let windowStart = recentStart
     addRecent(seq: entrySeq, frame: frame)
+    if shared != nil {
+      shared!.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
+      if recentStart > windowStart { for old in windowStart..<recentStart { shared!.stamps[old] = nil } }
+    }
     opsSinceSnapshot += 1
     counters.opsApplied += 1
     return frame

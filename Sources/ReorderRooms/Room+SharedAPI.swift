@@ -6,6 +6,8 @@ struct SharedAPIJob: Sendable {
   /// The driver's id of the request (`ClusterAction.apiDone`).
   var request: UInt64
   var ops: [(id: String, intent: Result<Intent, ProtocolError>)]
+  /// When the request arrived (ms since 1970, UTC): the time its ops' records keep.
+  var at: Int64
   var results: [APIOpResult] = []
   /// The append out for the next op.
   var ticket: UInt64?
@@ -74,7 +76,7 @@ extension Room {
           do throws(ProtocolError) {
             let intent = try intent.get()
             try checkLimits(intent)
-            let record = try makeRecord(intent, id: id, client: Room.apiClient, by: "api")
+            let record = try makeRecord(intent, id: id, client: Room.apiClient, by: "api", actor: .api, at: job.at)
             let ticket = nextTicket
             nextTicket += 1
             shared!.inFlight[ticket] = SharedRoom.InFlight(

@@ -28,6 +28,11 @@ public struct Room: Sendable {
     /// What its token allows, and when the token expires (seconds after the join), for its welcome.
     var role: Access.Role = .editor
     var expiresIn: Double?
+    /// Its token's subject (nil without tokens): with `peer.name`, the actor its ops record.
+    var subject: String?
+
+    /// Who its ops are recorded as made by.
+    var actor: OpActor { OpActor(sub: subject, name: peer.name) }
   }
 
   /// The room name (from the websocket path).
@@ -159,9 +164,13 @@ extension Room {
     return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
-  /// The record of an op at `seq`: the first op of a room also carries the room's epoch.
-  func record(id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8], seq: UInt64) -> OpRecord {
-    var record = OpRecord(id: id, client: client, by: by, resolved: resolved, logged: logged)
+  /// The record of an op at `seq`, made by `actor` at `at` (ms since 1970, UTC): the first op of
+  /// a room also carries the room's epoch.
+  func record(
+    id: String, client: String, by: String, resolved: JSONValue, logged: [UInt8], seq: UInt64, actor: OpActor?,
+    at: Int64?
+  ) -> OpRecord {
+    var record = OpRecord(id: id, client: client, by: by, resolved: resolved, logged: logged, actor: actor, at: at)
     if seq == 1 { record.epoch = epoch }
     return record
   }

@@ -107,7 +107,8 @@ extension RoomRegistry {
     let exists = old.seq > 0
     if exists && !replace { return .exists }
     do {
-      var (room, entries) = try Room.created(name: name, content: content, boards: boards, limits: limits, now: now)
+      var (room, entries) = try Room.created(
+        name: name, content: content, boards: boards, limits: limits, now: now, at: wallClock())
       room.adoptMembers(of: old)
       let snapshot = room.snapshotNow()
       counters.add(old.counters)
@@ -147,8 +148,9 @@ extension RoomRegistry {
     guard rooms[name] != nil else { preconditionFailure("applyAPIOps on a room that is not loaded") }
     var results: [APIOpResult] = []
     var actions: [RoomAction] = []
+    let at = wallClock()
     for op in ops {
-      let (result, more) = rooms[name]!.performAPI(id: op.id, intent: op.intent)
+      let (result, more) = rooms[name]!.performAPI(id: op.id, intent: op.intent, at: at)
       results.append(result)
       actions.append(contentsOf: more)
     }

@@ -105,7 +105,8 @@ extension RoomRegistry {
       rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
       var actions = rooms[state.room]!.join(
         connection, hello: admitted.hello, session: session, visible: admitted.access?.presence ?? true,
-        role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn)
+        role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn,
+        subject: admitted.access?.subject)
       if rooms[state.room]!.members[connection] != nil {
         actions.append(contentsOf: rooms[state.room]!.sharedJoined(connection))
         state.session = session
@@ -113,7 +114,8 @@ extension RoomRegistry {
         state.closing = true
       }
       return actions
-    case .op(let request):
+    case .op(var request):
+      request.at = wallClock()
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
       }

@@ -19,7 +19,7 @@ extension RoomRegistry {
     _ name: String, request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], now: Double
   ) -> [RoomAction] {
     guard rooms[name]?.shared != nil else { preconditionFailure("applySharedAPIOps on a room that is not loaded") }
-    rooms[name]!.shared!.apiJobs.append(SharedAPIJob(request: request, ops: ops))
+    rooms[name]!.shared!.apiJobs.append(SharedAPIJob(request: request, ops: ops, at: wallClock()))
     // A room loaded for the API alone stays at least its idle time after each request.
     rooms[name]!.idleSince = max(rooms[name]!.idleSince, now)
     return advanceAPI(room: name)
@@ -52,5 +52,34 @@ extension RoomRegistry {
   public func sharedFollowEpoch(room name: String) -> String? {
     guard let room = rooms[name], room.seq > 0, !room.epoch.isEmpty else { return nil }
     return room.epoch
+  }
+}
+
+/// What `RoomRegistry.loggedHistory(room:before:limit:)` found.
+public enum LoggedHistory: Sendable, Equatable {
+  /// The page.
+  case page(HistoryPage)
+  /// The room has no history (nothing applied).
+  case noBoard
+}
+
+extension RoomRegistry {
+  /// `GET /api/v1/boards/{room}/history?before=B&limit=N` from a loaded room in cluster mode: the
+  /// ops of the replica's catch-up window as it applied and resolved them, with who made them and
+  /// when (`SharedRoom.stamps`), newest first; the same window `loggedOps` answers from. Nil when
+  /// the room is not loaded.
+  public func loggedHistory(room name: String, before: UInt64?, limit: Int) -> LoggedHistory? {
+    guard let room = rooms[name] else { return nil }
+    guard room.seq > 0 else { return .noBoard }
+    let top = min(before.map { $0 > 0 ? $0 - 1 : 0 } ?? room.seq, room.seq)
+    guard top > 0 else { return .page(.entries([], next: nil)) }
+    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recentStart
+    guard top >= earliest else { return .page(.gone(earliest: earliest)) }
+    let from = max(earliest, top >= UInt64(limit) ? top - UInt64(limit) : 1)
+    let kept: [HistoryEntry] = (from...top).compactMap { seq in
+      guard let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"] else { return nil }
+      return HistoryEntry(seq: seq, op: op, stamp: room.shared?.stamps[seq] ?? OpStamp(actor: nil, at: nil))
+    }
+    return .page(HistoryPage.read(kept: kept, before: top + 1, limit: limit))
   }
 }

@@ -107,7 +107,8 @@ extension RoomRegistry {
     -> Result<CreatedBoard, BoardContent.Refusal>
   {
     do {
-      var (room, entries) = try Room.created(name: name, content: content, boards: boards, limits: limits, now: now)
+      var (room, entries) = try Room.created(
+        name: name, content: content, boards: boards, limits: limits, now: now, at: wallClock())
       return .success(Self.created(&room, entries: entries))
     } catch {
       return .failure(error)

@@ -67,6 +67,9 @@ public final class RoomRegistry {
   var authFailures: [String: Int] = [:]
   /// Cluster mode (`RoomRegistry+Cluster.swift`); nil on one node.
   var cluster: ClusterState?
+  /// Wall time for the records of ops (milliseconds since 1970-01-01 UTC): what the history shows
+  /// as each op's `at`. The only wall clock the rooms read; tests set a fixed one.
+  public var wallClock: @Sendable () -> Int64 = WallClock.milliseconds
 
   /// Frames a connection may send while its room loads; they are handled in order once it has
   /// loaded. Beyond this the connection is closed (1008): a client waits for its `welcome`.

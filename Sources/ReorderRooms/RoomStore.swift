@@ -149,6 +149,10 @@ public protocol RoomStore: AnyObject, Sendable {
   func entries(
     room: String, after: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void)
+  /// The newest `limit` ops of `room` with seq < `before`, in seq order (history reads).
+  func latestEntries(
+    room: String, before: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void)
   /// Names of every room with stored state, sorted.
   func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void)
   /// The rooms open `room` again (its `.load` is issued; no instance of it is open): its writes are

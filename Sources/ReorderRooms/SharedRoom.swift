@@ -64,6 +64,10 @@ struct SharedRoom: Sendable {
   /// The room's history was replaced by another epoch (this one), and the room is being loaded
   /// again: it takes no op and applies no entry until the loaded room takes its place.
   var reloading: String?
+  /// Who made each op of the catch-up window and when (`OpRecord.actor`, `at`), by seq, for the
+  /// history (`RoomRegistry.loggedHistory`): the window's frames hold only the resolved ops. Seqs
+  /// below the window's start are dropped as it moves on.
+  var stamps: [UInt64: OpStamp] = [:]
 
   init(node: String) {
     self.node = node

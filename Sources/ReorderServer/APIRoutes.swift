@@ -22,6 +22,8 @@ enum APIRoutes {
     case ops(String)
     /// `GET /api/v1/boards/{room}/presence`.
     case presence(String)
+    /// `GET /api/v1/boards/{room}/history?before=B&limit=N`.
+    case history(String)
     /// `PUT /api/v1/boards/{room}` (`?replace=true`).
     case createBoard(String)
     /// `DELETE /api/v1/boards/{room}`.
@@ -64,6 +66,8 @@ enum APIRoutes {
       return room(parts[1]).flatMap { method([("GET", .ops($0)), ("POST", .applyOps($0))]) }
     case 3 where parts[0] == "boards" && parts[2] == "presence":
       return room(parts[1]).flatMap { method([("GET", .presence($0))]) }
+    case 3 where parts[0] == "boards" && parts[2] == "history":
+      return room(parts[1]).flatMap { method([("GET", .history($0))]) }
     case 2 where parts[0] == "admin" && parts[1] == "drain":
       return method([("POST", .drain)])
     default:
@@ -147,6 +151,7 @@ extension APIRoutes.Route {
     case .ops: "GET /api/v1/boards/{room}/ops"
     case .applyOps: "POST /api/v1/boards/{room}/ops"
     case .presence: "GET /api/v1/boards/{room}/presence"
+    case .history: "GET /api/v1/boards/{room}/history"
     case .drain: "POST /api/v1/admin/drain"
     }
   }
@@ -158,6 +163,7 @@ extension APIRoutes.Route {
   static let knownLabels: [(route: String, status: Int)] = [
     (Self.boards.label, 200), (Self.board("").label, 200), (Self.createBoard("").label, 201),
     (Self.deleteBoard("").label, 204), (Self.disconnect("").label, 200), (Self.ops("").label, 200),
-    (Self.applyOps("").label, 200), (Self.presence("").label, 200), (Self.drain.label, 202),
+    (Self.applyOps("").label, 200), (Self.presence("").label, 200), (Self.history("").label, 200),
+    (Self.drain.label, 202),
   ]
 }

@@ -142,6 +142,8 @@ final class ClusterAdapter: @unchecked Sendable {
   var nextAPIRequest: UInt64 = 1
   /// `GET …/ops` requests waiting for their room to load here (service thread only).
   var logReads: [String: [(since: UInt64, limit: Int, responder: HTTPResponder)]] = [:]
+  /// `GET …/history` requests waiting for their room to load here (service thread only).
+  var historyReads: [String: [(before: UInt64?, limit: Int, responder: HTTPResponder)]] = [:]
 
   /// Where answers go: set by `ReorderService` once the driver is made (which needs `storage`).
   var driver: RoomsDriver? {

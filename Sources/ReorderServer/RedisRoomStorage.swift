@@ -111,6 +111,22 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  func latestEntries(
+    room: String, before: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in
+            try redis.latestEntries(room: room, before: before, limit: max(1, limit)).map {
+              LogEntry(seq: $0.seq, payload: $0.op)
+            }
+          }
+        })
+    }
+  }
+
   func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     queue.async { [self] in
       completion(

@@ -41,6 +41,8 @@ extension RoomsDriver {
       disconnect(name, body: request.body, responder)
     case .success(.ops(let name)):
       ops(name, request.head, responder)
+    case .success(.history(let name)):
+      history(name, request.head, responder)
     case .success(.presence(let name)):
       responder.respond(
         APIRoutes.json(200, .object([("room", .string(name)), ("peers", .array(registry.presence(room: name) ?? []))])))

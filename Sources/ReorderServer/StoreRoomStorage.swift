@@ -72,6 +72,20 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  func latestEntries(
+    room: String, before: UInt64, limit: Int,
+    completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
+  ) {
+    reads.async { [store] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try StoreRoomStorage.mapped { () throws(StoreError) in
+            try store.ops(room: room, before: before, limit: limit).map { LogEntry(seq: $0.seq, payload: $0.payload) }
+          }
+        })
+    }
+  }
+
   func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     reads.async { [store] in
       completion(

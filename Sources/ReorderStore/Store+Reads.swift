@@ -47,6 +47,27 @@ extension Store {
     }
   }
 
+  /// The newest `limit` ops of a room with seq < `before`, in seq order (history reads).
+  ///
+  /// A `limit` of 0 or less returns nothing.
+  /// - Complexity: O(log n + limit).
+  public func ops(room: String, before seq: UInt64, limit: Int) throws(StoreError) -> [StoredOp] {
+    guard limit > 0 else { return [] }
+    return try reading { connection throws(StoreError) in
+      let query = try connection.statement(
+        "SELECT seq, payload FROM ops WHERE room = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3")
+      defer { query.reset() }
+      try query.bind(room, at: 1)
+      try query.bind(Int64(min(seq, UInt64(Int64.max))), at: 2)
+      try query.bind(Int64(limit), at: 3)
+      var result: [StoredOp] = []
+      while try query.step() {
+        result.append(StoredOp(seq: UInt64(query.int64(0)), payload: query.bytes(1)))
+      }
+      return result.reversed()
+    }
+  }
+
   /// The highest committed seq of a room's op log, 0 if it has no ops.
   ///
   /// - Complexity: O(log n).

@@ -1,0 +1,107 @@
+import Foundation
+import ReorderRooms
+import ReorderTransport
+
+/// `GET /api/v1/boards/{room}/history?before=B&limit=N` (docs/API.md): the ops before seq B (the
+/// newest without it), newest first, each with who made it and when. On one node read from the
+/// stored log, within `--history-ops`; in cluster mode from this node's replica, within the same
+/// window as `GET …/ops` there. 410 when B - 1 is older than the kept history.
+extension RoomsDriver {
+  func history(_ name: String, _ head: HTTPRequestHead, _ responder: HTTPResponder) {
+    var before: UInt64?
+    if let text = head.queryValue("before") {
+      guard let value = UInt64(text), value >= 1, value <= 1 << 53 else {
+        return responder.respond(
+          APIRoutes.Problem(400, "bad request", "before takes a seq from 1 to 2^53 (a whole number)").response)
+      }
+      before = value
+    }
+    guard let limit = Int(head.queryValue("limit") ?? "100"), (1...1_000).contains(limit) else {
+      return responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
+    }
+    if cluster != nil { return clusterHistory(name, before: before, limit: limit, responder) }
+    let storage = self.storage
+    let upper = before ?? UInt64(Int64.max)
+    storage.roomNames { names in
+      guard case .success(let names) = names, names.contains(name) else {
+        return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+      }
+      storage.latestEntries(room: name, before: upper, limit: limit + 1) { result in
+        switch result {
+        case .failure(let error):
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        case .success(let entries):
+          let page = HistoryPage.read(kept: entries.compactMap(Self.historyEntry), before: upper, limit: limit)
+          guard page.isOnlyFirstOp(before: upper) else { return Self.respondHistory(name, page, responder) }
+          // Op 1 outlives the ops trimmed after it: when a later op is kept, those asked for are gone.
+          storage.entries(room: name, after: 1, limit: 1) { later in
+            if case .success(let later) = later, let earliest = later.first?.seq, earliest < upper {
+              Self.respondHistory(name, .gone(earliest: earliest), responder)
+            } else {
+              Self.respondHistory(name, page, responder)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The history entry of a stored op.
+  private static func historyEntry(_ entry: LogEntry) -> HistoryEntry? {
+    guard let record = try? OpRecord(payload: entry.payload) else { return nil }
+    return HistoryEntry(seq: entry.seq, op: record.resolved, stamp: OpStamp(actor: record.actor, at: record.at))
+  }
+
+  /// Cluster mode: from this node's replica, loaded for the request when it is not.
+  private func clusterHistory(_ name: String, before: UInt64?, limit: Int, _ responder: HTTPResponder) {
+    if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
+      return Self.respondHistory(name, found, responder)
+    }
+    let (state, actions) = registry.openForAPI(name)
+    switch state {
+    case .loading:
+      cluster?.historyReads[name, default: []].append((before, limit, responder))
+      perform(actions)
+    case .ready:
+      preconditionFailure("a loaded room answers loggedHistory")
+    case .refused(let error):
+      responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
+    }
+  }
+
+  /// A room's load was answered: the history reads that waited for it are answered.
+  func clusterHistoryLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+    guard let waiting = cluster?.historyReads.removeValue(forKey: name) else { return }
+    for (before, limit, responder) in waiting {
+      if case .failure(let error) = result {
+        responder.respond(
+          APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
+      } else if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
+        Self.respondHistory(name, found, responder)
+      } else {
+        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
+      }
+    }
+  }
+
+  private static func respondHistory(_ name: String, _ found: LoggedHistory, _ responder: HTTPResponder) {
+    switch found {
+    case .noBoard: responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+    case .page(let page): respondHistory(name, page, responder)
+    }
+  }
+
+  private static func respondHistory(_ name: String, _ page: HistoryPage, _ responder: HTTPResponder) {
+    switch page {
+    case .gone(let earliest):
+      responder.respond(
+        APIRoutes.Problem(
+          410, "gone", "the history no longer reaches back that far; the earliest op kept is \(earliest)",
+          extensions: [("earliest", .number(Double(earliest)))]
+        ).response)
+    case .entries:
+      let json = page.json(room: name) { BoardCursor.rfc3339(Date(timeIntervalSince1970: Double($0) / 1_000)) }
+      responder.respond(APIRoutes.json(200, json ?? .null))
+    }
+  }
+}
