@@ -128,6 +128,13 @@ public final class InMemoryRoomStore: RoomStore, Sendable {
     }
   }
 
+  public func snapshot(
+    room: String, atOrBefore seq: UInt64,
+    completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
+  ) {
+    run(.load, completion) { state in .success(state.snapshots[room].flatMap { $0.seq <= seq ? $0 : nil }) }
+  }
+
   public func latestEntries(
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void

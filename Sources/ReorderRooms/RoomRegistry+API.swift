@@ -98,6 +98,15 @@ extension RoomRegistry {
     )
   }
 
+  /// How a board of `room` is rebuilt from storage as this server's rooms are (one node or cluster
+  /// mode), for reads that do not open the room (`RoomLoad.boardAt`: `GET …?at=`, the history's
+  /// base).
+  public func historyLoad(room name: String) -> RoomLoad {
+    var load = RoomLoad(room: name, remembering: 0, boards: boards, limits: limits, node: cluster?.node.node)
+    load.encodesBoard = false
+    return load
+  }
+
   /// `PUT /api/v1/boards/{room}` on a loaded room: builds the board from `content` with a new
   /// epoch (seqs from 1). A board that exists (stored ops) is replaced only with `replace`; its
   /// members stay, and each gets a fresh `welcome` of the new board once it is durable (call

@@ -149,6 +149,11 @@ public protocol RoomStore: AnyObject, Sendable {
   func entries(
     room: String, after: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void)
+  /// The latest snapshot of `room` taken at or before `seq`, nil when none is kept (the base of
+  /// the board at `seq`).
+  func snapshot(
+    room: String, atOrBefore seq: UInt64,
+    completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void)
   /// The newest `limit` ops of `room` with seq < `before`, in seq order (history reads).
   func latestEntries(
     room: String, before: UInt64, limit: Int,

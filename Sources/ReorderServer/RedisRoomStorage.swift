@@ -111,6 +111,21 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  /// The room keeps one snapshot in Redis: it, when it is at or before `seq`.
+  func snapshot(
+    room: String, atOrBefore seq: UInt64,
+    completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
+  ) {
+    queue.async { [self] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try call { (redis) throws(RedisError) in
+            try redis.snapshot(room: room).flatMap { $0.seq <= seq ? RoomSnapshot(seq: $0.seq, bytes: $0.bytes) : nil }
+          }
+        })
+    }
+  }
+
   func latestEntries(
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void

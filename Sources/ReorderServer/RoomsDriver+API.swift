@@ -36,7 +36,11 @@ extension RoomsDriver {
     case .success(let write) where write.isWrite:
       apiWrite(write, request, responder)
     case .success(.board(let name)):
-      board(name, responder)
+      if let at = request.head.queryValue("at") {
+        boardAt(name, at, responder)
+      } else {
+        board(name, responder)
+      }
     case .success(.disconnect(let name)):
       disconnect(name, body: request.body, responder)
     case .success(.ops(let name)):

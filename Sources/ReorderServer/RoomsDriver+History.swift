@@ -105,3 +105,38 @@ extension RoomsDriver {
     }
   }
 }
+
+extension RoomsDriver {
+  /// `GET /api/v1/boards/{room}?at=SEQ`: the board right after op SEQ, `{room, seq, epoch, board}`
+  /// as the plain GET; 410 when it can no longer be rebuilt (older than the kept history), 404
+  /// for a seq the board has not reached. Read and rebuilt off the service thread.
+  func boardAt(_ name: String, _ text: String, _ responder: HTTPResponder) {
+    guard let seq = UInt64(text), seq <= 1 << 53 else {
+      return responder.respond(
+        APIRoutes.Problem(400, "bad request", "at takes a seq from 0 to 2^53 (a whole number)").response)
+    }
+    let storage = self.storage
+    let load = registry.historyLoad(room: name)
+    storage.roomNames { names in
+      guard case .success(let names) = names, names.contains(name) else {
+        return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+      }
+      load.boardAt(seq: seq, on: storage) { result in
+        switch result {
+        case .failure(let error):
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        case .success(.board(let seq, let epoch, let board)):
+          responder.respond(APIRoutes.json(200, Self.boardJSON(name, seq: seq, epoch: epoch, board: board)))
+        case .success(.gone):
+          responder.respond(
+            APIRoutes.Problem(
+              410, "gone", "the board at seq \(seq) can no longer be rebuilt: it is older than the kept history"
+            ).response)
+        case .success(.beyond(let last)):
+          responder.respond(
+            APIRoutes.Problem(404, "not found", "the board \(name) has no op \(seq) yet; its last is \(last)").response)
+        }
+      }
+    }
+  }
+}

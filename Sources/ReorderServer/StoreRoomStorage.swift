@@ -72,6 +72,22 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
+  func snapshot(
+    room: String, atOrBefore seq: UInt64,
+    completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
+  ) {
+    reads.async { [store] in
+      completion(
+        Result { () throws(RoomStoreError) in
+          try StoreRoomStorage.mapped { () throws(StoreError) in
+            try store.loadSnapshot(room: room, atOrBefore: seq).map {
+              RoomSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board)
+            }
+          }
+        })
+    }
+  }
+
   func latestEntries(
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void

@@ -16,11 +16,22 @@ extension Store {
   ///
   /// - Complexity: O(log n) plus the snapshot's size.
   public func loadSnapshot(room: String) throws(StoreError) -> (seq: UInt64, bytes: [UInt8], board: [UInt8]?)? {
+    try loadSnapshot(room: room, atOrBefore: UInt64(Int64.max))
+  }
+
+  /// The latest committed snapshot of a room taken at or before `seq` (the base of the board at
+  /// `seq`, `GET …?at=`), or nil if it has none.
+  ///
+  /// - Complexity: O(log n) plus the snapshot's size.
+  public func loadSnapshot(room: String, atOrBefore seq: UInt64) throws(StoreError)
+    -> (seq: UInt64, bytes: [UInt8], board: [UInt8]?)?
+  {
     try reading { connection throws(StoreError) in
       let query = try connection.statement(
-        "SELECT seq, bytes, board FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1")
+        "SELECT seq, bytes, board FROM snapshots WHERE room = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1")
       defer { query.reset() }
       try query.bind(room, at: 1)
+      try query.bind(Int64(min(seq, UInt64(Int64.max))), at: 2)
       guard try query.step() else { return nil }
       return (UInt64(query.int64(0)), query.bytes(1), query.isNull(2) ? nil : query.bytes(2))
     }

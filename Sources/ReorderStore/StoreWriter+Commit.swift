@@ -212,7 +212,12 @@ extension StoreWriter {
     return try query.step() ? query.bytes(0) : nil
   }
 
-  /// Upserts a snapshot and deletes all but the latest two of the room.
+  /// Upserts a snapshot, then trims the room's log: with `retainedOps` R and this snapshot at S, the
+  /// base is the latest snapshot at or before S − R; the snapshots before the base and the ops up
+  /// to it (but op 1, which carries the epoch) are deleted. So every op kept after the base has a
+  /// snapshot at or before it, and the board at any kept seq can be rebuilt (`GET …?at=`), while
+  /// the log holds at least R ops before S and at most R plus one snapshot interval. Without
+  /// `retainedOps` the latest two snapshots are kept and no op is deleted.
   private func writeSnapshot(
     room: String, seq: UInt64, bytes: [UInt8], board: [UInt8]?, updated: inout [String: UInt64]
   ) throws(StoreError) -> Result<Void, StoreError> {
@@ -229,21 +234,34 @@ extension StoreWriter {
     try upsert.bind(bytes, at: 3)
     if let board { try upsert.bind(board, at: 4) }  // unbound parameters are NULL
     try upsert.run()
-    let prune = try connection.statement(
-      """
-      DELETE FROM snapshots WHERE room = ?1 AND seq < (
-        SELECT seq FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1 OFFSET 1)
-      """)
+    guard let retainedOps else {
+      let prune = try connection.statement(
+        """
+        DELETE FROM snapshots WHERE room = ?1 AND seq < (
+          SELECT seq FROM snapshots WHERE room = ?1 ORDER BY seq DESC LIMIT 1 OFFSET 1)
+        """)
+      try prune.bind(room, at: 1)
+      try prune.run()
+      return .success(())
+    }
+    guard seq > UInt64(retainedOps) + 1 else { return .success(()) }
+    let baseQuery = try connection.statement(
+      "SELECT seq FROM snapshots WHERE room = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1")
+    try baseQuery.bind(room, at: 1)
+    try baseQuery.bind(Int64(seq - UInt64(retainedOps)), at: 2)
+    let base = try baseQuery.step() ? baseQuery.int64(0) : nil
+    baseQuery.reset()
+    guard let base else { return .success(()) }
+    let prune = try connection.statement("DELETE FROM snapshots WHERE room = ?1 AND seq < ?2")
     try prune.bind(room, at: 1)
+    try prune.bind(base, at: 2)
     try prune.run()
     // Op 1 stays: it carries the room's epoch.
-    if let retainedOps, seq > UInt64(retainedOps) + 1 {
-      let trim = try connection.statement("DELETE FROM ops WHERE room = ?1 AND seq > 1 AND seq <= ?2")
-      try trim.bind(room, at: 1)
-      try trim.bind(Int64(seq - UInt64(retainedOps)), at: 2)
-      try trim.run()
-      if connection.changes > 0 { try reclaimFreePages() }
-    }
+    let trim = try connection.statement("DELETE FROM ops WHERE room = ?1 AND seq > 1 AND seq <= ?2")
+    try trim.bind(room, at: 1)
+    try trim.bind(base, at: 2)
+    try trim.run()
+    if connection.changes > 0 { try reclaimFreePages() }
     return .success(())
   }
 }
