@@ -64,6 +64,10 @@ extension ClientMessage {
         return .presence(state: try decodeBounded(value, "state", limit: WireLimits.maxPresenceStateBytes))
       case "broadcast":
         return .broadcast(event: try decodeBounded(value, "event", limit: WireLimits.maxBroadcastEventBytes))
+      case "history":
+        let before = try Field.optionalInt(value, "before", range: 1...(1 << 53)).map(UInt64.init)
+        let limit = try Field.optionalInt(value, "limit", range: 1...HistoryRequest.maxLimit) ?? 50
+        return .history(HistoryRequest(before: before, limit: limit))
       case "op":
         let id = try Field.id(value, "id")
         do {
@@ -73,7 +77,7 @@ extension ClientMessage {
         }
       default:
         throw ProtocolError(
-          .unknownType, "unknown message type; expected hello, op, drag, refresh, presence or broadcast")
+          .unknownType, "unknown message type; expected hello, op, drag, refresh, presence, broadcast or history")
       }
     } catch var error as MessageDecodingError {
       error.type = type

@@ -9,6 +9,25 @@ public enum ClientMessage: Sendable, Equatable {
   case presence(state: JSONValue)
   /// An event for the room's other members (`broadcast {event}`): relayed once, never stored.
   case broadcast(event: JSONValue)
+  /// A page of the room's history (`history {before?, limit?}`), answered to the sender alone.
+  case history(HistoryRequest)
+}
+
+/// `history`: the ops before `before` (the newest without it), at most `limit`, with the board
+/// before the oldest of them.
+public struct HistoryRequest: Sendable, Equatable {
+  /// Most entries one `history` frame holds (and the default is a quarter of it).
+  public static let maxLimit = 200
+  /// Ops with a seq below this; nil: the newest.
+  public var before: UInt64?
+  /// At most this many (1…`maxLimit`, default 50).
+  public var limit: Int
+
+  /// A request.
+  public init(before: UInt64? = nil, limit: Int = 50) {
+    self.before = before
+    self.limit = limit
+  }
 }
 
 /// `hello`: the first message on a connection; joins the room.

@@ -36,7 +36,7 @@ extension Room {
     case .op, .drag: return joined
     case .hello(let hello):
       return !joined && hello.since != seq && canCatchUp(since: hello.since, epoch: hello.epoch, to: seq)
-    case .refresh, .presence, .broadcast: return false
+    case .refresh, .presence, .broadcast, .history: return false
     }
   }
 

@@ -35,6 +35,9 @@ public enum RoomAction: Sendable {
   /// Read ops older than the room keeps in memory (`RoomStore.entries`), then hand them to
   /// `RoomRegistry.read(_:result:)`.
   case read(RoomRead)
+  /// Read a page of a room's history and the board before it, and send it to the connection as a
+  /// `history` frame (`HistoryRead.frame`).
+  case history(HistoryRead)
   /// Close a connection (after its queued frames) with a websocket close code and reason.
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.

@@ -74,6 +74,7 @@ extension RoomRegistry {
     case .refresh: messagesReceived["refresh", default: 0] += 1
     case .presence: messagesReceived["presence", default: 0] += 1
     case .broadcast: messagesReceived["broadcast", default: 0] += 1
+    case .history: messagesReceived["history", default: 0] += 1
     }
     switch message_ {
     case .hello(let hello):
@@ -192,12 +193,17 @@ extension RoomRegistry {
       // An invisible observer's broadcasts are not relayed (they would name its session).
       if state.access?.presence == false { return [] }
       return rooms[state.room]?.broadcast(event, from: connection) ?? []
+    case .history(let request):
+      guard state.session != nil else {
+        return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
+      }
+      return [.history(historyRead(room: state.room, connection: connection, request: request))]
     }
   }
 
   /// Message types that need a successful hello first (`not_joined` before it, however
   /// malformed the rest of the frame).
-  static let joinedTypes: Set<String> = ["op", "drag", "refresh", "presence", "broadcast"]
+  static let joinedTypes: Set<String> = ["op", "drag", "refresh", "presence", "broadcast", "history"]
 
   /// Keeps a frame of a connection whose room is loading (see `maxHeldFrames`).
   func hold(_ connection: ConnectionHandle, message: [UInt8], isBinary: Bool) -> [RoomAction] {

@@ -21,35 +21,18 @@ extension RoomsDriver {
     }
     if cluster != nil { return clusterHistory(name, before: before, limit: limit, responder) }
     let storage = self.storage
-    let upper = before ?? UInt64(Int64.max)
+    let asked = before
     storage.roomNames { names in
       guard case .success(let names) = names, names.contains(name) else {
         return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
       }
-      storage.latestEntries(room: name, before: upper, limit: limit + 1) { result in
+      HistoryPage.read(room: name, before: asked, limit: limit, on: storage) { result in
         switch result {
-        case .failure(let error):
-          responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
-        case .success(let entries):
-          let page = HistoryPage.read(kept: entries.compactMap(Self.historyEntry), before: upper, limit: limit)
-          guard page.isOnlyFirstOp(before: upper) else { return Self.respondHistory(name, page, responder) }
-          // Op 1 outlives the ops trimmed after it: when a later op is kept, those asked for are gone.
-          storage.entries(room: name, after: 1, limit: 1) { later in
-            if case .success(let later) = later, let earliest = later.first?.seq, earliest < upper {
-              Self.respondHistory(name, .gone(earliest: earliest), responder)
-            } else {
-              Self.respondHistory(name, page, responder)
-            }
-          }
+        case .failure(let error): responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+        case .success(let page): Self.respondHistory(name, page, responder)
         }
       }
     }
-  }
-
-  /// The history entry of a stored op.
-  private static func historyEntry(_ entry: LogEntry) -> HistoryEntry? {
-    guard let record = try? OpRecord(payload: entry.payload) else { return nil }
-    return HistoryEntry(seq: entry.seq, op: record.resolved, stamp: OpStamp(actor: record.actor, at: record.at))
   }
 
   /// Cluster mode: from this node's replica, loaded for the request when it is not.
@@ -91,6 +74,18 @@ extension RoomsDriver {
     }
   }
 
+  /// The websocket's `history` request of a member: its frame, sent to it alone.
+  func sendHistory(_ read: HistoryRead) {
+    read.run(on: storage, rfc3339: Self.rfc3339) { [weak self] frame in
+      self?.transport?.post { [weak self] in self?.perform([.send(read.connection, frame, .data)]) }
+    }
+  }
+
+  /// Milliseconds since 1970 as RFC 3339 UTC (`2026-12-01T18:04:05.123Z`).
+  @Sendable static func rfc3339(_ milliseconds: Int64) -> String {
+    BoardCursor.rfc3339(Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
+  }
+
   private static func respondHistory(_ name: String, _ page: HistoryPage, _ responder: HTTPResponder) {
     switch page {
     case .gone(let earliest):
@@ -100,7 +95,7 @@ extension RoomsDriver {
           extensions: [("earliest", .number(Double(earliest)))]
         ).response)
     case .entries:
-      let json = page.json(room: name) { BoardCursor.rfc3339(Date(timeIntervalSince1970: Double($0) / 1_000)) }
+      let json = page.json(room: name, rfc3339: rfc3339)
       responder.respond(APIRoutes.json(200, json ?? .null))
     }
   }

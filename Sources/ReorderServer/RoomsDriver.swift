@@ -170,6 +170,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
             self.perform(self.registry.read(read, result: result))
           }
         }
+      case .history(let read):
+        sendHistory(read)
       case .close(let connection, let code, let reason):
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
       case .log(let level, let event, let fields):

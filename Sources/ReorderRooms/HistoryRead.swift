@@ -1,0 +1,121 @@
+/// A member's `history` request, as the driver runs it off the rooms' thread: the page (read from
+/// storage, or taken from the replica in cluster mode), then the board before its oldest entry
+/// (`RoomLoad.boardAt`), then one `history` frame for the member.
+public struct HistoryRead: Sendable {
+  /// The room.
+  public let room: String
+  /// Who asked: the frame goes to it alone.
+  public let connection: ConnectionHandle
+  /// What it asked for.
+  public let request: HistoryRequest
+  /// Cluster mode: the page as this node's replica has it (`RoomRegistry.loggedHistory`); nil: read
+  /// from storage.
+  let page: HistoryPage?
+  /// How the base board is rebuilt.
+  let load: RoomLoad
+
+  /// Reads the page (unless the replica gave it) and its base on `store`, then hands the frame to
+  /// `completion`, on the thread the store answers on. `rfc3339` writes the entries' times.
+  public func run(
+    on store: any RoomStore, rfc3339: @escaping @Sendable (Int64) -> String,
+    completion: @escaping @Sendable ([UInt8]) -> Void
+  ) {
+    let withPage: @Sendable (HistoryPage) -> Void = { [load] page in
+      guard case .entries(let entries, _) = page, let oldest = entries.last?.seq else {
+        return completion(page.frame(base: nil, rfc3339: rfc3339))
+      }
+      load.boardAt(seq: oldest - 1, on: store) { base in
+        guard case .success(.board(let seq, _, let board)) = base else {
+          return completion(page.frame(base: nil, rfc3339: rfc3339))
+        }
+        completion(page.frame(base: (seq, board), rfc3339: rfc3339))
+      }
+    }
+    if let page { return withPage(page) }
+    HistoryPage.read(room: room, before: request.before, limit: request.limit, on: store) { result in
+      // A storage failure answers an empty page: the member may ask again.
+      withPage((try? result.get()) ?? .entries([], next: nil))
+    }
+  }
+}
+
+extension HistoryPage {
+  /// A page of `room`'s stored log: the ops before `before` (the newest without it), at most
+  /// `limit`, newest first (`read(kept:before:limit:)` on the newest `limit + 1` entries). Op 1
+  /// outlives the ops trimmed after it: a page that finds op 1 alone below ops that are kept is
+  /// older than the kept history (`gone`, with the first op kept after op 1).
+  public static func read(
+    room: String, before: UInt64?, limit: Int, on store: any RoomStore,
+    completion: @escaping @Sendable (Result<HistoryPage, RoomStoreError>) -> Void
+  ) {
+    let upper = before ?? UInt64(Int64.max)
+    store.latestEntries(room: room, before: upper, limit: limit + 1) { result in
+      switch result {
+      case .failure(let error): completion(.failure(error))
+      case .success(let entries):
+        let page = read(kept: entries.compactMap(HistoryEntry.init(stored:)), before: upper, limit: limit)
+        guard page.isOnlyFirstOp(before: upper) else { return completion(.success(page)) }
+        store.entries(room: room, after: 1, limit: 1) { later in
+          if case .success(let later) = later, let earliest = later.first?.seq, earliest < upper {
+            completion(.success(.gone(earliest: earliest)))
+          } else {
+            completion(.success(page))
+          }
+        }
+      }
+    }
+  }
+
+  /// The `history` frame: `{"type":"history","entries":[{"seq","at","actor","op"}],"next","base"}`
+  /// (`base`: `{"seq","board"}` or null), with `"earliest"` when the page is gone. Over the
+  /// websocket an actor is its `name` (and `via`): the token's `sub` is for the HTTP API only.
+  func frame(base: (seq: UInt64, board: JSONValue)?, rfc3339: (Int64) -> String) -> [UInt8] {
+    var members: [(key: String, value: JSONValue)] = [("type", .string("history"))]
+    switch self {
+    case .gone(let earliest):
+      members += [("entries", .array([])), ("next", .null), ("base", .null), ("earliest", .number(Double(earliest)))]
+    case .entries(let entries, let next):
+      let items: [JSONValue] = entries.map { entry in
+        var actor: JSONValue = .null
+        if let who = entry.stamp.actor {
+          var fields: [(key: String, value: JSONValue)] = [("name", who.name.map(JSONValue.string) ?? .null)]
+          if let via = who.via { fields.append(("via", .string(via))) }
+          actor = .object(fields)
+        }
+        return .object([
+          ("seq", .number(Double(entry.seq))), ("at", entry.stamp.at.map { .string(rfc3339($0)) } ?? .null),
+          ("actor", actor), ("op", entry.op),
+        ])
+      }
+      let baseJSON: JSONValue =
+        base.map { .object([("seq", .number(Double($0.seq))), ("board", $0.board)]) } ?? .null
+      members += [
+        ("entries", .array(items)), ("next", next.map { .number(Double($0)) } ?? .null), ("base", baseJSON),
+      ]
+    }
+    return JSONValue.object(members).encoded()
+  }
+}
+
+extension HistoryEntry {
+  /// The entry of a stored op (nil when its record cannot be read).
+  public init?(stored entry: LogEntry) {
+    guard let record = try? OpRecord(payload: entry.payload) else { return nil }
+    self.init(seq: entry.seq, op: record.resolved, stamp: OpStamp(actor: record.actor, at: record.at))
+  }
+}
+
+extension RoomRegistry {
+  /// The read of a member's `history` request: in cluster mode with the page of the replica's
+  /// window, on one node to be read from storage.
+  func historyRead(room name: String, connection: ConnectionHandle, request: HistoryRequest) -> HistoryRead {
+    var page: HistoryPage?
+    if cluster != nil {
+      switch loggedHistory(room: name, before: request.before, limit: request.limit) {
+      case .page(let found)?: page = found
+      case .noBoard?, nil: page = .entries([], next: nil)
+      }
+    }
+    return HistoryRead(room: name, connection: connection, request: request, page: page, load: historyLoad(room: name))
+  }
+}
