@@ -28,6 +28,22 @@ public struct OpActor: Sendable, Equatable {
     return .object(members)
   }
 
+  /// Most actors a webhook's `board.changed` lists (`merge(_:into:)` keeps the first ones).
+  public static let maxListed = 100
+
+  /// Adds the actors of `more` that `list` lacks, in order, up to `maxListed` in all.
+  public static func merge(_ more: some Sequence<OpActor>, into list: inout [OpActor]) {
+    for actor in more where list.count < maxListed && !list.contains(actor) { list.append(actor) }
+  }
+
+  /// The distinct actors of stored op records, in first-seen order (`maxListed` at most);
+  /// records without one are skipped.
+  public static func distinct(in entries: [LogEntry]) -> [OpActor] {
+    var list: [OpActor] = []
+    merge(entries.lazy.compactMap { try? OpRecord(payload: $0.payload).actor }, into: &list)
+    return list
+  }
+
   /// Reads `json`'s shape back; nil for anything that is not an object.
   public init?(json: JSONValue) {
     guard case .object = json else { return nil }

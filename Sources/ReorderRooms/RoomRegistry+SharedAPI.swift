@@ -64,6 +64,15 @@ public enum LoggedHistory: Sendable, Equatable {
 }
 
 extension RoomRegistry {
+  /// Who made ops `from...through` of a loaded room in cluster mode, as its replica applied them
+  /// (`SharedRoom.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
+  public func actors(room name: String, from: UInt64, through: UInt64) -> [OpActor] {
+    guard let stamps = rooms[name]?.shared?.stamps, from <= through else { return [] }
+    var list: [OpActor] = []
+    OpActor.merge((from...through).lazy.compactMap { stamps[$0]?.actor }, into: &list)
+    return list
+  }
+
   /// `GET /api/v1/boards/{room}/history?before=B&limit=N` from a loaded room in cluster mode: the
   /// ops of the replica's catch-up window as it applied and resolved them, with who made them and
   /// when (`SharedRoom.stamps`), newest first; the same window `loggedOps` answers from. Nil when

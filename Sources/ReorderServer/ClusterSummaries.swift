@@ -1,3 +1,4 @@
+import ReorderRooms
 import Foundation
 import ReorderBasics
 import ReorderRedis
@@ -96,12 +97,15 @@ final class ClusterSummaries: @unchecked Sendable {
   /// Applying the room's log took it to `toSeq` from `fromSeq - 1` (epoch `epoch`, with `lists`
   /// lists and `items` items). Service thread; takes the lock for a few steps, and wakes the
   /// thread only when the room became due (a busy room changes far more often than it writes).
-  func changed(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int) {
+  func changed(
+    room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int, actors: [OpActor]
+  ) {
     let now = MonotonicClock.now()
     let wall = Date().timeIntervalSince1970
     let report = worker.update(waking: { pending, wake in
       let (report, becameDue) = pending.ledger.changed(
-        room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, lists: lists, items: items, now: now, wall: wall)
+        room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, lists: lists, items: items, actors: actors,
+        now: now, wall: wall)
       wake = becameDue
       return report
     })
@@ -124,8 +128,8 @@ final class ClusterSummaries: @unchecked Sendable {
 
   private func send(_ report: SummaryLedger.Report) {
     webhooks?.boardChanged(
-      room: report.room, epoch: report.epoch, fromSeq: report.fromSeq, toSeq: report.toSeq, at: report.at,
-      wall: report.wall)
+      room: report.room, epoch: report.epoch, fromSeq: report.fromSeq, toSeq: report.toSeq, actors: report.actors,
+      at: report.at, wall: report.wall)
   }
 
   private func runList(_ job: ListJob) {

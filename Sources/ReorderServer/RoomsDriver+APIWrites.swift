@@ -225,7 +225,9 @@ extension RoomsDriver {
   func boardCreated(_ name: String, _ board: CreatedBoard) {
     Log.log(.info, board.replaced ? "board replaced by the API" : "board created by the API", [("room", name)])
     webhooks?.boardCreated(room: name, epoch: board.epoch)
-    if board.seq > 0 { webhooks?.boardChanged(room: name, epoch: board.epoch, fromSeq: 1, toSeq: board.seq) }
+    if board.seq > 0 {
+      webhooks?.boardChanged(room: name, epoch: board.epoch, fromSeq: 1, toSeq: board.seq, actors: [.api])
+    }
   }
 
   /// A board was deleted (durable). The one place to tell others (webhooks).

@@ -22,7 +22,8 @@ extension RoomsDriver {
       }
       guard let now = registry.summary(room: name) else { continue }
       summaries.changed(
-        room: name, epoch: now.epoch, fromSeq: from, toSeq: now.seq, lists: now.lists, items: now.items)
+        room: name, epoch: now.epoch, fromSeq: from, toSeq: now.seq, lists: now.lists, items: now.items,
+        actors: registry.actors(room: name, from: from, through: now.seq))
     }
   }
 }

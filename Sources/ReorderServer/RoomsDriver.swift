@@ -206,7 +206,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     // A board the API replaced or deleted meanwhile has another epoch: the answers of appends of
     // its old history concern nobody any more.
     let epoch = registry.epoch(room: room) ?? ""
+    let hooked = webhooks != nil
     storage.append(room: room, entries: ops) { [weak self] result in
+      // Read on the store's thread: the records' headers are parsed off the service thread.
+      let actors = hooked ? OpActor.distinct(in: ops) : []
       self?.transport?.post { [weak self] in
         guard let self, self.registry.epoch(room: room) == epoch else { return }
         switch result {
@@ -215,7 +218,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
           self.perform(self.registry.durable(room: room, upTo: seq))
           self.apiDurable(room: room, epoch: epoch, upTo: seq)
           if let webhooks = self.webhooks, let first = ops.first {
-            webhooks.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq)
+            webhooks.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq, actors: actors)
           }
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])

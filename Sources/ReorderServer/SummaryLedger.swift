@@ -1,3 +1,5 @@
+import ReorderRooms
+
 /// Which rooms' summaries are due, and which `board.changed` each change or write reports, in
 /// cluster mode (docs/CLUSTER.md, "Board list and webhooks in cluster mode"). Pure: time comes in
 /// (`MonotonicClock` seconds, and Unix seconds for the events), Redis' answers come in as
@@ -26,6 +28,8 @@ struct SummaryLedger {
     var toSeq: UInt64
     var at: Double
     var wall: Double
+    /// Who made the ops it covers, as this node applied them.
+    var actors: [OpActor] = []
   }
 
   /// A summary to write: the room's figures when it was taken.
@@ -70,6 +74,8 @@ struct SummaryLedger {
     var reportedKnown = true
     /// Not followed any more: one more write, then gone.
     var forgotten = false
+    /// Who made the ops applied since the last report (`OpActor.maxListed` at most), for the next.
+    var actors: [OpActor] = []
 
     var waiting: Bool { dirty || forgotten }
   }
@@ -89,7 +95,8 @@ struct SummaryLedger {
   /// Applying the log took `room` from `fromSeq - 1` to `toSeq`. Returns what to report now, and
   /// whether the room became due (it was not waiting for a write already).
   mutating func changed(
-    room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int, now: Double, wall: Double
+    room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int, actors: [OpActor] = [],
+    now: Double, wall: Double
   ) -> (report: Report?, becameDue: Bool) {
     let waiting = rooms[room]?.waiting ?? false
     var state =
@@ -106,10 +113,13 @@ struct SummaryLedger {
     state.changedWall = wall
     state.dirty = true
     state.forgotten = false
+    OpActor.merge(actors, into: &state.actors)
     var report: Report?
     if now < state.holdUntil, state.reportedKnown, state.reported + 1 >= fromSeq, toSeq > state.reported {
-      report = Report(room: room, epoch: epoch, fromSeq: state.reported + 1, toSeq: toSeq, at: now, wall: wall)
+      report = Report(
+        room: room, epoch: epoch, fromSeq: state.reported + 1, toSeq: toSeq, at: now, wall: wall, actors: state.actors)
       state.reported = toSeq
+      state.actors = []
     }
     rooms[room] = state
     return (report, !waiting)
@@ -162,13 +172,16 @@ struct SummaryLedger {
       if state.seq >= from {
         report = Report(
           room: due.room, epoch: state.epoch, fromSeq: from, toSeq: state.seq, at: state.changedAt,
-          wall: state.changedWall)
+          wall: state.changedWall, actors: state.actors)
       }
+      state.actors = []
       state.reported = max(state.reported, state.seq)
       state.reportedKnown = true
     } else if !outcome.holder && covered < due.seq && startedAt - due.changedAt < takeOverSeconds {
       state.dirty = true
     }
+    // Another node holds the lease: it reports these ops, with the actors it applied.
+    if !outcome.holder { state.actors = [] }
     if state.forgotten && !state.dirty && state.seq == due.seq {
       rooms[due.room] = nil
       return (report, outcome.holder)

@@ -5,8 +5,9 @@ import ReorderRooms
 struct WebhookEvent: Equatable, Sendable {
   /// The event's kind and what only that kind carries.
   enum Kind: Equatable, Sendable {
-    /// Ops `fromSeq...toSeq` (both included) of epoch `epoch` became durable.
-    case changed(epoch: String, fromSeq: UInt64, toSeq: UInt64)
+    /// Ops `fromSeq...toSeq` (both included) of epoch `epoch` became durable; `actors` made them
+    /// (distinct, at most `OpActor.maxListed`).
+    case changed(epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor])
     /// The board was created (or replaced: a new epoch).
     case created(epoch: String)
     /// The board was deleted.
@@ -31,9 +32,10 @@ struct WebhookEvent: Equatable, Sendable {
   var body: [UInt8] {
     var fields: [(key: String, value: JSONValue)] = [("type", .string(type)), ("room", .string(room))]
     switch kind {
-    case .changed(let epoch, let fromSeq, let toSeq):
+    case .changed(let epoch, let fromSeq, let toSeq, let actors):
       fields += [
         ("epoch", .string(epoch)), ("from_seq", .number(Double(fromSeq))), ("to_seq", .number(Double(toSeq))),
+        ("actors", .array(actors.map(\.json))),
       ]
     case .created(let epoch):
       fields.append(("epoch", .string(epoch)))

@@ -1,3 +1,5 @@
+import ReorderRooms
+
 /// Which webhook events go out when: debounces each room's changes, keeps the bounded queue of
 /// events to deliver, and schedules attempts and retries. Pure: time comes in (`now`, monotonic
 /// seconds; `wall`, Unix seconds for the events' `at`), attempts go out as values.
@@ -30,6 +32,7 @@ struct WebhookQueue {
     var firstAt: Double
     var lastAt: Double
     var lastWall: Double
+    var actors: [OpActor]
   }
 
   private struct Queued {
@@ -56,8 +59,11 @@ struct WebhookQueue {
   }
 
   /// Ops `fromSeq...toSeq` of `room` became durable.
-  mutating func changed(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, now: Double, wall: Double) {
+  mutating func changed(
+    room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor], now: Double, wall: Double
+  ) {
     if var change = pending[room], change.epoch == epoch {
+      OpActor.merge(actors, into: &change.actors)
       change.fromSeq = min(change.fromSeq, fromSeq)
       change.toSeq = max(change.toSeq, toSeq)
       // A change may be told after a later one (cluster mode reports some with its next
@@ -70,7 +76,7 @@ struct WebhookQueue {
     }
     release(room, now: now)
     pending[room] = Pending(
-      epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, firstAt: now, lastAt: now, lastWall: wall)
+      epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, firstAt: now, lastAt: now, lastWall: wall, actors: actors)
   }
 
   /// `room` was created (or replaced) with `epoch`. A pending change of an older epoch goes first;
@@ -150,12 +156,15 @@ struct WebhookQueue {
   private mutating func release(_ room: String, now: Double) {
     guard let change = pending.removeValue(forKey: room) else { return }
     let event = WebhookEvent(
-      room: room, kind: .changed(epoch: change.epoch, fromSeq: change.fromSeq, toSeq: change.toSeq),
+      room: room,
+      kind: .changed(epoch: change.epoch, fromSeq: change.fromSeq, toSeq: change.toSeq, actors: change.actors),
       at: change.lastWall)
     if let last = queue.lastIndex(where: { $0.event.room == room }), !queue[last].inFlight, queue[last].attempts == 0,
-      case .changed(let epoch, let fromSeq, _) = queue[last].event.kind, epoch == change.epoch
+      case .changed(let epoch, let fromSeq, _, var actors) = queue[last].event.kind, epoch == change.epoch
     {
-      queue[last].event.kind = .changed(epoch: epoch, fromSeq: min(fromSeq, change.fromSeq), toSeq: change.toSeq)
+      OpActor.merge(change.actors, into: &actors)
+      queue[last].event.kind = .changed(
+        epoch: epoch, fromSeq: min(fromSeq, change.fromSeq), toSeq: change.toSeq, actors: actors)
       queue[last].event.at = change.lastWall
       queue[last].id = makeID()
       statistics.merged += 1

@@ -1,3 +1,4 @@
+import ReorderRooms
 import Foundation
 import ReorderBasics
 import ReorderTransport
@@ -52,19 +53,23 @@ final class Webhooks: @unchecked Sendable {
     self.secret.withLock { $0 = secret }
   }
 
-  /// Ops `fromSeq...toSeq` of `room` (epoch `epoch`) are durable: a `board.changed` after the
-  /// debounce.
-  func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64) {
+  /// Ops `fromSeq...toSeq` of `room` (epoch `epoch`), made by `actors`, are durable: a
+  /// `board.changed` after the debounce.
+  func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor]) {
     boardChanged(
-      room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, at: MonotonicClock.now(),
+      room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, actors: actors, at: MonotonicClock.now(),
       wall: Date().timeIntervalSince1970)
   }
 
   /// The same for a change that happened at `now` (`MonotonicClock`) and `wall` (Unix seconds),
   /// told later: cluster mode's lease holder reports some changes with its next summary write,
   /// and the debounce counts from when they happened.
-  func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, at now: Double, wall: Double) {
-    update { $0.changed(room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, now: now, wall: wall) }
+  func boardChanged(
+    room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor], at now: Double, wall: Double
+  ) {
+    update {
+      $0.changed(room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, actors: actors, now: now, wall: wall)
+    }
   }
 
   /// `room` was created, or replaced with a new `epoch`: a `board.created` now.

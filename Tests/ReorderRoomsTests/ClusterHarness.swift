@@ -87,6 +87,9 @@ final class ClusterHarness {
       case .send(let c, let bytes, _): deliver(node, c, bytes)
       case .broadcast(let cs, let bytes, _): for c in cs { deliver(node, c, bytes) }
       case .close(let c, let code, let reason): node.closed[c] = (code, reason)
+      case .history(let read):
+        // The page comes from the replica; the base is not rebuilt here (no store).
+        if let page = read.page { deliver(node, read.connection, page.frame(base: nil, rfc3339: { String($0) })) }
       case .log(let level, let event, _): node.logs.append((level, event))
       case .load(let load):
         let result = Result { () throws(RoomStoreError) in

@@ -69,6 +69,8 @@ final class RoomsHarness: @unchecked Sendable {
         storage.entries(room: read.room, after: read.after, limit: read.limit) { result in
           self.perform(self.registry.read(read, result: result))
         }
+      case .history(let read):
+        read.run(on: storage, rfc3339: { String($0) }) { frame in self.deliver(read.connection, frame, .data) }
       case .close(let c, let code, let reason):
         closed[c] = (code, reason)
       case .log(let level, let event, let fields):

@@ -79,9 +79,9 @@ struct ClusterWebhookTests {
     let nodes = try nodes(receiver, timing)
     let context = try WebSocketClientContext()
     defer { context.shutdown() }
-    let onA = try RoomClient.join(port: nodes.a.port, room: "handover", client: "a", context: context)
+    let onA = try RoomClient.join(port: nodes.a.port, room: "handover", client: "a", name: "Tester a", context: context)
     try ClusterPair.seed(onA, items: ["x", "y"])
-    let onB = try RoomClient.join(port: nodes.b.port, room: "handover", client: "b", context: context)
+    let onB = try RoomClient.join(port: nodes.b.port, room: "handover", client: "b", name: "Tester b", context: context)
     try #require(waitUntil(timeout: 20, pollMilliseconds: 20) { receiver.deliveries.count >= 1 })
     let first = receiver.deliveries[0]
     #expect(first.body["from_seq"] as? Int == 1 && first.body["to_seq"] as? Int == 3)
@@ -94,6 +94,7 @@ struct ClusterWebhookTests {
     (aSent ? onA : onB).close()
     holder.server.shutdown()
     for n in 0..<4 { client.op("o:\(n)", Ops.move(n % 2 == 0 ? "x" : "y", list: "l")) }
+    let mover = aSent ? "b" : "a"
     for n in 0..<4 { _ = try client.applied(id: "o:\(n)") }
     // The stopped holder released its lease, or its final snapshot took it again for its 30 s:
     // either way the other node reports the ops after the holder's last summary.
@@ -102,6 +103,8 @@ struct ClusterWebhookTests {
     let second = receiver.deliveries[1]
     #expect(second.signatureOK)
     #expect(second.body["from_seq"] as? Int == 4 && second.body["to_seq"] as? Int == 7, "\(second.body)")
+    let actors = (second.body["actors"] as? [[String: Any]])?.map { $0["name"] as? String }
+    #expect(actors == ["Tester \(mover)"], "the other node's member made ops 4-7: \(second.body)")
     // The count moves once the node has read the answer, which may be after the receiver logged it.
     #expect(waitUntil(timeout: 10) { other.server.statistics()?.webhooks.delivered == 1 })
     client.close()
@@ -170,12 +173,12 @@ struct ClusterWebhookTests {
   @Test("a change told after a later one does not move the debounce back")
   func lateChangeKeepsTheDebounce() {
     var queue = WebhookQueue(timing: WebhookTiming(debounceSeconds: 2, maxWaitSeconds: 10), idPrefix: "t_")
-    queue.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 5, now: 101, wall: 1_001)
+    queue.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 5, actors: [], now: 101, wall: 1_001)
     // Seq 1, applied at 100, reported by the next summary write.
-    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 1, now: 100, wall: 1_000)
+    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 1, actors: [], now: 100, wall: 1_000)
     #expect(queue.due(now: 102.5).isEmpty, "quiet since 101, not since 100")
     let attempts = queue.due(now: 103)
-    #expect(attempts.map(\.event.kind) == [.changed(epoch: "e", fromSeq: 1, toSeq: 5)])
+    #expect(attempts.map(\.event.kind) == [.changed(epoch: "e", fromSeq: 1, toSeq: 5, actors: [])])
     #expect(attempts.first?.event.at == 1_001)
   }
 

@@ -1,3 +1,4 @@
+import ReorderRooms
 import Testing
 
 @testable import ReorderServer
@@ -13,7 +14,7 @@ struct WebhookQueueTests {
 
   func changes(_ attempts: [WebhookQueue.Attempt]) -> [(room: String, from: UInt64, to: UInt64)] {
     attempts.compactMap { attempt in
-      guard case .changed(_, let from, let to) = attempt.event.kind else { return nil }
+      guard case .changed(_, let from, let to, _) = attempt.event.kind else { return nil }
       return (attempt.event.room, from, to)
     }
   }
@@ -22,7 +23,7 @@ struct WebhookQueueTests {
   func burstIsOneEvent() {
     var queue = makeQueue()
     for seq in 1...50 {  // every 1/32 s: the last at 1.5625 s
-      queue.changed(room: "r", epoch: "e", fromSeq: UInt64(seq), toSeq: UInt64(seq), now: Double(seq) / 32, wall: 0)
+      queue.changed(room: "r", epoch: "e", fromSeq: UInt64(seq), toSeq: UInt64(seq), actors: [], now: Double(seq) / 32, wall: 0)
     }
     #expect(queue.due(now: 3.5).isEmpty, "still within 2 s of the last change")
     #expect(queue.nextWake() == 3.5625)
@@ -39,7 +40,7 @@ struct WebhookQueueTests {
     for step in 0..<240 {  // a change every 1/8 s for 30 s, never 2 s quiet
       let now = Double(step) / 8
       seq += 1
-      queue.changed(room: "r", epoch: "e", fromSeq: seq, toSeq: seq, now: now, wall: now)
+      queue.changed(room: "r", epoch: "e", fromSeq: seq, toSeq: seq, actors: [], now: now, wall: now)
       let attempts = queue.due(now: now)
       released += changes(attempts)
       for attempt in attempts { queue.completed(id: attempt.id, delivered: true, now: now) }
@@ -108,22 +109,34 @@ struct WebhookQueueTests {
   @Test("an unsent board.changed merges with the next one of its room; a delete releases the pending change first")
   func mergesAndRelease() {
     var queue = makeQueue()
-    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 3, now: 0, wall: 0)
+    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 3, actors: [], now: 0, wall: 0)
     _ = queue.due(now: 2)  // released and sent: in flight
-    queue.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 4, now: 3, wall: 0)
+    queue.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 4, actors: [], now: 3, wall: 0)
     #expect(queue.due(now: 5).isEmpty, "r's first event is in flight")
-    queue.changed(room: "r", epoch: "e", fromSeq: 5, toSeq: 6, now: 6, wall: 0)
+    queue.changed(room: "r", epoch: "e", fromSeq: 5, toSeq: 6, actors: [], now: 6, wall: 0)
     queue.deleted(room: "r", now: 6.5, wall: 0)  // releases 5-6, which merges into the queued 4
     #expect(queue.statistics.merged == 1)
     let inFlight = queue.statistics.queued
     #expect(inFlight == 3, "1-3 in flight, 4-6 merged, the delete")
   }
 
+  @Test("a board.changed lists the distinct actors of the changes it covers, in first-seen order")
+  func actorsOfMergedChanges() {
+    var queue = makeQueue()
+    let ana = OpActor(sub: "u1", name: "Ana")
+    let bob = OpActor(name: "Bob")
+    queue.changed(room: "r", epoch: "e", fromSeq: 1, toSeq: 1, actors: [ana], now: 0, wall: 0)
+    queue.changed(room: "r", epoch: "e", fromSeq: 2, toSeq: 3, actors: [bob, ana], now: 0.1, wall: 0)
+    queue.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 4, actors: [.api], now: 0.2, wall: 0)
+    let attempts = queue.due(now: 10)
+    #expect(attempts.map(\.event.kind) == [.changed(epoch: "e", fromSeq: 1, toSeq: 4, actors: [ana, bob, .api])])
+  }
+
   @Test("a replaced board: the old epoch's changes, then board.created, then the new epoch's changes")
   func replacedBoard() {
     var queue = makeQueue()
-    queue.changed(room: "r", epoch: "old", fromSeq: 5, toSeq: 6, now: 0, wall: 0)
-    queue.changed(room: "r", epoch: "new", fromSeq: 1, toSeq: 3, now: 0.5, wall: 0)  // the PUT's batch
+    queue.changed(room: "r", epoch: "old", fromSeq: 5, toSeq: 6, actors: [], now: 0, wall: 0)
+    queue.changed(room: "r", epoch: "new", fromSeq: 1, toSeq: 3, actors: [], now: 0.5, wall: 0)  // the PUT's batch
     queue.created(room: "r", epoch: "new", now: 0.6, wall: 0)
     var order: [String] = []
     var now = 0.6
@@ -131,7 +144,7 @@ struct WebhookQueueTests {
       now = max(now, wake)
       for attempt in queue.due(now: now) {
         switch attempt.event.kind {
-        case .changed(let epoch, let from, let to): order.append("changed \(epoch) \(from)-\(to)")
+        case .changed(let epoch, let from, let to, _): order.append("changed \(epoch) \(from)-\(to)")
         case .created(let epoch): order.append("created \(epoch)")
         case .deleted: order.append("deleted")
         }
@@ -151,8 +164,8 @@ struct WebhookQueueTests {
     for (index, room) in ["a", "b", "a", "c"].enumerated() {
       // Released by the clock; a's two changes have different epochs, so they do not merge.
       queue.changed(
-        room: room, epoch: "e\(index)", fromSeq: UInt64(index + 1), toSeq: UInt64(index + 1), now: Double(index) * 20,
-        wall: 0)
+        room: room, epoch: "e\(index)", fromSeq: UInt64(index + 1), toSeq: UInt64(index + 1), actors: [],
+        now: Double(index) * 20, wall: 0)
       _ = queue.due(now: Double(index) * 20 + 10)
     }
     #expect(queue.statistics.dropped == 1)
@@ -162,13 +175,15 @@ struct WebhookQueueTests {
     #expect(next.map { "\($0.event.type) \($0.event.room)" } == ["board.changed b"], "a's older change was dropped")
   }
 
-  @Test("the body has the documented fields; at is RFC 3339 in UTC")
+  @Test("the body has the documented fields; at is RFC 3339 in UTC; actors made the changes")
   func body() {
     let event = WebhookEvent(
-      room: "cities", kind: .changed(epoch: "0af1", fromSeq: 3, toSeq: 9), at: 1_764_612_245.123_4)
+      room: "cities",
+      kind: .changed(epoch: "0af1", fromSeq: 3, toSeq: 9, actors: [OpActor(sub: "u1", name: "Ana"), .api]),
+      at: 1_764_612_245.123_4)
     #expect(
       String(decoding: event.body, as: UTF8.self)
-        == #"{"type":"board.changed","room":"cities","epoch":"0af1","from_seq":3,"to_seq":9,"at":"2025-12-01T18:04:05.123Z"}"#
+        == #"{"type":"board.changed","room":"cities","epoch":"0af1","from_seq":3,"to_seq":9,"actors":[{"sub":"u1","name":"Ana"},{"sub":null,"name":null,"via":"api"}],"at":"2025-12-01T18:04:05.123Z"}"#
     )
     let deleted = WebhookEvent(room: "cities", kind: .deleted, at: 0)
     #expect(

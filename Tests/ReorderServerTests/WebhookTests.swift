@@ -35,7 +35,7 @@ struct WebhookTests {
     let timing = WebhookTiming(
       debounceSeconds: 1, maxWaitSeconds: 10, retryDelays: [0.2, 0.4, 0.8, 1.6], attemptTimeoutSeconds: 5)
     let server = try server(receiver, timing, directory: directory)
-    let client = try RoomClient.join(port: server.port, room: "hooked", client: "a")
+    let client = try RoomClient.join(port: server.port, room: "hooked", client: "a", name: "Ana")
     client.op("a:0", Ops.createList("l"))
     for n in 1...9 { client.op("a:\(n)", Ops.insert("i\(n)", list: "l", after: n == 1 ? nil : "i\(n - 1)")) }
     _ = try client.applied(id: "a:9")
@@ -51,6 +51,9 @@ struct WebhookTests {
     #expect(body["room"] as? String == "hooked")
     #expect(body["from_seq"] as? Int == 1)
     #expect(body["to_seq"] as? Int == 10)
+    let actors = try #require(body["actors"] as? [[String: Any]])
+    #expect(actors.count == 1 && actors.first?["name"] as? String == "Ana", "\(actors)")
+    #expect(actors.first?["sub"] is NSNull, "no token, no sub")
     #expect(body["epoch"] as? String == client.welcome["epoch"]?.stringValue)
     #expect((body["at"] as? String)?.hasSuffix("Z") == true)
     let statistics = webhookStatistics(server)
