@@ -42,8 +42,8 @@ public struct HistoryRead: Sendable {
 extension HistoryPage {
   /// A page of `room`'s stored log: the ops before `before` (the newest without it), at most
   /// `limit`, newest first (`read(kept:before:limit:)` on the newest `limit + 1` entries). Op 1
-  /// outlives the ops trimmed after it: a page that finds op 1 alone below ops that are kept is
-  /// older than the kept history (`gone`, with the first op kept after op 1).
+  /// outlives the ops trimmed after it: a page that finds op 1 alone where later ops are kept
+  /// asked for trimmed ops (`gone`, with the first op kept after op 1).
   public static func read(
     room: String, before: UInt64?, limit: Int, on store: any RoomStore,
     completion: @escaping @Sendable (Result<HistoryPage, RoomStoreError>) -> Void
@@ -56,7 +56,7 @@ extension HistoryPage {
         let page = read(kept: entries.compactMap(HistoryEntry.init(stored:)), before: upper, limit: limit)
         guard page.isOnlyFirstOp(before: upper) else { return completion(.success(page)) }
         store.entries(room: room, after: 1, limit: 1) { later in
-          if case .success(let later) = later, let earliest = later.first?.seq, earliest < upper {
+          if case .success(let later) = later, let earliest = later.first?.seq {
             completion(.success(.gone(earliest: earliest)))
           } else {
             completion(.success(page))

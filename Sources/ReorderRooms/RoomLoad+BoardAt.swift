@@ -22,11 +22,17 @@ extension RoomLoad {
       case .failure(let error): completion(.failure(error))
       case .success(let snapshot):
         let from = snapshot?.seq ?? 0
-        store.entries(room: room, after: from, limit: Int(min(seq - from, UInt64(Int32.max)))) { [self] entries in
+        let wanted = Int(min(seq - from, UInt64(Int32.max)))
+        let read: (@escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void) -> Void = { body in
+          if wanted == 0 { return body(.success([])) }
+          store.entries(room: room, after: from, limit: wanted, completion: body)
+        }
+        read { [self] entries in
           switch entries {
           case .failure(let error): completion(.failure(error))
-          case .success(let entries):
-            guard let answer = Self.shape(seq: seq, from: from, entries: entries) else {
+          case .success(let read):
+            let entries = read.filter { $0.seq <= seq }
+            guard let answer = Self.shape(seq: seq, from: from, read: read) else {
               return withFirst(store, entries: entries) { first in
                 completion(build(seq: seq, snapshot: snapshot, entries: entries, first: first))
               }
@@ -38,15 +44,17 @@ extension RoomLoad {
     }
   }
 
-  /// The answer when the ops read after the base (`from`) cannot make the board at `seq`: a gap
-  /// (trimmed ops; only a snapshot-less base at 0 meets one) or the log ends before `seq`.
-  static func shape(seq: UInt64, from: UInt64, entries: [LogEntry]) -> BoardAtSeq? {
-    for (offset, entry) in entries.enumerated() where entry.seq != from + UInt64(offset) + 1 {
-      return .gone
+  /// The answer when the ops `read` after the base (`from`; in seq order, as many as `seq` needs)
+  /// cannot make the board at `seq`: a gap before `seq` (trimmed ops: only a snapshot-less base at
+  /// 0 meets one, op 1 being kept) or the log ends before `seq`; nil when they can.
+  static func shape(seq: UInt64, from: UInt64, read: [LogEntry]) -> BoardAtSeq? {
+    var reached = from
+    for entry in read {
+      guard entry.seq <= seq else { return .gone }  // a gap: the read jumped past `seq`
+      guard entry.seq == reached + 1 else { return .gone }
+      reached = entry.seq
     }
-    let last = entries.last?.seq ?? from
-    if last < seq { return .beyond(last: last) }
-    return nil
+    return reached < seq ? .beyond(last: reached) : nil
   }
 
   /// Op 1 (the epoch's record): from `entries` when it is there, else read.
