@@ -35,7 +35,8 @@ extension Room {
 
   /// An op from the HTTP API, as `by: "api"`: applied now (its `applied` goes to the members once
   /// durable, like a member's op), recognised as a re-send of the same id, or rejected.
-  mutating func performAPI(id: String, intent: Result<Intent, ProtocolError>, at: Int64) -> (APIOpResult, [RoomAction]) {
+  mutating func performAPI(id: String, intent: Result<Intent, ProtocolError>, at: Int64) -> (APIOpResult, [RoomAction])
+  {
     let key = OpRecord.key(client: Room.apiClient, id: id)
     if let known = opIDs[key] {
       counters.opsRepeated += 1

@@ -1,7 +1,7 @@
-import ReorderRooms
 import Foundation
 import ReorderBasics
 import ReorderRedis
+import ReorderRooms
 
 /// Cluster mode's board list and `board.changed` webhooks (docs/CLUSTER.md, "Board list and
 /// webhooks in cluster mode"), on a thread and a Redis connection of their own

@@ -1,6 +1,6 @@
-import ReorderRooms
 import Foundation
 import ReorderBasics
+import ReorderRooms
 import ReorderTransport
 import Synchronization
 

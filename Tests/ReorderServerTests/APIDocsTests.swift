@@ -26,6 +26,6 @@ struct APIDocsTests {
         checked += 1
       }
     }
-    #expect(checked == 9)
+    #expect(checked == 10)
   }
 }

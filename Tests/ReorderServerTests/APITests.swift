@@ -257,6 +257,9 @@ struct APITests {
         ("/api/v1/boards/cities/ops", #"{"ops":[{"id":"s1","op":{"kind":"delete","item":"paris"}}]}"#, 200),
         ("/api/v1/boards/cities/ops", #"{"ops":[{"op":{}}]}"#, 422)
       ),
+      "get /api/v1/boards/{room}/history": (
+        ("/api/v1/boards/cities/history?limit=3", nil, 200), ("/api/v1/boards/cities/history?before=0", nil, 400)
+      ),
       "get /api/v1/boards/{room}/presence": (
         ("/api/v1/boards/cities/presence", nil, 200), ("/api/v1/boards/a%20b/presence", nil, 404)
       ),

@@ -322,6 +322,8 @@ struct APIWriteTests {
     let edited = try server.call(
       "POST", "/api/v1/boards/food/ops", body: #"{"ops":[{"id":"u1","op":{"kind":"delete","item":"pizza"}}]}"#)
     #expect(edited.status == 200)
+    // The summary is committed with the append or in the writer's next commit, just after.
+    #expect(waitUntil(timeout: 5) { (try? stamps())?["food"] != before["food"] })
     let after = try stamps()
     #expect(after["food"] != before["food"])
     #expect(after.filter { $0.key != "food" } == before.filter { $0.key != "food" })

@@ -32,7 +32,8 @@ struct HistoryTests {
     return abs(date.timeIntervalSinceNow) < seconds
   }
 
-  @Test("history names who made each op and when, newest first, in pages; ?at= is each step's board; both after a restart")
+  @Test(
+    "history names who made each op and when, newest first, in pages; ?at= is each step's board; both after a restart")
   func oneNode() throws {
     let server = try Server()
     #expect(try server.call("PUT", "/api/v1/boards/plan", body: APIWriteTests.board).status == 201)  // ops 1-6
@@ -43,7 +44,8 @@ struct HistoryTests {
     _ = try ana.applied(id: "c-ana:2")
     ana.close()
     let posted = try server.call(
-      "POST", "/api/v1/boards/plan/ops", body: #"{"ops":[{"id":"p1","op":{"kind":"move","item":"b","list":"todo","before":"a"}}]}"#)
+      "POST", "/api/v1/boards/plan/ops",
+      body: #"{"ops":[{"id":"p1","op":{"kind":"move","item":"b","list":"todo","before":"a"}}]}"#)
     #expect(posted.status == 200)  // 9
 
     func check() throws {
@@ -96,14 +98,16 @@ struct HistoryTests {
   @Test("a trimmed log: history and boards reach back to the kept log's base snapshot; 410 before it")
   func trimmed() throws {
     let server = try Server()
-    let seed = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x","fields":{}},{"id":"y","fields":{}}]}]}"#
+    let seed =
+      #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x","fields":{}},{"id":"y","fields":{}}]}]}"#
     #expect(try server.call("PUT", "/api/v1/boards/long", body: seed).status == 201)  // ops 1-3
     // 12,000 moves: the store keeps 10,000 ops before its latest snapshot, so the early ones go.
     for batch in 0..<12 {
       let ops = (0..<1_000).map { n in
         #"{"id":"m\#(batch * 1_000 + n)","op":{"kind":"move","item":"\#(n % 2 == 0 ? "x" : "y")","list":"l"}}"#
       }
-      let answer = try server.call("POST", "/api/v1/boards/long/ops", body: #"{"ops":[\#(ops.joined(separator: ","))]}"#)
+      let answer = try server.call(
+        "POST", "/api/v1/boards/long/ops", body: #"{"ops":[\#(ops.joined(separator: ","))]}"#)
       try #require(answer.status == 200)
     }
     let gone = try server.call("GET", "/api/v1/boards/long/history?before=100")

@@ -23,7 +23,8 @@ struct WebhookQueueTests {
   func burstIsOneEvent() {
     var queue = makeQueue()
     for seq in 1...50 {  // every 1/32 s: the last at 1.5625 s
-      queue.changed(room: "r", epoch: "e", fromSeq: UInt64(seq), toSeq: UInt64(seq), actors: [], now: Double(seq) / 32, wall: 0)
+      queue.changed(
+        room: "r", epoch: "e", fromSeq: UInt64(seq), toSeq: UInt64(seq), actors: [], now: Double(seq) / 32, wall: 0)
     }
     #expect(queue.due(now: 3.5).isEmpty, "still within 2 s of the last change")
     #expect(queue.nextWake() == 3.5625)

@@ -21,7 +21,9 @@ struct StoreTrimmingTests {
     return seq + UInt64(count)
   }
 
-  @Test("A snapshot at S deletes the ops up to S - retained, all but op 1")
+  @Test(
+    "A snapshot at S trims the log to its base, the latest snapshot at or before S - retained: ops up to it (all but op 1) and the snapshots before it"
+  )
   func snapshotTrimsTheLog() throws {
     let directory = TemporaryDirectory()
     defer { directory.remove() }
@@ -30,10 +32,17 @@ struct StoreTrimmingTests {
     var seq: UInt64 = 0
     for _ in 0..<5 { seq = round(store, after: seq, count: 60) }
     let kept = try store.ops(room: "r", after: 0, limit: 10_000)
+    // Snapshots at 60, 120, 180, 240, 300: at 300 the base is the one at 180 (<= 300 - 100).
+    #expect(seq == 300)
     #expect(kept.first?.seq == 1, "op 1 carries the epoch")
-    #expect(kept.dropFirst().first?.seq == seq - 100 + 1)
-    #expect(kept.count == 1 + 100)
-    #expect(try store.loadSnapshot(room: "r")?.seq == seq)
+    #expect(kept.dropFirst().first?.seq == 181, "every kept op has a snapshot at or before it")
+    #expect(kept.count == 1 + 120, "at least the retained 100 ops, at most one interval more")
+    #expect(try store.loadSnapshot(room: "r")?.seq == 300)
+    #expect(try store.loadSnapshot(room: "r", atOrBefore: 250)?.seq == 240)
+    #expect(try store.loadSnapshot(room: "r", atOrBefore: 180)?.seq == 180, "the base stays")
+    #expect(try store.loadSnapshot(room: "r", atOrBefore: 179) == nil, "the snapshots before the base go")
+    let newest = try store.ops(room: "r", before: 250, limit: 3)
+    #expect(newest.map(\.seq) == [247, 248, 249], "the newest below 250, in seq order")
   }
 
   @Test("A new database uses incremental auto-vacuum")

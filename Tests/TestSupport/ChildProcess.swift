@@ -76,6 +76,7 @@ public final class ChildProcess: @unchecked Sendable {
       found = lines.snapshot().first(where: matches)
       return found != nil || !process.isRunning
     }
+    if found == nil { drainAfterExit() }  // a child that exited at once: its output may still be in the pipe
     return found ?? lines.snapshot().first(where: matches)
   }
 

@@ -26,6 +26,11 @@ extension ClientMessage {
       return .members(["type": .string("presence"), "state": state])
     case .broadcast(let event):
       return .members(["type": .string("broadcast"), "event": event])
+    case .history(let request):
+      return .members([
+        "type": .string("history"), "before": request.before.map { .number(Double($0)) },
+        "limit": .int(request.limit),
+      ])
     }
   }
 }

@@ -38,6 +38,8 @@ public final class FuzzRooms: @unchecked Sendable {
       registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
     }
     registry.accessVerifier = verifier
+    // A fixed wall clock: the same input makes the same records.
+    registry.wallClock = { 1_700_000_000_000 }
   }
 
   /// Remembers the registry's state and the clock, for `restore()`.
@@ -92,6 +94,8 @@ public final class FuzzRooms: @unchecked Sendable {
         storage.entries(room: read.room, after: read.after, limit: read.limit) { result in
           self.perform(self.registry.read(read, result: result))
         }
+      case .history(let read):
+        read.run(on: storage, rfc3339: { String($0) }) { frame in self.deliver(read.connection, frame) }
       case .close(let c, let code, let reason):
         closes[c] = (code, reason)
       case .log(let level, let event, let fields):

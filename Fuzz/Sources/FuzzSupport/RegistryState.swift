@@ -4,7 +4,8 @@
 /// and connections are values, so a copy is cheap until one side changes), to set the registry
 /// back to that moment (`FuzzRooms.save()` / `restore()`).
 ///
-/// The properties fixed when it is made (limits, board factory, session prefix, pacing, verifier)
+/// The properties fixed when it is made (limits, board factory, session prefix, pacing, verifier,
+/// wall clock)
 /// are not copied. `init` checks, by reflection, that the registry has no stored property outside
 /// these two sets: a property added to `RoomRegistry` later stops the target at its start until
 /// it is listed here, rather than leaking state from one input into the next.
@@ -13,7 +14,9 @@ struct RegistryState {
     "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "loadsFailed",
     "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded",
   ]
-  static let fixed: Set<String> = ["limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier"]
+  static let fixed: Set<String> = [
+    "limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier", "wallClock",
+  ]
 
   let rooms: [String: Room]
   let loading: [String: [ConnectionHandle]]
