@@ -1,5 +1,5 @@
 /// What `RoomLoad.boardAt(seq:on:completion:)` answers.
-public enum BoardAtSeq: Sendable {
+public enum BoardAtSeq: Sendable, Equatable {
   /// The board right after op `seq`: the room's epoch and its board as in `welcome.board`.
   case board(seq: UInt64, epoch: String, board: JSONValue)
   /// Op `seq` is older than what is kept to rebuild it.
