@@ -2,7 +2,8 @@
 /**
  * Which rows of a long list are rendered (view.js): a list layout of more than
  * `VIRTUAL_THRESHOLD` items shows only the rows in view plus `MARGIN_ROWS` on each side, and two
- * spacers (the list's `--before` / `--after` padding) keep its scroll height that of every row.
+ * spacers (the list's `::before` / `::after`, sized by `--before` / `--after`) keep its scroll
+ * height that of every row.
  *
  * Rows are taken to have one pitch (height + gap), measured from the rendered rows (average);
  * row i's top in the list's content coordinates is `pad + i × pitch`. A taller row (a person with
@@ -82,7 +83,7 @@ export function measurePitch(rows, fallback) {
   return pitch > 0 ? pitch : fallback;
 }
 
-/** @param {HTMLElement} ul @returns {number} the list's padding without the spacers (CSS `--pad`) */
+/** @param {HTMLElement} ul @returns {number} the list's own padding (CSS `--pad`), where row 0 starts */
 export function basePad(ul) {
   const pad = parseFloat(getComputedStyle(ul).getPropertyValue("--pad"));
   return Number.isFinite(pad) ? pad : 0;
