@@ -150,3 +150,32 @@ def test_pointer_drag_with_auto_scroll_lands_far_down_a_long_list(make_server, p
     settled(page_a)
     assert server_order(server) == expected
     assert shows_model_order(page_a)
+
+
+def test_a_ghost_of_an_item_outside_the_window_shows_once_it_is_in_view(make_server, page_a: Page, page_b: Page):
+    server, ids = long_board(make_server, N)
+    open_long(page_a, server)
+    open_long(page_b, server)
+    item = ids[N // 2]
+    scroll_list(page_b, (N // 2) * pitch(page_b))
+    page_b.wait(lambda: item in visible_ids(page_b), 5, "the middle in B's view")
+    page_b.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", item)
+    keys(page_b, Keys.SPACE)
+    page_b.wait(lambda: "Lifted" in page_b.announcement(), 3, "B's lift")
+    # A's window is at the top: the ghost exists, hidden, and carries the item's title.
+    ghost = "return (g => g && {hidden: g.hidden, card: g.querySelector('.ghost-card').textContent,"
+    ghost += " y: g.getBoundingClientRect().top})(document.querySelector('[data-ghost]'))"
+    page_a.wait(lambda: page_a.js(ghost) is not None, 5, "the ghost in A")
+    page_a.wait(lambda: page_a.js(ghost)["hidden"], 3, "the ghost hidden (its item is not in view)")
+    assert page_a.js(ghost)["card"] == "Item"
+    # Scrolled there, A sees the ghost over the held item.
+    scroll_list(page_a, (N // 2) * pitch(page_a) - 100)
+    page_a.wait(lambda: item in visible_ids(page_a), 5, "the middle in A's view")
+    page_a.wait(lambda: not page_a.js(ghost)["hidden"], 3, "the ghost shown")
+    row = page_a.item(item)
+    page_a.wait(lambda: abs(page_a.js(ghost)["y"] - row["cy"]) < row["h"], 3, "the ghost over the item")
+    assert page_a.js("return document.querySelector(`[data-item='${arguments[0]}']`).dataset.heldBy", item) == "Bob"
+    keys(page_b, Keys.ESCAPE)
+    page_a.wait(lambda: page_a.js(ghost) is None, 5, "the ghost gone")
+    severe = [e for e in page_a.driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not severe, severe

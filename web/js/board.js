@@ -274,6 +274,8 @@ export class BoardSession {
     if (on && this.denied()) return;
     this.editing = on;
     document.body.classList.toggle("editing", on);
+    // Edit mode widens the lists' padding: long lists place their window again.
+    this.view.scheduleRender();
     $("edit-button").hidden = on;
     $("edit-button").setAttribute("aria-pressed", String(on));
     $("done-button").hidden = !on;
