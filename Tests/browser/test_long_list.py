@@ -179,3 +179,26 @@ def test_a_ghost_of_an_item_outside_the_window_shows_once_it_is_in_view(make_ser
     page_a.wait(lambda: page_a.js(ghost) is None, 5, "the ghost gone")
     severe = [e for e in page_a.driver.get_log("browser") if e["level"] == "SEVERE"]
     assert not severe, severe
+
+
+def test_move_to_a_far_place_keeps_the_focus_on_the_item_and_undo_brings_it_back(make_server, page_a: Page):
+    server, ids = long_board(make_server, N)
+    open_long(page_a, server)
+    item = ids[2]
+    page_a.js("document.querySelector(`[data-item='${arguments[0]}']`).focus()", item)
+    keys(page_a, "m")
+    page_a.wait(lambda: page_a.js("return document.getElementById('move-dialog').open"), 3, "the dialog")
+    page_a.js("document.getElementById('move-position').value = '9000'")
+    page_a.js("document.getElementById('move-submit').click()")
+    expected = ids[:2] + ids[3:9000] + [item] + ids[9000:]
+    page_a.wait(lambda: model_order(page_a) == expected, 5, "the move to 9,000")
+    page_a.wait(lambda: f"Position 9000 of {N}" in page_a.announcement(), 3, "the announcement")
+    # The focus went with the item, 9,000 rows down: it is rendered there, in view.
+    page_a.wait(lambda: page_a.js("return document.activeElement.dataset.item") == item, 3, "the focus on the item")
+    page_a.wait(lambda: item in visible_ids(page_a), 3, "the item in view")
+    assert shows_model_order(page_a)
+    settled(page_a)
+    page_a.driver.switch_to.active_element.send_keys(Keys.CONTROL, "z")
+    page_a.wait(lambda: model_order(page_a) == ids, 5, "the undo")
+    settled(page_a)
+    assert server_order(server) == ids
