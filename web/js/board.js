@@ -86,11 +86,11 @@ export class BoardSession {
     this.model = this.client.model;
     this.connection = this.client.connection;
     this.root = $("board-lists");
-    this.view = new BoardView(this.root, this.model);
+    this.view = new BoardView(this.root, this.model, scope);
     this.presence = new Presence(this.view, $("ghosts"), $("peers"), scope);
     this.listViewers = new ListViewers(this.root, this.client, scope.signal);
 
-    const describe = (/** @type {string} */ item, /** @type {string} */ list) => this.describe(item, list);
+    const describe = (/** @type {string} */ item) => this.describe(item);
     this.drag = new DragController(this.root, this.view, this.model, {
       move: (item, list, after, before) => this.moveIntent(item, list, after, before),
       assign: (item, target) => this.assign(item, target),
@@ -260,18 +260,11 @@ export class BoardSession {
     toast(`Removed ${label}. Undo with Ctrl+Z.`);
   }
 
-  /** "position i of n in List", from what is on screen. @param {string} item @param {string} list */
-  describe(item, list) {
-    const el = this.view.itemEl(item);
-    const ul = this.view.listEl(list);
-    const title = this.model.list(list)?.title ?? list;
-    if (!el || !ul || el.parentElement !== ul) {
-      const at = this.model.where(item);
-      if (!at) return `not on the board`;
-      return `Position ${at.index + 1} of ${at.list.items.length} in ${at.list.title}`;
-    }
-    const i = Array.prototype.indexOf.call(ul.children, el);
-    return `Position ${i + 1} of ${ul.children.length} in ${title}`;
+  /** "position i of n in List", where the item shows (a held item: its held place). @param {string} item */
+  describe(item) {
+    const at = this.view.positionOf(item);
+    if (!at) return `not on the board`;
+    return `Position ${at.index + 1} of ${at.size} in ${this.model.list(at.list)?.title ?? at.list}`;
   }
 
   // Toolbar, edit mode, dialogs -------------------------------------------------------------------
@@ -281,6 +274,8 @@ export class BoardSession {
     if (on && this.denied()) return;
     this.editing = on;
     document.body.classList.toggle("editing", on);
+    // Edit mode widens the lists' padding: long lists place their window again.
+    this.view.scheduleRender();
     $("edit-button").hidden = on;
     $("edit-button").setAttribute("aria-pressed", String(on));
     $("done-button").hidden = !on;

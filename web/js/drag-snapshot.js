@@ -1,11 +1,11 @@
 // @ts-check
 /**
  * What a pointer drag shows: the lifted snapshot (a copy of the item that follows the pointer,
- * scaled 1.05 with a shadow by CSS; a food's is its picture only, seed 004), its flight back when
- * the drag ends, and the placeholder (the source element, dimmed) moving to the prospective slot
- * while the items it passes slide out of its way (FLIP, 150 ms).
+ * scaled 1.05 with a shadow by CSS; a food's is its picture only, seed 004) and its flight back
+ * when the drag ends. The placeholder (the source element, dimmed) is the view's held item
+ * (drag-target.js moves it; the items it passes slide out of its way, FLIP in view.js).
  */
-import { measure, play, reducedMotion } from "./motion.js";
+import { reducedMotion } from "./motion.js";
 
 /**
  * Makes the snapshot of `el` lifted at client point (x, y) and adds it to the page.
@@ -64,36 +64,4 @@ export function dropSnapshot(snapshot, target, into) {
   const anim = snapshot.animate([{ opacity: 0.98 }, { transform: end, opacity: 0 }], { duration: 140, easing: "ease-out" });
   anim.onfinish = () => snapshot.remove();
   anim.oncancel = () => snapshot.remove();
-}
-
-/**
- * Moves the placeholder `el` to child index `index` of `ul`, animating the items it passes. The
- * slot boxes measured for the lists it leaves and enters are forgotten (`slots`).
- * @param {HTMLElement} el @param {HTMLElement} ul @param {number} index @param {Map<HTMLElement, any>} slots
- */
-export function movePlaceholder(el, ul, index, slots) {
-  const from = /** @type {HTMLElement} */ (el.parentElement);
-  const children = Array.from(ul.children);
-  const current = from === ul ? children.indexOf(el) : -1;
-  if (current === index) return;
-  /** @type {HTMLElement[]} */
-  let affected;
-  if (from === ul) {
-    const lo = Math.min(current, index);
-    const hi = Math.max(current, index);
-    affected = /** @type {HTMLElement[]} */ (children.slice(lo, hi + 1));
-  } else {
-    const fromChildren = Array.from(from.children);
-    affected = /** @type {HTMLElement[]} */ ([...fromChildren.slice(fromChildren.indexOf(el)), ...children.slice(index)]);
-  }
-  const first = measure(affected.filter((x) => x !== el));
-  if (from === ul) {
-    const without = children.filter((c) => c !== el);
-    ul.insertBefore(el, without[index] ?? null);
-  } else {
-    ul.insertBefore(el, children[index] ?? null);
-    slots.delete(from);
-  }
-  slots.delete(ul);
-  play(first, 150);
 }

@@ -10,11 +10,11 @@
  *   the person is highlighted. Food never lands inside a person's list.
  */
 import { measureSlots, toContent, slotAt, insertionIndex, fractionIn } from "./geometry.js";
-import { movePlaceholder } from "./drag-snapshot.js";
 
 /**
  * Moves the drag's placeholder to where the pointer points and updates `d.target`,
- * `d.assignTo` and `d.highlighted`.
+ * `d.assignTo` and `d.highlighted`. The target is a place in the list's whole order: in a long
+ * list (rendered as a window) it comes from the row pitch, not from the rendered rows.
  * @param {any} d the drag in progress (DragController.drag)
  * @param {import("./view.js").BoardView} view
  * @returns {HTMLElement | null} the list under the pointer
@@ -29,19 +29,38 @@ export function followPointer(d, view) {
   setAssignTarget(d, assignTo);
   const blocked = d.role === "food" && ul?.closest("[data-role='person']");
   if (ul && !assignTo && !blocked) {
-    const grid = ul.classList.contains("layout-grid");
-    const { x, y } = toContent(ul, d.x, d.y);
     const listId = /** @type {string} */ (ul.dataset.list);
-    const slots = slotsOf(d, ul);
-    const index = d.el.parentElement === ul ? slotAt(slots, x, y, grid) : insertionIndex(slots, x, y, grid);
-    if (index >= 0) movePlaceholder(d.el, ul, index, d.slots);
-    d.target = { list: listId, index: Array.prototype.indexOf.call(ul.children, d.el) };
+    const { x, y } = toContent(ul, d.x, d.y);
+    const inList = d.target.list === listId;
+    const w = view.windowOf(listId);
+    let index;
+    if (w?.virtual) {
+      // Rows of one pitch: the row under the pointer, or the nearest gap entering the list.
+      const row = (y - w.pad) / w.pitch;
+      index = inList ? clamp(Math.floor(row), 0, w.size - 1) : clamp(Math.round(row), 0, w.size);
+    } else {
+      const grid = ul.classList.contains("layout-grid");
+      const slots = slotsOf(d, ul);
+      index = inList ? slotAt(slots, x, y, grid) : insertionIndex(slots, x, y, grid);
+    }
+    if (index >= 0) hold(d, view, listId, index);
   } else if (assignTo) {
-    const origin = view.listEl(d.origin.list);
-    if (origin) movePlaceholder(d.el, origin, d.origin.index, d.slots);
-    d.target = { ...d.origin };
+    hold(d, view, d.origin.list, d.origin.index);
   }
   return ul;
+}
+
+/** Shows the placeholder at `index` of `list` (the others slide out of its way, 150 ms). */
+function hold(/** @type {any} */ d, /** @type {import("./view.js").BoardView} */ view, /** @type {string} */ list, /** @type {number} */ index) {
+  if (d.target.list === list && d.target.index === index) return;
+  d.target = { list, index };
+  view.hold = { item: d.item, list, index };
+  view.render({ duration: 150 });
+}
+
+/** @param {number} v @param {number} lo @param {number} hi */
+function clamp(v, lo, hi) {
+  return Math.max(lo, Math.min(hi, v));
 }
 
 /**

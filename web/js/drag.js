@@ -31,7 +31,7 @@ const AUTOSCROLL_ARM = 24;
  * @property {(text: string) => void} announce
  * @property {(msg: any) => void} presence sends a `drag` message (paced by the caller: this
  *   controller reports every change, the latest state last)
- * @property {(item: string, list: string) => string} describe "position i of n in List"
+ * @property {(item: string) => string} describe "position i of n in List", where the item shows
  */
 
 /** @typedef {import("./swipe.js").Sample} Sample */
@@ -109,7 +109,6 @@ export class DragController {
       type: e.pointerType,
       item: itemEl.dataset.item,
       el: itemEl,
-      list: ul.dataset.list,
       grid: ul.classList.contains("layout-grid"),
       x0: e.clientX,
       y0: e.clientY,
@@ -206,13 +205,15 @@ export class DragController {
   /** @private @param {any} p @param {number} x @param {number} y */
   lift(p, x, y) {
     const el = /** @type {HTMLElement} */ (p.el);
-    if (!el.isConnected || !this.model.item(p.item)) return;
+    const at = this.view.positionOf(p.item);
+    if (!el.isConnected || !this.model.item(p.item) || !at) return;
     const ul = /** @type {HTMLElement} */ (el.parentElement);
     const role = el.dataset.role;
     const { snapshot, offX, offY } = liftSnapshot(el, x, y);
     el.classList.add("placeholder");
     document.body.classList.add("dragging");
-    const origin = { list: p.list, index: Array.prototype.indexOf.call(ul.children, el) };
+    const origin = { list: at.list, index: at.index };
+    this.view.hold = { item: p.item, ...origin };
     this.drag = {
       pointerId: p.pointerId,
       type: p.type,
@@ -238,7 +239,7 @@ export class DragController {
     };
     this.positionSnapshot();
     if (p.type === "touch") navigator.vibrate?.(10);
-    this.actions.announce(`Lifted ${this.model.label(p.item)}. ${this.actions.describe(p.item, origin.list)}.`);
+    this.actions.announce(`Lifted ${this.model.label(p.item)}. ${this.actions.describe(p.item)}.`);
     this.actions.presence({ phase: "start", item: p.item, list: origin.list, index: origin.index, ...fractionIn(ul, x, y) });
     this.schedule();
   }
@@ -284,16 +285,15 @@ export class DragController {
       this.actions.presence({ phase: "end", item });
       return;
     }
-    const el = d.el;
-    const ul = /** @type {HTMLElement} */ (el.parentElement);
-    const list = /** @type {string} */ (ul.dataset.list);
-    const moved = list !== d.origin.list || d.target.index !== d.origin.index;
-    const prev = /** @type {HTMLElement | null} */ (el.previousElementSibling);
-    const next = /** @type {HTMLElement | null} */ (el.nextElementSibling);
+    const { list, index } = d.target;
+    const moved = list !== d.origin.list || index !== d.origin.index;
+    // The neighbours in the whole list, not only among the rendered rows.
+    const others = (this.model.list(list)?.items ?? []).filter((id) => id !== item);
     this.finish(false);
-    if (moved) this.actions.move(item, list, prev?.dataset.item ?? null, next?.dataset.item ?? null);
-    this.actions.presence({ phase: "end", item, list, index: d.target.index });
-    this.actions.announce(`Dropped ${label}. ${this.actions.describe(item, list)}.`);
+    if (moved) this.actions.move(item, list, others[index - 1] ?? null, others[index] ?? null);
+    else this.view.render({ animate: false });
+    this.actions.presence({ phase: "end", item, list, index });
+    this.actions.announce(`Dropped ${label}. ${this.actions.describe(item)}.`);
   }
 
   /**
@@ -305,7 +305,7 @@ export class DragController {
     if (!d) return;
     this.finish(true);
     this.actions.presence({ phase: "cancel", item: d.item });
-    this.actions.announce(`Cancelled. ${this.model.label(d.item)} is back at ${this.actions.describe(d.item, d.origin.list)}.`);
+    this.actions.announce(`Cancelled. ${this.model.label(d.item)} is back at ${this.actions.describe(d.item)}.`);
     void why;
   }
 
@@ -317,6 +317,7 @@ export class DragController {
   finish(restore, into = null) {
     const d = this.drag;
     this.drag = null;
+    this.view.hold = null;
     d.highlighted?.classList.remove("drop-target");
     document.body.classList.remove("dragging");
     if (restore) this.view.render();
@@ -331,20 +332,19 @@ export class DragController {
     if (s) endSwipe(s, remove, () => this.actions.remove(s.item));
   }
 
-  /** Re-applies the placeholder after the board re-rendered under a live drag. */
+  /**
+   * After the board re-rendered under a live drag (the view placed the held item): slots are
+   * measured again, and the drag ends when its item or its list is gone.
+   */
   afterRender() {
     const d = this.drag;
     if (!d) return;
     d.slots.clear();
-    if (!this.model.item(d.item) || !d.el.isConnected) {
+    const el = this.view.itemEl(d.item);
+    if (!this.model.item(d.item) || !el) {
       this.cancel("the item is gone");
       return;
     }
-    const ul = this.view.listEl(d.target.list);
-    if (ul && d.el.parentElement !== ul) ul.insertBefore(d.el, ul.children[d.target.index] ?? null);
-    else if (ul) {
-      const others = Array.from(ul.children).filter((c) => c !== d.el);
-      ul.insertBefore(d.el, others[d.target.index] ?? null);
-    }
+    d.el = el;
   }
 }

@@ -4,9 +4,12 @@
  * Enter lifts it, the arrow keys move it (within a list or grid and across collections), Space
  * or Enter drops, Escape cancels. Every step is announced with 1-based positions. Without a lift
  * the arrow keys move focus between items; "m" opens "Move to…"; Delete removes in edit mode.
+ *
+ * Places are counted in the whole list (a long list renders only a window): the held item is the
+ * view's `hold`, always rendered and focused, and the list scrolls to follow it.
  */
 import { measureSlots, columns } from "./geometry.js";
-import { measure, play, reducedMotion } from "./motion.js";
+import { reducedMotion } from "./motion.js";
 /** @typedef {import("./scope.js").Scope} Scope */
 
 /**
@@ -16,7 +19,7 @@ import { measure, play, reducedMotion } from "./motion.js";
  * @property {(item: string) => void} openMoveTo
  * @property {(text: string) => void} announce
  * @property {(msg: any) => void} presence
- * @property {(item: string, list: string) => string} describe
+ * @property {(item: string) => string} describe "position i of n in List", where the item shows
  * @property {() => boolean} editing
  */
 
@@ -92,25 +95,26 @@ export class KeyboardController {
 
   /** @private @param {HTMLElement} el */
   lift(el) {
-    const ul = /** @type {HTMLElement} */ (el.parentElement);
     const item = /** @type {string} */ (el.dataset.item);
-    const list = /** @type {string} */ (ul.dataset.list);
-    const index = Array.prototype.indexOf.call(ul.children, el);
-    this.held = { item, el, origin: { list, index }, target: { list, index } };
+    const at = this.view.positionOf(item);
+    if (!at) return;
+    const origin = { list: at.list, index: at.index };
+    this.held = { item, el, origin, target: { ...origin } };
+    this.view.hold = { item, ...origin };
     el.classList.add("kbd-lifted");
     el.setAttribute("aria-grabbed", "true");
-    this.actions.announce(`Lifted ${this.model.label(item)}. ${this.actions.describe(item, list)}. Use the arrow keys to move, Space to drop, Escape to cancel.`);
-    this.actions.presence({ phase: "start", item, list, index });
+    this.actions.announce(`Lifted ${this.model.label(item)}. ${this.actions.describe(item)}. Use the arrow keys to move, Space to drop, Escape to cancel.`);
+    this.actions.presence({ phase: "start", item, list: at.list, index: at.index });
   }
 
   /** @private @param {string} key */
   step(key) {
     const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
-    const el = h.el;
-    const ul = /** @type {HTMLElement} */ (el.parentElement);
+    const listId = h.target.list;
+    const ul = /** @type {HTMLElement} */ (this.view.listEl(listId));
     const grid = ul.classList.contains("layout-grid");
-    const n = ul.children.length;
-    const i = Array.prototype.indexOf.call(ul.children, el);
+    const n = this.othersIn(listId, h.item) + 1;
+    const i = h.target.index;
     const cols = grid ? columns(measureSlots(ul)) : 1;
     /** @type {number | "prev" | "next"} */
     let to;
@@ -126,55 +130,67 @@ export class KeyboardController {
       else to = "next";
     }
     if (typeof to === "number") {
-      this.place(ul, to);
+      this.place(listId, to);
     } else {
       const lists = this.eligibleLists(h.item);
-      const at = lists.indexOf(ul);
-      const other = lists[to === "prev" ? at - 1 : at + 1];
+      const other = lists[lists.indexOf(listId) + (to === "prev" ? -1 : 1)];
       if (!other) {
-        this.actions.announce(`${this.model.label(h.item)} cannot move further. ${this.actions.describe(h.item, /** @type {string} */ (ul.dataset.list))}.`);
+        this.actions.announce(`${this.model.label(h.item)} cannot move further. ${this.actions.describe(h.item)}.`);
         return;
       }
-      const otherGrid = other.classList.contains("layout-grid");
+      const otherGrid = this.model.list(other)?.layout === "grid";
+      const size = this.othersIn(other, h.item);
       let index;
-      if (!grid && !otherGrid && (key === "ArrowLeft" || key === "ArrowRight")) index = Math.min(i, other.children.length);
-      else index = to === "prev" ? other.children.length : 0;
+      if (!grid && !otherGrid && (key === "ArrowLeft" || key === "ArrowRight")) index = Math.min(i, size);
+      else index = to === "prev" ? size : 0;
       this.place(other, index);
     }
-    const now = /** @type {HTMLElement} */ (el.parentElement);
-    const list = /** @type {string} */ (now.dataset.list);
-    const index = Array.prototype.indexOf.call(now.children, el);
-    this.actions.announce(`${this.model.label(h.item)} moved. ${this.actions.describe(h.item, list)}.`);
-    this.actions.presence({ phase: "move", item: h.item, list, index });
+    this.moved();
   }
 
   /** Home / End: to the first or last place of the current collection. @private @param {boolean} start */
   edge(start) {
     const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
-    const ul = /** @type {HTMLElement} */ (h.el.parentElement);
-    this.place(ul, start ? 0 : ul.children.length - 1);
-    const index = Array.prototype.indexOf.call(ul.children, h.el);
-    const list = /** @type {string} */ (ul.dataset.list);
-    this.actions.announce(`${this.model.label(h.item)} moved. ${this.actions.describe(h.item, list)}.`);
-    this.actions.presence({ phase: "move", item: h.item, list, index });
+    this.place(h.target.list, start ? 0 : this.othersIn(h.target.list, h.item));
+    this.moved();
   }
 
-  /** Collections an item may be moved into by keyboard (foods never go into the people list). @private @param {string} item */
+  /** Says where the held item is now, and tells the others. @private */
+  moved() {
+    const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
+    this.actions.announce(`${this.model.label(h.item)} moved. ${this.actions.describe(h.item)}.`);
+    this.actions.presence({ phase: "move", item: h.item, list: h.target.list, index: h.target.index });
+  }
+
+  /** @private @param {string} list @param {string} item @returns {number} how many other items `list` has */
+  othersIn(list, item) {
+    const items = this.model.list(list)?.items ?? [];
+    return items.length - (items.includes(item) ? 1 : 0);
+  }
+
+  /** Collections an item may be moved into by keyboard (foods never go into the people list). @private @param {string} item @returns {string[]} */
   eligibleLists(item) {
     const food = this.model.item(item)?.fields.role === "food";
-    return this.view.listEls().filter((ul) => !(food && ul.closest("[data-role='person']")));
+    return this.view.listEls()
+      .filter((ul) => !(food && ul.closest("[data-role='person']")))
+      .map((ul) => /** @type {string} */ (ul.dataset.list));
   }
 
-  /** @private @param {HTMLElement} ul @param {number} index index among the list's other children */
-  place(ul, index) {
-    const el = /** @type {NonNullable<typeof this.held>} */ (this.held).el;
-    const from = /** @type {HTMLElement} */ (el.parentElement);
-    const others = Array.from(ul.children).filter((c) => c !== el);
-    const first = measure(/** @type {HTMLElement[]} */ ([...Array.from(from.children), ...(from === ul ? [] : others)]).filter((x) => x !== el));
-    const before = el.getBoundingClientRect();
-    ul.insertBefore(el, others[index] ?? null);
+  /**
+   * Shows the held item at `index` (among the other items) of `list`: the others slide out of its
+   * way, it slides to its slot staying lifted, keeps the focus, and the list scrolls to it.
+   * @private @param {string} list @param {number} index
+   */
+  place(list, index) {
+    const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
+    const before = h.el.getBoundingClientRect();
+    h.target = { list, index };
+    this.view.hold = { item: h.item, list, index };
+    this.view.render({ duration: 150 });
+    const el = this.view.itemEl(h.item);
+    if (!el || !this.held) return;
+    h.el = el;
     if (!reducedMotion()) {
-      // The held item slides to its new slot, staying lifted (scaled) all the way.
       const after = el.getBoundingClientRect();
       const dx = before.left - after.left;
       const dy = before.top - after.top;
@@ -183,8 +199,6 @@ export class KeyboardController {
         easing: "cubic-bezier(0.2, 0, 0, 1)",
       });
     }
-    /** @type {NonNullable<typeof this.held>} */ (this.held).target = { list: /** @type {string} */ (ul.dataset.list), index };
-    play(first, 150);
     el.focus({ preventScroll: true });
     el.scrollIntoView({ block: "nearest" });
   }
@@ -193,20 +207,21 @@ export class KeyboardController {
   drop() {
     const h = /** @type {NonNullable<typeof this.held>} */ (this.held);
     this.held = null;
-    const el = h.el;
-    el.classList.remove("kbd-lifted");
-    el.removeAttribute("aria-grabbed");
-    const ul = /** @type {HTMLElement} */ (el.parentElement);
-    const list = /** @type {string} */ (ul.dataset.list);
-    const index = Array.prototype.indexOf.call(ul.children, el);
-    const prev = /** @type {HTMLElement | null} */ (el.previousElementSibling);
-    const next = /** @type {HTMLElement | null} */ (el.nextElementSibling);
+    this.view.hold = null;
+    h.el.classList.remove("kbd-lifted");
+    h.el.removeAttribute("aria-grabbed");
+    const { list, index } = h.target;
     if (list !== h.origin.list || index !== h.origin.index) {
-      this.actions.move(h.item, list, prev?.dataset.item ?? null, next?.dataset.item ?? null);
+      // The neighbours in the whole list, not only among the rendered rows.
+      const others = (this.model.list(list)?.items ?? []).filter((id) => id !== h.item);
+      this.actions.move(h.item, list, others[index - 1] ?? null, others[index] ?? null);
+    } else {
+      this.view.render({ animate: false });
     }
     this.actions.presence({ phase: "end", item: h.item, list, index });
-    this.actions.announce(`Dropped ${this.model.label(h.item)}. ${this.actions.describe(h.item, list)}.`);
-    this.view.focusItem(el);
+    this.actions.announce(`Dropped ${this.model.label(h.item)}. ${this.actions.describe(h.item)}.`);
+    const el = this.view.revealItem(h.item);
+    if (el) this.view.focusItem(el);
   }
 
   /** Puts the held item back where it was. */
@@ -214,53 +229,60 @@ export class KeyboardController {
     const h = this.held;
     if (!h) return;
     this.held = null;
+    this.view.hold = null;
     h.el.classList.remove("kbd-lifted");
     h.el.removeAttribute("aria-grabbed");
     this.view.render();
-    if (h.el.isConnected) this.view.focusItem(h.el);
+    const el = this.view.revealItem(h.item);
+    if (el) this.view.focusItem(el);
     this.actions.presence({ phase: "cancel", item: h.item });
-    this.actions.announce(`Cancelled. ${this.model.label(h.item)} is back at ${this.actions.describe(h.item, h.origin.list)}.`);
+    this.actions.announce(`Cancelled. ${this.model.label(h.item)} is back at ${this.actions.describe(h.item)}.`);
   }
 
-  /** Re-places the held item after a re-render (a remote change while holding). */
+  /** After a re-render (a remote change, a scroll) under a lift: the held item keeps the focus, or the lift ends when it is gone. */
   afterRender() {
     const h = this.held;
     if (!h) return;
-    const ul = this.view.listEl(h.target.list);
-    if (!h.el.isConnected || !ul || !this.model.item(h.item)) {
+    const el = this.view.itemEl(h.item);
+    const at = this.view.positionOf(h.item);
+    if (!el || !at || !this.model.item(h.item)) {
       this.held = null;
+      this.view.hold = null;
       h.el.classList.remove("kbd-lifted");
+      h.el.removeAttribute("aria-grabbed");
       this.actions.announce(`${this.model.label(h.item)} is no longer available.`);
+      this.view.render();
       return;
     }
-    const others = Array.from(ul.children).filter((c) => c !== h.el);
-    if (others[h.target.index] !== h.el.nextElementSibling || h.el.parentElement !== ul) {
-      ul.insertBefore(h.el, others[h.target.index] ?? null);
-    }
-    if (document.activeElement !== h.el) h.el.focus({ preventScroll: true });
+    h.el = el;
+    // Fewer items than the held place (a remote delete): the place is the last one.
+    h.target = { list: at.list, index: at.index };
+    if (document.activeElement !== el) el.focus({ preventScroll: true });
   }
 
   /** Arrow keys without a lift: move focus between items. @private @param {HTMLElement} el @param {string} key */
   focusStep(el, key) {
     const ul = /** @type {HTMLElement} */ (el.parentElement);
+    const at = this.view.positionOf(/** @type {string} */ (el.dataset.item));
+    if (!at) return;
     const grid = ul.classList.contains("layout-grid");
-    const items = /** @type {HTMLElement[]} */ (Array.from(ul.children));
-    const i = items.indexOf(el);
+    const i = at.index;
     const cols = grid ? columns(measureSlots(ul)) : 1;
     let j = i;
     if (key === "ArrowLeft") j = grid ? i - 1 : -2;
     else if (key === "ArrowRight") j = grid ? i + 1 : -3;
     else if (key === "ArrowUp") j = i - cols;
     else if (key === "ArrowDown") j = i + cols;
-    if (j >= 0 && j < items.length) {
-      this.view.focusItem(items[j]);
+    if (j >= 0 && j < at.size) {
+      const next = this.view.reveal(at.list, j);
+      if (next) this.view.focusItem(next);
       return;
     }
     if (j === -2 || j === -3) {
-      const lists = this.view.listEls();
-      const other = lists[lists.indexOf(ul) + (j === -2 ? -1 : 1)];
-      const target = other?.children[Math.min(i, other.children.length - 1)];
-      if (target instanceof HTMLElement) this.view.focusItem(target);
+      const lists = this.model.view.lists;
+      const other = lists[lists.findIndex((l) => l.id === at.list) + (j === -2 ? -1 : 1)];
+      const next = other && other.items.length ? this.view.reveal(other.id, Math.min(i, other.items.length - 1)) : null;
+      if (next) this.view.focusItem(next);
     }
   }
 }

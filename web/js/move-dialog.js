@@ -9,7 +9,7 @@
  * @property {(item: string, list: string, after: string | null, before: string | null) => void} move
  * @property {(item: string, target: string) => void} assign
  * @property {(text: string) => void} announce
- * @property {(item: string, list: string) => string} describe
+ * @property {(item: string) => string} describe "position i of n in List", where the item shows
  */
 /** @typedef {import("./scope.js").Scope} Scope */
 
@@ -39,7 +39,7 @@ export class MoveDialog {
     }, { signal });
     document.getElementById("move-cancel")?.addEventListener("click", () => this.dialog.close(), { signal });
     this.dialog.addEventListener("close", () => {
-      const el = this.item ? this.view.itemEl(this.item) : null;
+      const el = this.item ? this.view.revealItem(this.item) : null;
       if (el) this.view.focusItem(el);
       this.item = null;
     }, { signal });
@@ -106,6 +106,6 @@ export class MoveDialog {
     const at = this.model.where(item);
     if (at && at.list.id === list.id && at.index === p - 1) return;
     this.actions.move(item, list.id, others[p - 2] ?? null, others[p - 1] ?? null);
-    this.actions.announce(`Moved ${this.model.label(item)}. ${this.actions.describe(item, list.id)}.`);
+    this.actions.announce(`Moved ${this.model.label(item)}. ${this.actions.describe(item)}.`);
   }
 }

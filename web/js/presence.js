@@ -8,6 +8,10 @@
  * Who is online comes from the client's presence state (reorder-client/peers.js): the peers
  * known by name, and the server's count of the others; when the count is larger, a "+N more"
  * chip stands for the rest. This file only draws.
+ *
+ * In a long list (rendered as a window, view.js) the item a ghost carries or points at may not be
+ * rendered: the ghost is placed from the list's row pitch instead, and shown only while its point
+ * is inside the list's visible box.
  */
 import { reducedMotion } from "./motion.js";
 /** @typedef {import("./scope.js").Scope} Scope */
@@ -96,7 +100,10 @@ export class Presence {
       card.className = "ghost-card";
       const itemEl = state.item ? this.view.itemEl(state.item) : null;
       const src = itemEl?.querySelector(".item-visual") ?? itemEl?.querySelector(".item-title");
-      card.textContent = src ? (src.textContent || "•").slice(0, 4) : "•";
+      const fields = state.item ? this.view.model.item(state.item)?.fields : undefined;
+      // An item not rendered (outside a long list's window) shows its emoji or title from the model.
+      const text = src ? src.textContent : String(fields?.emoji || fields?.title || "");
+      card.textContent = (text || "•").slice(0, 4);
       const img = src?.querySelector("img");
       if (img) card.replaceChildren(img.cloneNode(true));
       const name = document.createElement("div");
@@ -121,23 +128,36 @@ export class Presence {
     this.refreshHeld();
   }
 
-  /** Where a ghost should be, in client coordinates. @private @param {DragState} s */
+  /** Where a ghost should be, in client coordinates (null: not to be shown). @private @param {DragState} s */
   targetOf(s) {
     const ul = s.list ? this.view.listEl(s.list) : null;
-    if (ul && typeof s.x === "number" && typeof s.y === "number") {
-      const r = ul.getBoundingClientRect();
-      const x = r.left + ul.clientLeft - ul.scrollLeft + s.x * ul.scrollWidth;
-      const y = r.top + ul.clientTop - ul.scrollTop + s.y * ul.scrollHeight;
-      return { x, y };
+    const w = s.list ? this.view.windowOf(s.list) : undefined;
+    const r = ul?.getBoundingClientRect();
+    /** @type {{ x: number, y: number } | null} */
+    let point = null;
+    if (ul && r && typeof s.x === "number" && typeof s.y === "number") {
+      point = {
+        x: r.left + ul.clientLeft - ul.scrollLeft + s.x * ul.scrollWidth,
+        y: r.top + ul.clientTop - ul.scrollTop + s.y * ul.scrollHeight,
+      };
+    } else {
+      const overEl = s.over ? this.view.itemEl(s.over) : null;
+      if (overEl) point = centre(overEl);
+      else if (ul && r && w && typeof s.index === "number") {
+        const i = Math.max(0, Math.min(s.index, w.size - 1));
+        if (w.virtual) {
+          // The row's place in the list's scroll height, rendered or not.
+          point = { x: r.left + r.width / 2, y: r.top + ul.clientTop - ul.scrollTop + w.pad + (i + 0.5) * w.pitch };
+        } else {
+          const el = ul.children[i];
+          if (el) point = centre(el);
+        }
+      }
+      const own = s.item ? this.view.itemEl(s.item) : null;
+      if (!point && own) point = centre(own);
     }
-    const overEl = s.over ? this.view.itemEl(s.over) : null;
-    const at = overEl ?? (ul && typeof s.index === "number" ? ul.children[Math.min(s.index, ul.children.length - 1)] : null)
-      ?? (s.item ? this.view.itemEl(s.item) : null);
-    if (at) {
-      const r = at.getBoundingClientRect();
-      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
-    }
-    return null;
+    if (point && w?.virtual && r && (point.y < r.top || point.y > r.bottom)) return null;
+    return point;
   }
 
   /** @private */
@@ -229,6 +249,12 @@ export class Presence {
     this.peersEl.replaceChildren(...items);
     this.peersEl.setAttribute("aria-label", online);
   }
+}
+
+/** @param {Element} el @returns {{ x: number, y: number }} the centre of its box */
+function centre(el) {
+  const r = el.getBoundingClientRect();
+  return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
 }
 
 /** @param {string} name @param {string} color */

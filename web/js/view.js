@@ -3,37 +3,67 @@
  * Renders the board view (model.view) into the DOM, keyed by list and item id so that elements
  * survive re-renders (focus, animations and the drag placeholder stay put), and animates moved
  * items with FLIP.
+ *
+ * A long list renders only the rows in view plus a margin (virtual-window.js); every rendered row
+ * carries `aria-posinset` / `aria-setsize` of the whole list. Positions are always those of the
+ * shown order: the model's, with the item a local drag or keyboard lift holds (`hold`) at its held
+ * place. The held item is always rendered, even outside the window: then out of flow, at its
+ * place in the list's scroll height (`.off-window`), so focus and the drag placeholder stay.
  */
 import { measure, play } from "./motion.js";
+import { itemSignature, fillItem } from "./item-content.js";
+import { isVirtual, displayOrder, rowsInView, measurePitch, basePad, ESTIMATED_PITCH } from "./virtual-window.js";
 
 /** @typedef {import("./reorder-client/model.js").BoardModel} BoardModel */
-
-/** @param {unknown} n @returns {string} an amount; anything but a finite number shows as $0. */
-export function money(n) {
-  if (typeof n !== "number" || !Number.isFinite(n)) return "$0";
-  return "$" + (Number.isInteger(n) ? String(n) : n.toFixed(2));
-}
+/** @typedef {import("./virtual-window.js").Hold} Hold */
+/**
+ * @typedef {{ start: number, ids: string[], size: number, pitch: number, pad: number, virtual: boolean }} Window
+ *   what a list shows: `ids` are its in-flow rows, positions start ..< start + ids.length of `size`
+ */
 
 export class BoardView {
   /**
    * @param {HTMLElement} root the container of the collections
    * @param {BoardModel} model
+   * @param {import("./scope.js").Scope} scope the board session: its scroll listeners and frames end with it
    */
-  constructor(root, model) {
+  constructor(root, model, scope) {
     this.root = root;
     this.model = model;
-    /** @type {Map<string, HTMLElement>} */
+    this.scope = scope;
+    /** @type {Map<string, HTMLElement>} the rendered items */
     this.itemEls = new Map();
     /** @type {Map<string, HTMLElement>} */
     this.sectionEls = new Map();
     /** @type {Map<string, string>} signature of what each item element shows */
     this.signatures = new Map();
-    /** Hook run after every render (the drag controller puts its placeholder back). */
+    /** @type {Map<string, Window>} per list, what it shows */
+    this.windows = new Map();
+    /** @type {Hold | null} the item a local drag or keyboard lift holds, and where it shows */
+    this.hold = null;
+    /** Hook run after every render (the controllers check their held item is still there). */
     this.afterRender = () => {};
-    /** While true, render() does not move items (a local drag owns the DOM order). */
-    this.frozen = false;
     /** True while the page may not change the board: items are not announced as draggable. */
     this.readOnly = false;
+    /** Whether some list renders only a window (scrolling then re-renders). */
+    this.windowed = false;
+    this.frame = 0;
+    // Scrolling (a list's or the page's) and resizing move the windows: one render per frame.
+    const onScroll = (/** @type {Event} */ e) => {
+      const t = e.target;
+      if (t === document || (t instanceof HTMLElement && t.classList.contains("virtual"))) this.scheduleRender();
+    };
+    document.addEventListener("scroll", onScroll, { capture: true, passive: true, signal: scope.signal });
+    window.addEventListener("resize", () => this.scheduleRender(), { passive: true, signal: scope.signal });
+  }
+
+  /** Renders the windows again on the next frame (when some list is windowed). */
+  scheduleRender() {
+    if (!this.windowed || this.frame) return;
+    this.frame = this.scope.frame(() => {
+      this.frame = 0;
+      this.render({ animate: false });
+    });
   }
 
   /** Shows items as draggable or not (a viewer's). @param {boolean} readOnly */
@@ -47,7 +77,7 @@ export class BoardView {
     return this.readOnly ? "item" : "draggable item";
   }
 
-  /** @param {string} id @returns {HTMLElement | undefined} */
+  /** @param {string} id @returns {HTMLElement | undefined} the item's element, when it is rendered */
   itemEl(id) {
     return this.itemEls.get(id);
   }
@@ -71,13 +101,71 @@ export class BoardView {
     return null;
   }
 
+  /** @param {string} list @returns {Window | undefined} what the list showed at the last render */
+  windowOf(list) {
+    return this.windows.get(list);
+  }
+
   /**
-   * Brings the DOM in line with the model's view.
-   * @param {{ animate?: boolean }} [options]
+   * Where an item shows: its list, its 0-based place in the shown order (a held item's held
+   * place) and the number of items shown there.
+   * @param {string} item @returns {{ list: string, index: number, size: number } | null}
+   */
+  positionOf(item) {
+    const h = this.hold;
+    if (h && h.item === item && this.model.list(h.list)) {
+      const list = /** @type {import("./reorder-client/board-state.js").List} */ (this.model.list(h.list));
+      const others = list.items.length - (list.items.includes(item) ? 1 : 0);
+      return { list: h.list, index: Math.max(0, Math.min(h.index, others)), size: others + 1 };
+    }
+    const at = this.model.where(item);
+    if (!at) return null;
+    const order = displayOrder(at.list, this.hold);
+    return { list: at.list.id, index: order.indexOf(item), size: order.length };
+  }
+
+  /**
+   * The element at `index` of a list's shown order, scrolling the list (or the page) to it and
+   * rendering when it is outside the window.
+   * @param {string} listId @param {number} index @returns {HTMLElement | null}
+   */
+  reveal(listId, index) {
+    const list = this.model.list(listId);
+    const ul = this.listEl(listId);
+    if (!list || !ul) return null;
+    const id = displayOrder(list, this.hold)[index];
+    if (id === undefined) return null;
+    const w = this.windows.get(listId);
+    if (!this.itemEls.has(id) && w?.virtual) {
+      const rowTop = w.pad + index * w.pitch;
+      if (ul.scrollHeight > ul.clientHeight + 1) {
+        ul.scrollTop = rowTop - (ul.clientHeight - w.pitch) / 2;
+      } else {
+        const top = ul.getBoundingClientRect().top + ul.clientTop + rowTop;
+        window.scrollBy(0, top - (window.innerHeight - w.pitch) / 2);
+      }
+      this.render({ animate: false });
+    }
+    return this.itemEls.get(id) ?? null;
+  }
+
+  /** @param {string} item @returns {HTMLElement | null} the item's element, scrolled to and rendered */
+  revealItem(item) {
+    const at = this.positionOf(item);
+    return at ? this.reveal(at.list, at.index) : null;
+  }
+
+  /**
+   * Brings the DOM in line with the model's view (and the hold).
+   * @param {{ animate?: boolean, duration?: number }} [options]
    */
   render(options = {}) {
     const view = this.model.view;
+    const hold = this.hold && this.model.item(this.hold.item) ? this.hold : null;
     const first = options.animate === false ? new Map() : measure(this.itemEls.values());
+    // The held item moves by its own animation (the placeholder's slot, the keyboard's slide).
+    const heldEl = hold ? this.itemEls.get(hold.item) : undefined;
+    if (heldEl) first.delete(heldEl);
 
     // Collections, in order.
     const seenLists = new Set();
@@ -98,29 +186,26 @@ export class BoardView {
       if (!seenLists.has(id)) {
         section.remove();
         this.sectionEls.delete(id);
+        this.windows.delete(id);
       }
     }
 
-    // Items, in order, in each collection.
+    // Items, in order, in each collection: all of them, or a window of a long list.
     const seenItems = new Set();
+    this.windowed = false;
     for (const list of view.lists) {
       const ul = /** @type {HTMLElement} */ (this.listEl(list.id));
-      let cursor = ul.firstElementChild;
-      for (const id of list.items) {
-        seenItems.add(id);
-        const el = this.ensureItem(id);
-        if (cursor === el) {
-          cursor = cursor.nextElementSibling;
-          continue;
-        }
-        ul.insertBefore(el, cursor);
-      }
-      // Whatever follows the last expected item does not belong here (moved or deleted).
-      while (cursor) {
-        const next = cursor.nextElementSibling;
-        const id = /** @type {HTMLElement} */ (cursor).dataset.item;
-        if (id && !list.items.includes(id)) cursor.remove();
-        cursor = next;
+      const order = displayOrder(list, hold);
+      const virtual = isVirtual({ layout: list.layout, items: order });
+      ul.classList.toggle("virtual", virtual);
+      if (virtual) {
+        this.windowed = true;
+        this.renderWindow(ul, list.id, order, hold, seenItems);
+      } else {
+        if (ul.style.getPropertyValue("--before")) ul.style.removeProperty("--before");
+        if (ul.style.getPropertyValue("--after")) ul.style.removeProperty("--after");
+        this.placeRows(ul, order, 0, order.length, seenItems);
+        this.windows.set(list.id, { start: 0, ids: order.slice(), size: order.length, pitch: ESTIMATED_PITCH, pad: 0, virtual: false });
       }
       this.updateRoving(ul);
     }
@@ -132,9 +217,74 @@ export class BoardView {
       }
     }
     this.afterRender();
-    play(first);
+    play(first, options.duration);
   }
 
+  /**
+   * Puts `ids` (positions start… of `size`) in `ul` in order, in flow, and removes every other
+   * item from it but `spare` (a held item the caller places).
+   * @private @param {HTMLElement} ul @param {string[]} ids @param {number} start @param {number} size
+   * @param {Set<string>} seen @param {string | null} [spare]
+   */
+  placeRows(ul, ids, start, size, seen, spare = null) {
+    const keep = new Set(ids);
+    if (spare) keep.add(spare);
+    let cursor = ul.firstElementChild;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      seen.add(id);
+      const el = this.ensureItem(id);
+      setPosition(el, start + i, size);
+      if (el.classList.contains("off-window")) {
+        el.classList.remove("off-window");
+        el.style.removeProperty("top");
+      }
+      if (cursor === el) {
+        cursor = cursor.nextElementSibling;
+        continue;
+      }
+      ul.insertBefore(el, cursor);
+    }
+    // Whatever follows the rows does not belong here (moved, deleted, or out of the window).
+    let rest = cursor;
+    while (rest) {
+      const next = rest.nextElementSibling;
+      const id = /** @type {HTMLElement} */ (rest).dataset.item;
+      if (id && !keep.has(id)) rest.remove();
+      rest = next;
+    }
+  }
+
+  /**
+   * A long list: the rows in view plus a margin, spacers for the others, and the held item even
+   * when it is outside (out of flow, at its place).
+   * @private @param {HTMLElement} ul @param {string} listId @param {string[]} order
+   * @param {Hold | null} hold @param {Set<string>} seen
+   */
+  renderWindow(ul, listId, order, hold, seen) {
+    const pitch = this.windows.get(listId)?.pitch ?? ESTIMATED_PITCH;
+    const pad = basePad(ul);
+    const n = order.length;
+    const { start, end } = rowsInView(ul, n, pitch, pad);
+    const ids = order.slice(start, end);
+    ul.style.setProperty("--before", `${start * pitch}px`);
+    ul.style.setProperty("--after", `${(n - end) * pitch}px`);
+    const heldIndex = hold && hold.list === listId ? order.indexOf(hold.item) : -1;
+    this.placeRows(ul, ids, start, n, seen, heldIndex >= 0 ? /** @type {Hold} */ (hold).item : null);
+    if (heldIndex >= 0 && (heldIndex < start || heldIndex >= end)) {
+      const el = this.ensureItem(/** @type {Hold} */ (hold).item);
+      seen.add(/** @type {Hold} */ (hold).item);
+      setPosition(el, heldIndex, n);
+      el.classList.add("off-window");
+      el.style.top = `${pad + heldIndex * pitch}px`;
+      if (el.parentElement !== ul || el.nextElementSibling) ul.append(el);
+    }
+    const rows = /** @type {HTMLElement[]} */ (Array.from(ul.children)).filter((c) => !c.classList.contains("off-window"));
+    const measured = measurePitch(rows, pitch);
+    this.windows.set(listId, { start, ids, size: n, pitch: measured, pad, virtual: true });
+    // The first rows measured (or rows that grew) change the spacers: once more on the next frame.
+    if (Math.abs(measured - pitch) > 0.5) this.scheduleRender();
+  }
   /** @private @param {string} id */
   createSection(id) {
     const section = document.createElement("section");
@@ -189,117 +339,12 @@ export class BoardView {
       el.setAttribute("aria-describedby", "drag-help");
       this.itemEls.set(id, el);
     }
-    const sig = this.signature(id);
+    const sig = itemSignature(this.model, id);
     if (this.signatures.get(id) !== sig) {
       this.signatures.set(id, sig);
-      this.fillItem(el, id);
+      fillItem(this.model, el, id);
     }
     return el;
-  }
-
-  /** @private @param {string} id @returns {string} */
-  signature(id) {
-    const item = this.model.item(id);
-    if (!item) return "";
-    if (item.fields.role !== "person") return JSON.stringify(item.fields);
-    const t = this.model.totalsOf(id);
-    const as = this.model.assignmentsOf(id).map((a) => a.id + "=" + a.item + "/" + this.model.label(a.item));
-    return JSON.stringify([item.fields, t, as]);
-  }
-
-  /** @private @param {HTMLElement} el @param {string} id */
-  fillItem(el, id) {
-    const item = this.model.item(id);
-    if (!item) return;
-    const f = item.fields;
-    const title = String(f.title ?? f.name ?? id);
-    el.dataset.role = String(f.role ?? "");
-    el.replaceChildren();
-
-    const visual = document.createElement("span");
-    visual.className = "item-visual";
-    const hasVisual = (typeof f.image === "string" && f.image !== "") || (typeof f.emoji === "string" && f.emoji !== "");
-    el.classList.toggle("no-visual", !hasVisual);
-    if (typeof f.image === "string" && f.image) {
-      const img = document.createElement("img");
-      img.src = f.image;
-      img.alt = "";
-      img.draggable = false;
-      visual.append(img);
-    } else if (hasVisual) {
-      visual.textContent = String(f.emoji);
-    }
-
-    const body = document.createElement("span");
-    body.className = "item-body";
-    const t = document.createElement("span");
-    t.className = "item-title";
-    t.textContent = title;
-    body.append(t);
-    if (typeof f.price === "number") {
-      const p = document.createElement("span");
-      p.className = "item-price";
-      p.textContent = money(f.price);
-      body.append(p);
-    }
-    let label = title;
-    if (f.role === "person") {
-      const totals = this.model.totalsOf(id);
-      el.dataset.total = String(totals.sum);
-      el.dataset.count = String(totals.count);
-      const line = document.createElement("span");
-      line.className = "item-totals";
-      line.textContent = `${money(totals.sum)} · ${totals.count} ${totals.count === 1 ? "item" : "items"}`;
-      body.append(line);
-      label = `${title}, ${money(totals.sum)}, ${totals.count} ${totals.count === 1 ? "item" : "items"}`;
-      const chips = document.createElement("span");
-      chips.className = "chips";
-      for (const a of this.model.assignmentsOf(id)) {
-        const chip = document.createElement("span");
-        chip.className = "chip";
-        chip.dataset.assignment = a.id;
-        chip.dataset.assignedItem = a.item;
-        const food = this.model.item(a.item)?.fields;
-        const emoji = document.createElement("span");
-        emoji.className = "chip-emoji";
-        emoji.textContent = String(food?.emoji ?? "");
-        const name = document.createElement("span");
-        name.className = "chip-title";
-        name.textContent = this.model.label(a.item);
-        chip.title = this.model.label(a.item);
-        chip.append(emoji, name);
-        const x = document.createElement("button");
-        x.type = "button";
-        x.className = "chip-remove";
-        x.dataset.unassign = a.id;
-        x.disabled = Boolean(a.pending);
-        x.setAttribute("aria-label", `Unassign ${this.model.label(a.item)} from ${title}`);
-        x.textContent = "×";
-        chip.append(x);
-        chips.append(chip);
-      }
-      body.append(chips);
-    } else {
-      delete el.dataset.total;
-      delete el.dataset.count;
-    }
-    el.setAttribute("aria-label", label);
-
-    const move = document.createElement("button");
-    move.type = "button";
-    move.className = "item-move";
-    move.tabIndex = -1;
-    move.dataset.moveItem = id;
-    move.setAttribute("aria-label", `Move ${title} to…`);
-    move.textContent = "⋯";
-    const remove = document.createElement("button");
-    remove.type = "button";
-    remove.className = "item-remove";
-    remove.dataset.removeItem = id;
-    remove.setAttribute("aria-label", `Remove ${title}`);
-    remove.textContent = "×";
-    if (hasVisual) el.append(visual, body, move, remove);
-    else el.append(body, move, remove);
   }
 
   /**
@@ -323,4 +368,12 @@ export class BoardView {
     el.tabIndex = 0;
     el.focus({ preventScroll: false });
   }
+}
+
+/** Tells assistive technology where a row is in the whole list. @param {HTMLElement} el @param {number} index @param {number} size */
+function setPosition(el, index, size) {
+  const pos = String(index + 1);
+  const total = String(size);
+  if (el.getAttribute("aria-posinset") !== pos) el.setAttribute("aria-posinset", pos);
+  if (el.getAttribute("aria-setsize") !== total) el.setAttribute("aria-setsize", total);
 }
