@@ -74,10 +74,21 @@ extension RoomsDriver {
     }
   }
 
-  /// The websocket's `history` request of a member: its frame, sent to it alone.
+  /// The websocket's `history` request of a member: its frame, sent to it alone, after the
+  /// answers of the requests before it. Service thread.
   func sendHistory(_ read: HistoryRead) {
+    historyReads.append(read)
+    if historyReads.count == 1 { runHistory(read) }
+  }
+
+  private func runHistory(_ read: HistoryRead) {
     read.run(on: storage, rfc3339: Self.rfc3339) { [weak self] frame in
-      self?.transport?.post { [weak self] in self?.perform([.send(read.connection, frame, .data)]) }
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        perform([.send(read.connection, frame, .data)])
+        historyReads.removeFirst()
+        if let next = historyReads.first { runHistory(next) }
+      }
     }
   }
 

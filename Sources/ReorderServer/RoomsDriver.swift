@@ -52,6 +52,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   func recordDurable(seconds: Double) { durableLatency.record(seconds: seconds) }
   /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
   var apiWaiters = APIWaiters()
+  /// The websockets' `history` reads, run one at a time in arrival order (each reads the store in
+  /// several steps), so that a connection's answers come in the order it asked; the first runs.
+  var historyReads: [HistoryRead] = []
   /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.
   var cluster: ClusterAdapter?
 
