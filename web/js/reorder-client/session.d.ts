@@ -64,6 +64,15 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     welcomed: boolean;
     timers: Timers;
+    /**
+     * The `history` requests sent on this connection and not answered yet, oldest first: the
+     * server answers them in order, without a request id.
+     * @type {Array<{ resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
+     */
+    historyWaiters: {
+        resolve: (page: import("./history.js").HistoryPage) => void;
+        reject: (error: Error) => void;
+    }[];
     /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
     replayed: Set<string>;
     /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */

@@ -27,6 +27,7 @@ import { PresenceStates } from "./presence-states.js";
 import { DragPacer, presenceIntervalOf } from "./pacer.js";
 import { Timers } from "./timers.js";
 import { Outbox, outboxName, tokenSubject } from "./outbox.js";
+import { historyPage } from "./history.js";
 
 /**
  * @typedef {object} ClientOptions
@@ -122,6 +123,12 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     this.welcomed = false;
     this.timers = new Timers();
+    /**
+     * The `history` requests sent on this connection and not answered yet, oldest first: the
+     * server answers them in order, without a request id.
+     * @type {Array<{ resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
+     */
+    this.historyWaiters = [];
     /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
     this.replayed = new Set();
     const user = options.user ?? tokenSubject(options.token) ?? this.name;
@@ -242,6 +249,9 @@ export class RoomSession extends EventTarget {
       case "broadcast":
         if (typeof msg.session === "string") this.emit("broadcast", { session: msg.session, event: msg.event });
         return;
+      case "history":
+        this.historyWaiters.shift()?.resolve(historyPage(msg));
+        return;
       case "token_expiring":
         return this.expiring(msg);
       case "refreshed": {
@@ -251,6 +261,11 @@ export class RoomSession extends EventTarget {
         return this.emit("refreshed", { role: this.role, expiresIn: numberOrNull(msg.expires_in_s) });
       }
       case "error": {
+        // A server that does not know `history` refuses the oldest request (the client sends no
+        // other type a server of protocol 1 may not know).
+        if (msg.code === "unknown_type" && this.historyWaiters.length) {
+          this.historyWaiters.shift()?.reject(new Error(`history: ${String(msg.message || "the server keeps no history")}`));
+        }
         const refresh = msg.code === "unauthorized" && this.offered !== null && this.connection.ready;
         if (refresh) this.offered = null;
         return this.emit("error", { code: String(msg.code ?? ""), message: String(msg.message ?? ""), refresh });
@@ -338,6 +353,8 @@ export class RoomSession extends EventTarget {
   stateChanged(state, detail) {
     if (state !== "open") {
       this.welcomed = false;
+      // Their answers would have come on the connection that is gone.
+      for (const w of this.historyWaiters.splice(0)) w.reject(new Error("history: the connection closed before the answer"));
       this.pacer.clear();
       const ended = this.presence.clear();
       this.presenceChanged(ended, true);
