@@ -267,3 +267,28 @@ def test_restore_intents_and_replay_are_minimal_and_deterministic(server, page_a
     ]
     assert out["steps"] == [["p"], ["q", "p"], ["p", "q"]]
     assert out["added"] == 2 and out["timeline"] == out["steps"]
+
+
+HISTORY_SCRIPT = """
+const done = arguments[arguments.length - 1];
+const client = window.reorder.client;
+let range = null;
+try { client.history({ limit: 500 }); } catch (e) { range = e.name; }
+Promise.all([client.history({ limit: 3 }), client.history({ before: 10, limit: 2 }), client.history({ before: 1 })]).then(
+  ([newest, older, none]) => done({
+    newest: newest.entries.map((e) => e.seq), newestNext: newest.next, newestBase: newest.base.seq,
+    older: older.entries.map((e) => e.seq), olderNext: older.next, olderBase: older.base.seq,
+    olderItems: older.base.board.lists[0].items.length, none: none.entries.length, noneNext: none.next, range,
+  }),
+  (e) => done({ error: String(e) }));
+"""
+
+
+def test_client_history_pages_come_back_in_request_order(server, page_a: Page):
+    page_a.open(server, "numbers", debug=True)
+    out = page_a.driver.execute_async_script(HISTORY_SCRIPT)
+    assert out == {
+        "newest": [101, 100, 99], "newestNext": 99, "newestBase": 98,
+        "older": [9, 8], "olderNext": 8, "olderBase": 7, "olderItems": 6,
+        "none": 0, "noneNext": None, "range": "RangeError",
+    }, out

@@ -215,15 +215,7 @@ export class ReorderClient extends RoomSession {
    * @param {{ before?: number, limit?: number }} [query] @returns {Promise<HistoryPage>}
    */
   history(query = {}) {
-    const frame = historyRequest(query);
-    if (!this.connection.ready) return Promise.reject(new Error("history: not connected"));
-    return new Promise((resolve, reject) => {
-      this.historyWaiters.push({ resolve, reject });
-      if (!this.connection.send(frame)) {
-        this.historyWaiters.pop();
-        reject(new Error("history: not connected"));
-      }
-    });
+    return this.requestHistory(historyRequest(query));
   }
 
   // Presence ---------------------------------------------------------------------------------------

@@ -124,9 +124,10 @@ export class RoomSession extends EventTarget {
     this.welcomed = false;
     this.timers = new Timers();
     /**
-     * The `history` requests sent on this connection and not answered yet, oldest first: the
-     * server answers them in order, without a request id.
-     * @type {Array<{ resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
+     * The `history` requests not answered yet, oldest first. An answer carries no request id, so
+     * one request at a time is on the wire (the first, `sent`): its answer is the next `history`
+     * frame, whatever order the server would answer several in.
+     * @type {Array<{ frame: object, sent: boolean, resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
      */
     this.historyWaiters = [];
     /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
@@ -250,7 +251,9 @@ export class RoomSession extends EventTarget {
         if (typeof msg.session === "string") this.emit("broadcast", { session: msg.session, event: msg.event });
         return;
       case "history":
-        this.historyWaiters.shift()?.resolve(historyPage(msg));
+        if (!this.historyWaiters[0]?.sent) return;
+        /** @type {any} */ (this.historyWaiters.shift()).resolve(historyPage(msg));
+        this.sendHistory();
         return;
       case "token_expiring":
         return this.expiring(msg);
@@ -263,8 +266,9 @@ export class RoomSession extends EventTarget {
       case "error": {
         // A server that does not know `history` refuses the oldest request (the client sends no
         // other type a server of protocol 1 may not know).
-        if (msg.code === "unknown_type" && this.historyWaiters.length) {
-          this.historyWaiters.shift()?.reject(new Error(`history: ${String(msg.message || "the server keeps no history")}`));
+        if (msg.code === "unknown_type" && this.historyWaiters[0]?.sent) {
+          /** @type {any} */ (this.historyWaiters.shift()).reject(new Error(`history: ${String(msg.message || "the server keeps no history")}`));
+          this.sendHistory();
         }
         const refresh = msg.code === "unauthorized" && this.offered !== null && this.connection.ready;
         if (refresh) this.offered = null;
@@ -347,6 +351,26 @@ export class RoomSession extends EventTarget {
       if (this.model.epoch !== undefined) hello.epoch = this.model.epoch;
     }
     return hello;
+  }
+
+  /**
+   * Queues a `history` request; it goes out once the ones before it are answered.
+   * @protected @param {object} frame @returns {Promise<import("./history.js").HistoryPage>}
+   */
+  requestHistory(frame) {
+    if (!this.connection.ready) return Promise.reject(new Error("history: not connected"));
+    return new Promise((resolve, reject) => {
+      this.historyWaiters.push({ frame, sent: false, resolve, reject });
+      this.sendHistory();
+    });
+  }
+
+  /** @private Sends the oldest queued `history` request when none is on the wire. */
+  sendHistory() {
+    const head = this.historyWaiters[0];
+    if (!head || head.sent) return;
+    if (this.connection.ready && this.connection.send(head.frame)) head.sent = true;
+    else for (const w of this.historyWaiters.splice(0)) w.reject(new Error("history: not connected"));
   }
 
   /** @private @param {Status} state @param {string} detail */
