@@ -178,8 +178,11 @@ def test_a_viewer_scrubs_the_history_but_gets_no_restore(auth_server, page_a: Pa
     assert page_b.js("return document.getElementById('history-restore').hidden") is True
     keys(page_b, Keys.ARROW_LEFT)
     wait_history_order(page_b, col["id"], ids)
-    # Even clicked anyway, nothing is sent.
+    # Even clicked anyway, nothing is sent: the page says why and stays on the step.
     page_b.js("document.getElementById('history-restore').click()")
+    page_b.wait(lambda: page_b.announcement() == "View only: this board cannot be changed from this link.", 3, "the refusal")
+    assert page_b.js("return document.body.dataset.pending") in ("0", None)
+    assert page_b.js("return document.getElementById('history-dialog').open")
     assert page_b.order(col["id"]) == [ids[1], ids[0]] + ids[2:]
     shot(page_b, "history-viewer")
     keys(page_b, Keys.ESCAPE)
