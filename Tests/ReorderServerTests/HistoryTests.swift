@@ -155,7 +155,9 @@ struct HistoryTests {
     #expect(oldest["base"]?["seq"]?.numberValue == 0)
     #expect(oldest["base"]?["board"]?["lists"] == .array([]))
     // Requests sent together are answered in request order (each reads the store in several steps).
-    for before in [7, 3, 1, 5] { ana.send(.object([("type", .string("history")), ("before", .number(Double(before)))])) }
+    for before in [7, 3, 1, 5] {
+      ana.send(.object([("type", .string("history")), ("before", .number(Double(before)))]))
+    }
     var answered: [[Int]] = []
     for _ in 0..<4 { answered.append(Self.seqs(try ana.next(type: "history"))) }
     #expect(answered == [[6, 5, 4, 3, 2, 1], [2, 1], [], [4, 3, 2, 1]])

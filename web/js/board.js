@@ -3,7 +3,7 @@
  * One open board: wires the board's client (reorder-client/: connection, model, presence), the
  * view, the drag and keyboard controllers, presence drawing and undo together. What the page does
  * on each client event is in board-events.js, the toolbar in board-toolbar.js, the add forms in
- * board-forms.js.
+ * board-forms.js, the history panel in history-panel.js.
  *
  * A session ends with `dispose`: its `Scope` removes every listener it added (to the shared board
  * elements, the toolbar, the dialogs, `window`, its sockets) and clears its timers and animation
@@ -30,6 +30,7 @@ import { followClient } from "./board-events.js";
 import { bindToolbar } from "./board-toolbar.js";
 import { followOutbox, clearOutboxNotices } from "./outbox-notice.js";
 import { tokenClaims } from "./token.js";
+import { HistoryPanel } from "./history-panel.js";
 
 /** The editing controls of the toolbar: hidden while the page may not change the board. */
 const EDIT_CONTROLS = ["undo-button", "redo-button", "move-button", "edit-button", "add-item-button", "add-list-button"];
@@ -135,6 +136,7 @@ export class BoardSession {
       describe,
     }, scope);
 
+    this.history = new HistoryPanel(this);
     followClient(this);
     followOutbox(this);
     this.dragHelp = $("drag-help").textContent ?? "";
@@ -189,6 +191,7 @@ export class BoardSession {
     // (docs/AUTH.md, "Share links"). A refused or ended page has nothing to share either.
     $("share-button").hidden = !this.scope.disposed && (this.access.token() !== null || this.access.refused);
     this.view.setReadOnly(!editable);
+    this.history?.applyAccess();
     $("board-hint").hidden = !editable;
     $("drag-help").textContent = editable ? this.dragHelp : VIEW_ONLY_HELP;
   }

@@ -22,6 +22,12 @@
  */
 /** @returns {State} */
 export function emptyState(): State;
+/**
+ * A state from a board as the server sends it (`welcome.board`, a history page's `base.board`):
+ * lists in order with their items, assignments and totals. Malformed entries are skipped.
+ * @param {any} board @returns {State}
+ */
+export function stateFromBoard(board: any): State;
 /** @param {State} s @returns {State} a copy deep enough to apply ops to without touching `s`. */
 export function cloneState(s: State): State;
 /** @param {State} s @param {string} item @returns {{ list: List, index: number } | null} */

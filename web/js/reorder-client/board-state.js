@@ -28,6 +28,33 @@ export function emptyState() {
   return { lists: [], items: new Map(), assignments: new Map(), totals: new Map(), graveyard: new Map() };
 }
 
+/**
+ * A state from a board as the server sends it (`welcome.board`, a history page's `base.board`):
+ * lists in order with their items, assignments and totals. Malformed entries are skipped.
+ * @param {any} board @returns {State}
+ */
+export function stateFromBoard(board) {
+  const s = emptyState();
+  /** @param {any} x @returns {any[]} */
+  const array = (x) => (Array.isArray(x) ? x : []);
+  for (const l of array(board?.lists)) {
+    if (!l || typeof l.id !== "string") continue;
+    /** @type {List} */
+    const list = { id: l.id, title: String(l.title ?? l.id), layout: l.layout === "grid" ? "grid" : "list", items: [] };
+    s.lists.push(list);
+    for (const it of array(l.items)) {
+      if (!it || typeof it.id !== "string") continue;
+      s.items.set(it.id, { id: it.id, fields: asFields(it.fields) });
+      list.items.push(it.id);
+    }
+  }
+  for (const a of array(board?.assignments)) {
+    if (a && typeof a.id === "string") s.assignments.set(a.id, { id: a.id, item: a.item, target: a.target });
+  }
+  setTotalsMap(s, board?.totals);
+  return s;
+}
+
 /** @param {State} s @returns {State} a copy deep enough to apply ops to without touching `s`. */
 export function cloneState(s) {
   return {

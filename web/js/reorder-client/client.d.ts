@@ -3,6 +3,8 @@
  * @typedef {import("./board-state.js").Pending} Intent
  * @typedef {import("./session.js").Status} Status
  * @typedef {import("./session.js").ClientOptions} ClientOptions
+ * @typedef {import("./history.js").HistoryPage} HistoryPage
+ * @typedef {import("./restore.js").RestoreOptions} RestoreOptions
  */
 /** A client of one room: `new ReorderClient(options).connect()`; see docs/CLIENT.md. */
 export class ReorderClient extends RoomSession {
@@ -82,6 +84,32 @@ export class ReorderClient extends RoomSession {
     /** Deletes a list and its items. @param {string} list @returns {Intent} */
     deleteList(list: any): import("./board-state.js").Pending;
     /**
+     * Proposes the intents that turn `board` as it is into `target`, an earlier version (e.g. a
+     * history step's board): lists made again, items deleted, restored, inserted and moved into
+     * place, fields set, assignments made and removed (`restoreIntents`, restore.js). They merge
+     * with the others' edits like any intents. Nothing is proposed when the boards agree.
+     * @param {BoardState} target @param {RestoreOptions & { graves?: BoardState["graveyard"] }} [options]
+     *   `graves`: the last places of items deleted before this client joined (e.g. the graveyard of
+     *   the newest board of a `HistoryTimeline`), so that they are restored rather than inserted again
+     * @returns {Intent[]} the intents, in order
+     */
+    restoreVersion(target: BoardState, options?: RestoreOptions & {
+        graves?: BoardState["graveyard"];
+    }): Intent[];
+    /**
+     * Asks for a page of the board's kept history: the ops before seq `before` (absent: the newest),
+     * at most `limit` (1–200, default 50), newest first, with who made each and when, the board
+     * before the page's oldest op (`base`) and `next`, the `before` of the older page (null at the
+     * end of the kept history). Viewers may ask. Rejected when not connected (or the connection
+     * closes before the answer), or when the server keeps no history; throws a RangeError for a
+     * `before` or `limit` out of range.
+     * @param {{ before?: number, limit?: number }} [query] @returns {Promise<HistoryPage>}
+     */
+    history(query?: {
+        before?: number;
+        limit?: number;
+    }): Promise<HistoryPage>;
+    /**
      * Sends this person's drag (`phase` start, move, end or cancel, `item`, optional `list`, `over`,
      * `index`, `x`, `y`, `t`: docs/PROTOCOL.md), at most one frame per presence interval (a `move`
      * waiting is replaced by the next; start, end and cancel always go). Dropped while offline.
@@ -116,4 +144,6 @@ export type BoardState = import("./board-state.js").State;
 export type Intent = import("./board-state.js").Pending;
 export type Status = import("./session.js").Status;
 export type ClientOptions = import("./session.js").ClientOptions;
+export type HistoryPage = import("./history.js").HistoryPage;
+export type RestoreOptions = import("./restore.js").RestoreOptions;
 import { RoomSession } from "./session.js";

@@ -26,16 +26,24 @@
  *   of another's (`state` null when they left), `presenceStates` for all of them.
  * - Broadcasts: `broadcast(event)` sends an event to the others (not stored), event `broadcast`
  *   `{session, event}` for theirs.
+ * - History: `history({before, limit})` asks for a page of the board's kept history (answered in
+ *   request order; a page's boards come from `boardAt` or a `HistoryTimeline`), and
+ *   `restoreVersion(board)` proposes the intents that bring an earlier version back
+ *   (`restoreIntents`, restore.js).
  *
  * The full API, with every option and event, is in docs/CLIENT.md.
  */
 import { RoomSession, randomId } from "./session.js";
+import { historyRequest } from "./history.js";
+import { restoreIntents } from "./restore.js";
 
 /**
  * @typedef {import("./board-state.js").State} BoardState
  * @typedef {import("./board-state.js").Pending} Intent
  * @typedef {import("./session.js").Status} Status
  * @typedef {import("./session.js").ClientOptions} ClientOptions
+ * @typedef {import("./history.js").HistoryPage} HistoryPage
+ * @typedef {import("./restore.js").RestoreOptions} RestoreOptions
  */
 
 /** A client of one room: `new ReorderClient(options).connect()`; see docs/CLIENT.md. */
@@ -179,6 +187,37 @@ export class ReorderClient extends RoomSession {
     return this.propose({ kind: "deleteList", list });
   }
 
+  /**
+   * Proposes the intents that turn `board` as it is into `target`, an earlier version (e.g. a
+   * history step's board): lists made again, items deleted, restored, inserted and moved into
+   * place, fields set, assignments made and removed (`restoreIntents`, restore.js). They merge
+   * with the others' edits like any intents. Nothing is proposed when the boards agree.
+   * @param {BoardState} target @param {RestoreOptions & { graves?: BoardState["graveyard"] }} [options]
+   *   `graves`: the last places of items deleted before this client joined (e.g. the graveyard of
+   *   the newest board of a `HistoryTimeline`), so that they are restored rather than inserted again
+   * @returns {Intent[]} the intents, in order
+   */
+  restoreVersion(target, options = {}) {
+    const current = this.model.view;
+    const known = options.graves ? withGraves(current, options.graves) : current;
+    return restoreIntents(known, target, options).map((op) => this.propose(op));
+  }
+
+  // History ----------------------------------------------------------------------------------------
+
+  /**
+   * Asks for a page of the board's kept history: the ops before seq `before` (absent: the newest),
+   * at most `limit` (1–200, default 50), newest first, with who made each and when, the board
+   * before the page's oldest op (`base`) and `next`, the `before` of the older page (null at the
+   * end of the kept history). Viewers may ask. Rejected when not connected (or the connection
+   * closes before the answer), or when the server keeps no history; throws a RangeError for a
+   * `before` or `limit` out of range.
+   * @param {{ before?: number, limit?: number }} [query] @returns {Promise<HistoryPage>}
+   */
+  history(query = {}) {
+    return this.requestHistory(historyRequest(query));
+  }
+
   // Presence ---------------------------------------------------------------------------------------
 
   /**
@@ -216,6 +255,16 @@ export class ReorderClient extends RoomSession {
   broadcast(event) {
     return this.connection.ready && this.connection.send({ type: "broadcast", event }) !== false;
   }
+}
+
+/**
+ * `board` with `graves` added to its graveyard (those it has win), as a new state.
+ * @param {BoardState} board @param {BoardState["graveyard"]} graves @returns {BoardState}
+ */
+function withGraves(board, graves) {
+  const graveyard = new Map(graves);
+  for (const [id, grave] of board.graveyard) graveyard.set(id, grave);
+  return { ...board, graveyard };
 }
 
 /** @param {any} op @param {{ after?: string | null, before?: string | null }} at */

@@ -1,4 +1,7 @@
 export { ReorderClient } from "./client.js";
+export { boardAt } from "./history.js";
+export { HistoryTimeline } from "./timeline.js";
+export { restoreIntents } from "./restore.js";
 /**
  * what `new ReorderClient(options)` takes
  */
@@ -35,3 +38,19 @@ export type Drag = import("./peers.js").Drag;
  * another session's custom presence state (`null`: it left)
  */
 export type PresenceUpdate = import("./presence-states.js").PresenceUpdate;
+/**
+ * a page of the board's kept history (`client.history`)
+ */
+export type HistoryPage = import("./history.js").HistoryPage;
+/**
+ * one kept op: seq, when, who, the resolved op
+ */
+export type HistoryEntry = import("./history.js").HistoryEntry;
+/**
+ * who made a kept op
+ */
+export type HistoryActor = import("./history.js").HistoryActor;
+/**
+ * options of `restoreIntents` and `client.restoreVersion`
+ */
+export type RestoreOptions = import("./restore.js").RestoreOptions;

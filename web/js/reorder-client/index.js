@@ -11,9 +11,15 @@
  * ```
  *
  * docs/CLIENT.md documents every option, method and event. The folder's other files are the
- * client's parts (connection, model, intents, presence, pacing, timers); apps need only this one.
+ * client's parts (connection, model, intents, presence, pacing, timers, history); apps need only
+ * this one: it also exports the pure history helpers, `boardAt` (a history page's board at a
+ * step), `HistoryTimeline` (pages joined, the board after any step) and `restoreIntents` (the
+ * ops that bring an earlier version back).
  */
 export { ReorderClient } from "./client.js";
+export { boardAt } from "./history.js";
+export { HistoryTimeline } from "./timeline.js";
+export { restoreIntents } from "./restore.js";
 
 // The types of the public API, for TypeScript apps (index.d.ts).
 /** @typedef {import("./client.js").ClientOptions} ClientOptions what `new ReorderClient(options)` takes */
@@ -25,3 +31,7 @@ export { ReorderClient } from "./client.js";
 /** @typedef {import("./peers.js").Peer} Peer someone in the room */
 /** @typedef {import("./peers.js").Drag} Drag someone's drag in progress */
 /** @typedef {import("./presence-states.js").PresenceUpdate} PresenceUpdate another session's custom presence state (`null`: it left) */
+/** @typedef {import("./history.js").HistoryPage} HistoryPage a page of the board's kept history (`client.history`) */
+/** @typedef {import("./history.js").HistoryEntry} HistoryEntry one kept op: seq, when, who, the resolved op */
+/** @typedef {import("./history.js").HistoryActor} HistoryActor who made a kept op */
+/** @typedef {import("./restore.js").RestoreOptions} RestoreOptions options of `restoreIntents` and `client.restoreVersion` */

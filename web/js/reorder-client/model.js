@@ -9,7 +9,7 @@
  * pending intents survive it only when it is the same history (same `epoch`) the intents were
  * made in and not a replacement of the board (see `welcome`).
  */
-import { emptyState, cloneState, locate, asFields, setTotalsMap, applyResolved, isNumber, priceOf } from "./board-state.js";
+import { emptyState, cloneState, locate, stateFromBoard, applyResolved, isNumber, priceOf } from "./board-state.js";
 import { applyIntent } from "./intents.js";
 
 /**
@@ -63,23 +63,7 @@ export class BoardModel {
    * @param {number} seq @param {any} board
    */
   load(seq, board) {
-    const s = emptyState();
-    /** @param {any} x @returns {any[]} */
-    const array = (x) => (Array.isArray(x) ? x : []);
-    for (const l of array(board?.lists)) {
-      if (!l || typeof l.id !== "string") continue;
-      s.lists.push({ id: l.id, title: String(l.title ?? l.id), layout: l.layout === "grid" ? "grid" : "list", items: [] });
-      const list = s.lists[s.lists.length - 1];
-      for (const it of array(l.items)) {
-        if (!it || typeof it.id !== "string") continue;
-        s.items.set(it.id, { id: it.id, fields: asFields(it.fields) });
-        list.items.push(it.id);
-      }
-    }
-    for (const a of array(board?.assignments)) {
-      if (a && typeof a.id === "string") s.assignments.set(a.id, { id: a.id, item: a.item, target: a.target });
-    }
-    setTotalsMap(s, board?.totals);
+    const s = stateFromBoard(board);
     this.server = s;
     this.seq = seq;
     this.loaded = true;
