@@ -53,7 +53,7 @@ export class HistoryPanel {
     /** Counts openings: an answer for an earlier opening is dropped. */
     this.generation = 0;
     this.model = new BoardModel();
-    this.view = new BoardView($("history-board"), this.model);
+    this.view = new BoardView($("history-board"), this.model, session.scope);
     this.view.setReadOnly(true);
     // The items of a version are not draggable: no drag help is read for them.
     this.view.afterRender = () => {
