@@ -74,9 +74,19 @@ extension RoomsDriver {
     }
   }
 
+  /// Most `history` requests of one connection waiting for their answers; more are refused with
+  /// `rate_limited` (each rebuilds a board off the service thread: one client does not queue
+  /// the store's reads of everyone else's rooms behind its own).
+  static let maxWaitingHistoryReads = 4
+
   /// The websocket's `history` request of a member: its frame, sent to it alone, after the
   /// answers of the requests before it. Service thread.
   func sendHistory(_ read: HistoryRead) {
+    guard historyReads.lazy.filter({ $0.connection == read.connection }).count < Self.maxWaitingHistoryReads else {
+      let error = ProtocolError(
+        .rateLimited, "more than \(Self.maxWaitingHistoryReads) history requests wait for their answers; wait for them")
+      return perform([.send(read.connection, ServerMessage.error(error), .data)])
+    }
     historyReads.append(read)
     if historyReads.count == 1 { runHistory(read) }
   }

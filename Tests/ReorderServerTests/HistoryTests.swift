@@ -161,6 +161,23 @@ struct HistoryTests {
     var answered: [[Int]] = []
     for _ in 0..<4 { answered.append(Self.seqs(try ana.next(type: "history"))) }
     #expect(answered == [[6, 5, 4, 3, 2, 1], [2, 1], [], [4, 3, 2, 1]])
+    // A burst beyond the requests one connection may have waiting: the rest are rate_limited,
+    // the connection lives on, and the waiting ones are answered.
+    let burst = (0..<40).map { _ in JSONValue.object([("type", .string("history")), ("limit", .number(1))]).jsonText }
+    for frame in burst { ana.send(frame) }
+    var histories = 0
+    var refused = 0
+    while histories + refused < 40 {
+      let frame = try ana.next { $0["type"] == .string("history") || $0["type"] == .string("error") }
+      if frame["type"] == .string("history") {
+        histories += 1
+      } else {
+        #expect(frame["code"] == .string("rate_limited"), "\(frame)")
+        refused += 1
+      }
+    }
+    #expect(
+      histories >= RoomsDriver.maxWaitingHistoryReads && refused >= 20, "\(histories) answered, \(refused) refused")
     ana.send(.object([("type", .string("history")), ("limit", .number(201))]))
     #expect(try ana.next(type: "error")["code"] == .string("invalid_value"))
 
