@@ -67,15 +67,15 @@ public enum ClusterFunctions {
       return {seq, 'applied'}
     end
 
-    -- KEYS log, meta, ids, snapshot; ARGV epoch, replace ('1' or '0'), node id, snapshot bytes,
-    -- then op key, payload pairs (ops 1, 2, …). A room with ops keeps them unless replace is '1';
-    -- otherwise its log, op ids, meta and snapshot are replaced by the board's in one step.
+    -- KEYS log, meta, ids, snapshot, bases; ARGV epoch, replace ('1' or '0'), node id, snapshot
+    -- bytes, then op key, payload pairs (ops 1, 2, …). A room with ops keeps them unless replace is
+    -- '1'; otherwise its log, op ids, meta and snapshots are replaced by the board's in one step.
     local function board_put(keys, args)
-      local log, meta, ids, snap = keys[1], keys[2], keys[3], keys[4]
+      local log, meta, ids, snap, bases = keys[1], keys[2], keys[3], keys[4], keys[5]
       local epoch, replace, node, bytes = args[1], args[2], args[3], args[4]
       local had = (tonumber(redis.call('HGET', meta, 'seq')) or 0) > 0
       if had and replace ~= '1' then return 'exists' end
-      redis.call('DEL', log, meta, ids, snap)
+      redis.call('DEL', log, meta, ids, snap, bases)
       local seq = 0
       for i = 5, #args - 1, 2 do
         seq = seq + 1
@@ -84,6 +84,7 @@ public enum ClusterFunctions {
       end
       redis.call('HSET', meta, 'epoch', epoch, 'seq', num(seq), 'snapshot_seq', num(seq))
       redis.call('HSET', snap, 'seq', num(seq), 'bytes', bytes)
+      redis.call('HSET', bases, num(seq), bytes)
       if had then return 'replaced' end
       return 'created'
     end
@@ -121,8 +122,9 @@ public enum ClusterFunctions {
       return {#old, trimmed}
     end
 
-    -- KEYS snapshot, meta; ARGV seq, bytes. Replies 1 when stored, 0 when a newer one is there.
-    -- A seq beyond the log's is of a history that was replaced meanwhile: refused too.
+    -- KEYS snapshot, meta, bases; ARGV seq, bytes. Replies 1 when stored (as the latest and as a
+    -- base), 0 when a newer one is there. A seq beyond the log's is of a history that was replaced
+    -- meanwhile: refused too.
     local function snapshot(keys, args)
       local seq = tonumber(args[1])
       local stored = tonumber(redis.call('HGET', keys[1], 'seq'))
@@ -131,6 +133,7 @@ public enum ClusterFunctions {
       if last and seq > last then return 0 end
       redis.call('HSET', keys[1], 'seq', num(seq), 'bytes', args[2])
       redis.call('HSET', keys[2], 'snapshot_seq', num(seq))
+      redis.call('HSET', keys[3], num(seq), args[2])
       return 1
     end
 

@@ -18,6 +18,10 @@ public struct ClusterKeys: Sendable, Equatable {
   public var ids: String { prefix + "ids" }
   /// Hash `seq`, `bytes`: the latest snapshot.
   public var snapshot: String { prefix + "snapshot" }
+  /// Hash seq → snapshot bytes: every snapshot from the base of the kept log on (the latest at or
+  /// before the first kept op), so that the board at any kept seq can be rebuilt (`?at=`, the
+  /// history). Trimmed with the log.
+  public var bases: String { prefix + "bases" }
   /// String: the node id holding the snapshot/trim lease (`SET NX PX`).
   public var lease: String { prefix + "lease" }
   /// Hash session → peer JSON.
@@ -32,7 +36,7 @@ public struct ClusterKeys: Sendable, Equatable {
 
   /// Every key of the room (not the channel, not its entry in `directory`): what deleting the
   /// room removes.
-  public var all: [String] { [log, meta, ids, snapshot, lease, roster, rosterExpiry, summary] }
+  public var all: [String] { [log, meta, ids, snapshot, bases, lease, roster, rosterExpiry, summary] }
 
   /// Sorted set of every room with a summary, all scored 0 so that `ZRANGEBYLEX` pages through
   /// them by name. The one key without a `{room}` hash tag: it lists rooms of every slot, so in a

@@ -10,7 +10,7 @@ extension RedisConnection {
   ) throws(RedisError) -> BoardPutOutcome {
     let keys = ClusterKeys(room: room)
     var arguments: [any RedisArgument] = [
-      "FCALL", ClusterFunctions.putBoard, 4, keys.log, keys.meta, keys.ids, keys.snapshot, epoch,
+      "FCALL", ClusterFunctions.putBoard, 5, keys.log, keys.meta, keys.ids, keys.snapshot, keys.bases, epoch,
       replace ? "1" : "0", node, snapshot,
     ]
     arguments.reserveCapacity(arguments.count + 2 * ops.count)

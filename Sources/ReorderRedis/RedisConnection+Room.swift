@@ -5,7 +5,26 @@ extension RedisConnection {
   @discardableResult
   public func putSnapshot(room: String, seq: UInt64, bytes: [UInt8]) throws(RedisError) -> Bool {
     let keys = ClusterKeys(room: room)
-    return try command("FCALL", ClusterFunctions.putSnapshot, 2, keys.snapshot, keys.meta, seq, bytes).integer == 1
+    return try command("FCALL", ClusterFunctions.putSnapshot, 3, keys.snapshot, keys.meta, keys.bases, seq, bytes)
+      .integer == 1
+  }
+
+  /// The seqs of the room's kept snapshots (`bases`), in order.
+  public func baseSeqs(room: String) throws(RedisError) -> [UInt64] {
+    let reply = try command("HKEYS", ClusterKeys(room: room).bases)
+    guard let fields = reply.elements else { throw .unexpectedReply(command: "HKEYS", reply: reply.description) }
+    return fields.compactMap { $0.text.flatMap { UInt64($0) } }.sorted()
+  }
+
+  /// The kept snapshot at `seq` (`bases`), nil when there is none.
+  public func base(room: String, seq: UInt64) throws(RedisError) -> [UInt8]? {
+    try command("HGET", ClusterKeys(room: room).bases, seq).bytes
+  }
+
+  /// Deletes the kept snapshots at these seqs (`HDEL`).
+  public func dropBases(room: String, seqs: [UInt64]) throws(RedisError) {
+    guard !seqs.isEmpty else { return }
+    _ = try command(["HDEL", ClusterKeys(room: room).bases] + seqs.map { $0 as any RedisArgument })
   }
 
   /// The room's latest snapshot, or nil when it has none.

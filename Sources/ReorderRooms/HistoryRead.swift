@@ -9,7 +9,7 @@ public struct HistoryRead: Sendable {
   /// What it asked for.
   public let request: HistoryRequest
   /// Cluster mode: the page as this node's replica has it (`RoomRegistry.loggedHistory`); nil: read
-  /// from storage.
+  /// from storage (in cluster mode a page older than the replica's window, rebuilt from the log).
   let page: HistoryPage?
   /// How the base board is rebuilt.
   let load: RoomLoad
@@ -32,9 +32,15 @@ public struct HistoryRead: Sendable {
       }
     }
     if let page { return withPage(page) }
-    HistoryPage.read(room: room, before: request.before, limit: request.limit, on: store) { result in
-      // A storage failure answers an empty page: the member may ask again.
-      withPage((try? result.get()) ?? .entries([], next: nil))
+    // A storage failure answers an empty page: the member may ask again.
+    let read: @Sendable (Result<HistoryPage, RoomStoreError>) -> Void = {
+      withPage((try? $0.get()) ?? .entries([], next: nil))
+    }
+    if load.node != nil, let before = request.before {
+      // Cluster mode, older than the replica's window: rebuilt from the shared log.
+      load.historyPage(before: before, limit: request.limit, on: store, completion: read)
+    } else {
+      HistoryPage.read(room: room, before: request.before, limit: request.limit, on: store, completion: read)
     }
   }
 }
@@ -112,6 +118,7 @@ extension RoomRegistry {
     var page: HistoryPage?
     if cluster != nil {
       switch loggedHistory(room: name, before: request.before, limit: request.limit) {
+      case .page(.gone)?: page = nil
       case .page(let found)?: page = found
       case .noBoard?, nil: page = .entries([], next: nil)
       }

@@ -77,3 +77,63 @@ extension RoomLoad {
     }
   }
 }
+
+extension RoomLoad {
+  /// Cluster mode: a page of the history older than the replica's window, rebuilt from the shared
+  /// log, whose records hold only the maker's view of each op: the kept snapshot at or before the
+  /// page, then the entries up to `before - 1` applied and resolved as every node resolves them
+  /// (`Room(name:sharedHistory:…)`), with the records' actors and times. `gone` when the log no
+  /// longer holds the page's ops or their base.
+  public func historyPage(
+    before: UInt64, limit: Int, on store: any RoomStore,
+    completion: @escaping @Sendable (Result<HistoryPage, RoomStoreError>) -> Void
+  ) {
+    guard before > 1 else { return completion(.success(.entries([], next: nil))) }
+    let top = before - 1
+    let low = top > UInt64(limit) ? top - UInt64(limit) : 1  // one more than the page: is there a next?
+    store.snapshot(room: room, atOrBefore: low - 1) { [self] snapshot in
+      switch snapshot {
+      case .failure(let error): completion(.failure(error))
+      case .success(let snapshot):
+        let from = snapshot?.seq ?? 0
+        store.entries(room: room, after: from, limit: Int(min(top - from, UInt64(Int32.max)))) { [self] read in
+          completion(
+            read.flatMap { entries in
+              Result { () throws(RoomStoreError) in
+                try page(snapshot: snapshot, entries: entries, low: low, top: top, limit: limit)
+              }
+            })
+        }
+      }
+    }
+  }
+
+  private func page(snapshot: RoomSnapshot?, entries: [LogEntry], low: UInt64, top: UInt64, limit: Int)
+    throws(RoomStoreError) -> HistoryPage
+  {
+    let from = snapshot?.seq ?? 0
+    let earliest = entries.first(where: { $0.seq > 1 })?.seq ?? top + 1
+    switch Self.shape(seq: top, from: from, read: entries) {
+    case .gone?: return .gone(earliest: earliest)
+    case .beyond(let last)?: if last < low { return .gone(earliest: earliest) }
+    case .board?, nil: break
+    }
+    var limits = self.limits
+    limits.maxCatchUpOps = entries.count + 1
+    do {
+      let room = try Room(
+        name: room, sharedHistory: RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: nil),
+        boards: boards, limits: limits, node: node ?? "history")
+      let kept: [HistoryEntry] = (max(low, from + 1)...max(low, room.seq)).compactMap { seq in
+        guard seq <= room.seq, let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"]
+        else { return nil }
+        return HistoryEntry(seq: seq, op: op, stamp: room.shared?.stamps[seq] ?? OpStamp(actor: nil, at: nil))
+      }
+      return HistoryPage.read(kept: kept, before: top + 1, limit: limit)
+    } catch let error as RoomStoreError {
+      throw error
+    } catch {
+      throw .corrupt("room \(room): \(error)")
+    }
+  }
+}

@@ -75,8 +75,10 @@ extension RoomRegistry {
 
   /// `GET /api/v1/boards/{room}/history?before=B&limit=N` from a loaded room in cluster mode: the
   /// ops of the replica's catch-up window as it applied and resolved them, with who made them and
-  /// when (`SharedRoom.stamps`), newest first; the same window `loggedOps` answers from. Nil when
-  /// the room is not loaded.
+  /// when (`SharedRoom.stamps`), newest first; the same window `loggedOps` answers from. A page
+  /// older than the window is `gone` here (the driver rebuilds it from the log,
+  /// `RoomLoad.historyPage`), and the window's oldest page names it as `next`. Nil when the room is
+  /// not loaded.
   public func loggedHistory(room name: String, before: UInt64?, limit: Int) -> LoggedHistory? {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }
@@ -89,6 +91,11 @@ extension RoomRegistry {
       guard let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"] else { return nil }
       return HistoryEntry(seq: seq, op: op, stamp: room.shared?.stamps[seq] ?? OpStamp(actor: nil, at: nil))
     }
-    return .page(HistoryPage.read(kept: kept, before: top + 1, limit: limit))
+    let page = HistoryPage.read(kept: kept, before: top + 1, limit: limit)
+    // The page reached the start of the window: older ops are rebuilt from the log (`historyPage`).
+    if case .entries(let entries, nil) = page, let oldest = entries.last?.seq, oldest == earliest, oldest > 1 {
+      return .page(.entries(entries, next: oldest))
+    }
+    return .page(page)
   }
 }

@@ -92,11 +92,19 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
           try call { (redis) throws(RedisError) in
             guard try redis.acquireLease(room: room, node: node, milliseconds: Self.leaseMilliseconds) else { return }
             guard try redis.putSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes) else { return }
-            // Keep the windows before the snapshot (catch-up, idempotency); older entries and
-            // their op ids go, in steps so that one call never holds Redis for long.
+            // Keep the windows before the snapshot (catch-up, idempotency), from their base: the
+            // latest kept snapshot at or before them, so that every kept entry's board can be
+            // rebuilt. Older entries, their op ids and the snapshots before the base go, in steps
+            // so that one call never holds Redis for long. A room with no base that old (one
+            // stored before bases were kept) is trimmed to the windows alone.
             guard snapshot.seq > UInt64(retainedOps) else { return }
-            let keep = snapshot.seq - UInt64(retainedOps) + 1
+            let boundary = snapshot.seq - UInt64(retainedOps)
+            let bases = try redis.baseSeqs(room: room)
+            let base = bases.last { $0 <= boundary }
+            let keep = (base ?? boundary) + 1
+            guard keep >= 2 else { return }
             while try redis.trim(room: room, keepFrom: keep, count: 1_000).removed == 1_000 {}
+            if let base { try redis.dropBases(room: room, seqs: bases.filter { $0 < base }) }
           }
         })
     }
@@ -111,7 +119,8 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  /// The room keeps one snapshot in Redis: it, when it is at or before `seq`.
+  /// The latest of the room's kept snapshots (`bases`) at or before `seq`; for a room stored
+  /// before bases were kept, its one snapshot when that is at or before `seq`.
   func snapshot(
     room: String, atOrBefore seq: UInt64,
     completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
@@ -120,7 +129,14 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
       completion(
         Result { () throws(RoomStoreError) in
           try call { (redis) throws(RedisError) in
-            try redis.snapshot(room: room).flatMap { $0.seq <= seq ? RoomSnapshot(seq: $0.seq, bytes: $0.bytes) : nil }
+            if let base = try redis.baseSeqs(room: room).last(where: { $0 <= seq }),
+              let bytes = try redis.base(room: room, seq: base)
+            {
+              return RoomSnapshot(seq: base, bytes: bytes)
+            }
+            return try redis.snapshot(room: room).flatMap {
+              $0.seq <= seq ? RoomSnapshot(seq: $0.seq, bytes: $0.bytes) : nil
+            }
           }
         })
     }

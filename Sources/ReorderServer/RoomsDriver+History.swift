@@ -38,7 +38,7 @@ extension RoomsDriver {
   /// Cluster mode: from this node's replica, loaded for the request when it is not.
   private func clusterHistory(_ name: String, before: UInt64?, limit: Int, _ responder: HTTPResponder) {
     if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
-      return Self.respondHistory(name, found, responder)
+      return respondClusterHistory(name, found, before: before, limit: limit, responder)
     }
     let (state, actions) = registry.openForAPI(name)
     switch state {
@@ -60,9 +60,23 @@ extension RoomsDriver {
         responder.respond(
           APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
       } else if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
-        Self.respondHistory(name, found, responder)
+        respondClusterHistory(name, found, before: before, limit: limit, responder)
       } else {
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
+      }
+    }
+  }
+
+  /// The replica's page, or, for one older than its window, the page rebuilt from the shared log
+  /// (`RoomLoad.historyPage`, off the service thread).
+  private func respondClusterHistory(
+    _ name: String, _ found: LoggedHistory, before: UInt64?, limit: Int, _ responder: HTTPResponder
+  ) {
+    guard case .page(.gone) = found, let before else { return Self.respondHistory(name, found, responder) }
+    registry.historyLoad(room: name).historyPage(before: before, limit: limit, on: storage) { result in
+      switch result {
+      case .failure(let error): responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+      case .success(let page): Self.respondHistory(name, page, responder)
       }
     }
   }

@@ -187,10 +187,10 @@ struct HistoryTests {
   }
 
   @Test(
-    "cluster mode: history and ?at= on either node name the members and the API of both nodes; the history reaches back to the room's snapshot"
+    "cluster mode: history and ?at= on any node, a fresh one too, name the members and the API of both nodes, back to op 1"
   )
   func cluster() throws {
-    let pair = try ClusterAPIPair()
+    let pair = try ClusterAPIPair(snapshotEvery: 5)
     #expect(try pair.call(pair.a, "PUT", "/api/v1/boards/plan", body: APIWriteTests.board).status == 201)  // 1-6
     let onB = try RoomClient.join(port: pair.b.port, room: "plan", client: "c-bo", name: "Bo")
     onB.op("c-bo:1", Ops.move("b", list: "todo", before: "a"))  // 7
@@ -200,28 +200,52 @@ struct HistoryTests {
       body: #"{"ops":[{"id":"p1","op":{"kind":"move","item":"a","list":"todo","before":"b"}}]}"#)
     #expect(posted.status == 200)  // 8
     _ = try onB.applied(id: "p1")
-    for node in [pair.a, pair.b] {
-      let history = try pair.call(node, "GET", "/api/v1/boards/plan/history?limit=3")
-      #expect(history.status == 200)
-      // The PUT stored its board as a snapshot at 6: a replica keeps the ops it applied after it.
-      #expect(Self.seqs(history.json) == [8, 7])
-      #expect(history.json?["next"] == .null)
-      let gone = try pair.call(node, "GET", "/api/v1/boards/plan/history?before=7")
-      #expect(gone.status == 410 && gone.json?["earliest"]?.numberValue == 7)
-      #expect(Self.entry(history.json, 7)?["actor"] == .object([("sub", .null), ("name", .string("Bo"))]))
-      #expect(Self.entry(history.json, 8)?["actor"]?["via"] == .string("api"))
-      #expect(Self.isRecent(Self.entry(history.json, 7)?["at"]))
-      #expect(Self.entry(history.json, 7)?["op"]?["from"] != nil, "resolved as every node resolves it")
-      for (at, todo) in [(6, ["a", "b"]), (7, ["b", "a"]), (8, ["a", "b"])] {
+    // Ops 9-20 alternate the two: snapshots every 5 ops give the log several bases.
+    for n in 0..<12 {
+      onB.op("c-bo:m\(n)", Ops.move(n % 2 == 0 ? "b" : "a", list: "todo", before: n % 2 == 0 ? "a" : "b"))
+      _ = try onB.applied(id: "c-bo:m\(n)")
+    }
+    // A node started now loads the room from its latest snapshot: its window starts there.
+    let fresh = try ClusterAPIPair.node(pair.redis, pair.directory, demo: false, snapshotEvery: 5)
+    defer { fresh.server.shutdown() }
+    for node in [pair.a, pair.b, fresh] {
+      var seqs: [Int] = []
+      var before: Int?
+      var pages = 0
+      repeat {
+        let path = "/api/v1/boards/plan/history?limit=4" + (before.map { "&before=\($0)" } ?? "")
+        let page = try pair.call(node, "GET", path)
+        #expect(page.status == 200, "\(path): \(String(describing: page.json))")
+        seqs += Self.seqs(page.json)
+        before = page.json?["next"]?.numberValue.map(Int.init)
+        if let seven = Self.entry(page.json, 7) {
+          #expect(seven["actor"] == .object([("sub", .null), ("name", .string("Bo"))]))
+          #expect(Self.isRecent(seven["at"]))
+          #expect(seven["op"]?["from"] != nil, "resolved as every node resolves it")
+        }
+        if let eight = Self.entry(page.json, 8) { #expect(eight["actor"]?["via"] == .string("api")) }
+        if let one = Self.entry(page.json, 1) { #expect(one["op"]?["kind"] == .string("createList")) }
+        pages += 1
+      } while before != nil && pages < 10
+      #expect(seqs == Array((1...20).reversed()), "every op, newest first, across the window and the log")
+      let boards: [(at: Int, todo: [String])] = [
+        (6, ["a", "b"]), (7, ["b", "a"]), (8, ["a", "b"]), (9, ["b", "a"]),
+        (14, ["a", "b"]), (20, ["a", "b"]),
+      ]
+      for (at, todo) in boards {
         let board = try pair.call(node, "GET", "/api/v1/boards/plan?at=\(at)")
-        #expect(board.status == 200)
+        #expect(board.status == 200, "at \(at)")
         #expect(boardItems(board.json?["board"], list: "todo") == todo, "at \(at)")
       }
     }
     onB.send(.object([("type", .string("history")), ("limit", .number(2))]))
     let page = try onB.next(type: "history")
-    #expect(Self.seqs(page) == [8, 7])
-    #expect(boardItems(page["base"]?["board"], list: "todo") == ["a", "b"])
+    #expect(Self.seqs(page) == [20, 19])
+    #expect(boardItems(page["base"]?["board"], list: "todo") == ["a", "b"], "the board at 18")
+    onB.send(.object([("type", .string("history")), ("before", .number(3))]))
+    let oldest = try onB.next(type: "history")
+    #expect(Self.seqs(oldest) == [2, 1], "older than the window: rebuilt from the log")
+    #expect(oldest["base"]?["seq"]?.numberValue == 0)
     onB.close()
   }
 }
