@@ -140,10 +140,9 @@ final class ClusterAdapter: @unchecked Sendable {
   var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
   /// The next API request's id.
   var nextAPIRequest: UInt64 = 1
-  /// `GET …/ops` requests waiting for their room to load here (service thread only).
-  var logReads: [String: [(since: UInt64, limit: Int, responder: HTTPResponder)]] = [:]
-  /// `GET …/history` requests waiting for their room to load here (service thread only).
-  var historyReads: [String: [(before: UInt64?, limit: Int, responder: HTTPResponder)]] = [:]
+  /// The reads (`GET …/ops`, `GET …/history`) waiting for their room to load here, by room: each
+  /// answers once the load did (service thread only; `RoomsDriver.readFromReplica`).
+  var replicaReads: [String: [(Result<PreparedRoom, RoomStoreError>) -> Void]] = [:]
 
   /// Where answers go: set by `ReorderService` once the driver is made (which needs `storage`).
   var driver: RoomsDriver? {

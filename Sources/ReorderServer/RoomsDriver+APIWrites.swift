@@ -66,7 +66,6 @@ extension RoomsDriver {
   /// in order, or get 503.
   func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     clusterRoomLoaded(name, result)
-    clusterHistoryLoaded(name, result)
     guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
     for (write, responder) in waiting {
       if case .failure(let error) = result {

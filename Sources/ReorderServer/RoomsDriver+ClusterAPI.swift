@@ -110,35 +110,40 @@ extension RoomsDriver {
   /// `GET /api/v1/boards/{room}/ops` in cluster mode: from the replica here, loaded for it if needed
   /// (and unloaded once idle, as any room nobody is in).
   func clusterOps(_ name: String, since: UInt64, limit: Int, _ responder: HTTPResponder) {
-    guard let cluster else { return }
-    if let found = registry.loggedOps(room: name, since: since, limit: limit) {
-      return respondOps(name, found, since: since, responder)
+    readFromReplica(name, responder) { [unowned self] in
+      registry.loggedOps(room: name, since: since, limit: limit).map { respondOps(name, $0, since: since, responder) }
     }
+  }
+
+  /// Answers a read of the replica of `name` here (`answer`: nil while the room is not loaded),
+  /// now when it is loaded, else once it has loaded for the read (and unloads once idle, as any
+  /// room nobody is in); 503 when it cannot load.
+  func readFromReplica(_ name: String, _ responder: HTTPResponder, answer: @escaping () -> Void?) {
+    guard let cluster else { return }
+    if answer() != nil { return }
     let (state, actions) = registry.openForAPI(name)
     switch state {
     case .loading:
-      cluster.logReads[name, default: []].append((since, limit, responder))
+      cluster.replicaReads[name, default: []].append { loaded in
+        if case .failure(let error) = loaded {
+          responder.respond(
+            APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
+        } else if answer() == nil {
+          responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
+        }
+      }
       perform(actions)
     case .ready:
-      preconditionFailure("a loaded room answers loggedOps")
+      preconditionFailure("a loaded room answers its reads")
     case .refused(let error):
       responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
     }
   }
 
-  /// A room's load was answered: the op-log reads that waited for it are answered.
+  /// A room's load was answered: the reads that waited for it are answered (503 when it failed).
   func clusterRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    guard let waiting = cluster?.logReads.removeValue(forKey: name) else { return }
-    for (since, limit, responder) in waiting {
-      if case .failure(let error) = result {
-        responder.respond(
-          APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
-      } else if let found = registry.loggedOps(room: name, since: since, limit: limit) {
-        respondOps(name, found, since: since, responder)
-      } else {
-        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
-      }
-    }
+    guard let waiting = cluster?.replicaReads.removeValue(forKey: name) else { return }
+    for read in waiting { read(result) }
   }
 
   private func respondOps(_ name: String, _ found: LoggedOps, since: UInt64, _ responder: HTTPResponder) {

@@ -37,32 +37,9 @@ extension RoomsDriver {
 
   /// Cluster mode: from this node's replica, loaded for the request when it is not.
   private func clusterHistory(_ name: String, before: UInt64?, limit: Int, _ responder: HTTPResponder) {
-    if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
-      return respondClusterHistory(name, found, before: before, limit: limit, responder)
-    }
-    let (state, actions) = registry.openForAPI(name)
-    switch state {
-    case .loading:
-      cluster?.historyReads[name, default: []].append((before, limit, responder))
-      perform(actions)
-    case .ready:
-      preconditionFailure("a loaded room answers loggedHistory")
-    case .refused(let error):
-      responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
-    }
-  }
-
-  /// A room's load was answered: the history reads that waited for it are answered.
-  func clusterHistoryLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    guard let waiting = cluster?.historyReads.removeValue(forKey: name) else { return }
-    for (before, limit, responder) in waiting {
-      if case .failure(let error) = result {
-        responder.respond(
-          APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
-      } else if let found = registry.loggedHistory(room: name, before: before, limit: limit) {
-        respondClusterHistory(name, found, before: before, limit: limit, responder)
-      } else {
-        responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
+    readFromReplica(name, responder) { [unowned self] in
+      registry.loggedHistory(room: name, before: before, limit: limit).map {
+        respondClusterHistory(name, $0, before: before, limit: limit, responder)
       }
     }
   }

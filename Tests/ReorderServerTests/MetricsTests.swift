@@ -49,10 +49,7 @@ struct MetricsTests {
 
   /// Parses `text` with the official Python client's parser; returns "name{labels} value" lines.
   func parsed(_ text: String) throws -> [String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "python3", "-c",
+    let (status, data) = try PrometheusParse.python(
       """
       import sys
       from prometheus_client.parser import text_string_to_metric_families
@@ -60,18 +57,8 @@ struct MetricsTests {
           for s in family.samples:
               labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
               print(f"{s.name}{{{labels}}} {s.value}")
-      """,
-    ]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    input.fileHandleForWriting.write(Data(text.utf8))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "prometheus_client could not parse /metrics")
+      """, input: text)
+    #expect(status == 0, "prometheus_client could not parse /metrics")
     return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
   }
 

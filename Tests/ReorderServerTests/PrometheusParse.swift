@@ -32,11 +32,11 @@ struct PrometheusParse {
     print(json.dumps(out))
     """
 
-  /// Parses `text` with python3 and prometheus_client; throws when the parser refuses it.
-  init(_ text: String) throws {
+  /// Runs `python3 -c script` with `input` on its standard input: its exit status and output.
+  static func python(_ script: String, input text: String) throws -> (status: Int32, output: Data) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", Self.script]
+    process.arguments = ["python3", "-c", script]
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -46,7 +46,13 @@ struct PrometheusParse {
     try input.fileHandleForWriting.close()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0, let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+    return (process.terminationStatus, data)
+  }
+
+  /// Parses `text` with python3 and prometheus_client; throws when the parser refuses it.
+  init(_ text: String) throws {
+    let (status, data) = try Self.python(Self.script, input: text)
+    guard status == 0, let list = try JSONSerialization.jsonObject(with: data) as? [[String: Any]]
     else { throw ParseError.refused(text) }
     families = list.map { family in
       let samples = (family["samples"] as? [[Any]] ?? []).map { sample in
