@@ -26,14 +26,15 @@ extension RoomRegistry {
   public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
     -> [RoomAction]
   {
-    guard let room = rooms[append.room] else { return [] }
+    // Only the room's seq and epoch are read here: a copy of the room kept while it applies the
+    // answer would make every collection it changes (its catch-up frames, op ids, stamps) a copy
+    // of its own, for every op.
+    guard let (seq, epoch) = rooms[append.room].map({ ($0.seq, $0.epoch) }) else { return [] }
     var actions: [RoomAction] = []
     // Another history in the log than the one this replica applied ops of (the board was replaced,
     // or deleted: no epoch; the tail's check of the room's epoch may not have seen it yet): the room
     // reloads it (or closes), and the op is refused as one made in a history that ended.
-    if case .failure(.epoch(let current)) = result, room.seq > 0, current != room.epoch,
-      current.isEmpty || !room.epoch.isEmpty
-    {
+    if case .failure(.epoch(let current)) = result, seq > 0, current != epoch, current.isEmpty || !epoch.isEmpty {
       actions = sharedHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
       guard rooms[append.room] != nil else { return actions }
     }
