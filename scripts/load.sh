@@ -11,8 +11,8 @@
 #   LOAD_ISO_ROUNDS=6 LOAD_ONLY=isolation scripts/load.sh   # more alternating off/on rounds (default 2)
 #   LOAD_SERVER_FLAGS="--presence-budget 60000" scripts/load.sh   # extra server flags
 #   LOAD_SERVER_FLAGS="--presence-max-hz 30" scripts/load.sh   # presence at a fixed 30 Hz
-#   LOAD_ONLY="g h" scripts/load.sh  # issue 14: cluster mode, 2 nodes sharing rooms through Redis, beside
-#                                    # one node (g g-1node; h h-1node h-ramp h-ramp-1node); needs a
+#   LOAD_ONLY="g h" scripts/load.sh  # cluster mode, 2 nodes sharing rooms through Redis, beside
+#                                    # one node (g g-1node; h h-1node h-5k h-5k-1node h-ramp h-ramp-1node); needs a
 #                                    # build whose `reorder serve` has --redis, and fails clearly if not
 #   LOAD_ONLY=slow scripts/load.sh  # issue 15: b beside b with 10 % slow readers at 10 KB/s, alternating
 #                                    # (LOAD_SLOW_ROUNDS rounds, default 3); ratios on stderr and in
@@ -70,7 +70,7 @@ fi
 
 # Cluster mode (issue 14) is `reorder serve --redis redis://HOST:PORT`; a build without it cannot run
 # g or h, and says so instead of passing them by.
-CLUSTER_LABELS="g g-1node h h-1node h-ramp h-ramp-1node"
+CLUSTER_LABELS="g g-1node h h-1node h-5k h-5k-1node h-ramp h-ramp-1node"
 HAS_REDIS=0
 SERVE_HELP=$("$BIN" serve --help 2>&1 || true) # whole, so that grep -q stopping early breaks no pipe
 if grep -q -- '--redis ' <<<"$SERVE_HELP"; then HAS_REDIS=1; fi
@@ -495,6 +495,10 @@ elif [ "$cluster_wanted" = 1 ]; then
   RUN_GROUP=h
   pair h "1 room × 50 clients, 2,000 committed moves/s in total (durable)" \
     --clients 50 --draggers 0 --move-rate 2000 --duration "$(seconds 10)" --drain 3
+  # Issue 24's side-by-side figure: 5,000 committed moves/s from 4 clients (2 on each node), each
+  # sent on the clock, not after the previous ack.
+  pair h-5k "1 room × 4 clients, 5,000 committed moves/s in total (durable)" \
+    --clients 4 --draggers 0 --move-rate 5000 --duration "$(seconds 10)" --drain 3
   # As e-ramp: few clients (one per node), so that the fan-out of `applied` does not hide the rate.
   pair h-ramp "1 room × 2 clients, moves/s ×1.5 every 2 s from 2,000 until acks stop rising" \
     --clients 2 --draggers 0 --move-rate 2000 --ramp --ramp-factor 1.5 --ramp-step-seconds 2 \
