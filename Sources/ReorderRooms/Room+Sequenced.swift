@@ -16,7 +16,7 @@ extension Room {
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
     // A re-send while the first append is out (the client reconnected): it waits for that
     // append's answer too (its `applied` reaches every member; a failure is told to both).
-    if let ticket = shared!.inFlight.first(where: { $0.value.key == key })?.key {
+    if let ticket = shared!.inFlight.ticket(forKey: key) {
       counters.opsRepeated += 1
       if !shared!.inFlight[ticket]!.connections.contains(connection) {
         shared!.inFlight[ticket]!.connections.append(connection)

@@ -33,8 +33,8 @@ extension RoomRegistry {
     var actions = rooms[name]!.failAPI(reason: "the board was replaced")
     // Ops still out were made in the history that ended: nobody gets them (as on one node), their
     // senders hear so now (`unavailable`, retryable) rather than never; late answers are ignored.
-    let inFlight = rooms[name]!.shared!.inFlight
-    rooms[name]!.shared!.inFlight = [:]
+    let inFlight = rooms[name]!.shared!.inFlight.byTicket
+    rooms[name]!.shared!.inFlight = InFlightAppends()
     for (ticket, op) in inFlight.sorted(by: { $0.key < $1.key }) {
       actions.append(contentsOf: rooms[name]!.refuse(op, ticket: ticket, Room.replacingError))
     }

@@ -39,7 +39,7 @@ struct SharedRoom: Sendable {
   /// A short tag of `node` for the ids this node generates (`GeneratedIDs`): ids made here never
   /// equal ids made on another node, or by an earlier start of this one.
   let idTag: String
-  var inFlight: [UInt64: InFlight] = [:]
+  var inFlight = InFlightAppends()
   /// Ops waiting for this node's ops before them, in arrival order. A connection with one waiting
   /// has all its later ops wait behind it, so each client's ops are made in the order sent.
   var deferred: [Deferred] = []
