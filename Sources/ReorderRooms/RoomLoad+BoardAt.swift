@@ -17,28 +17,35 @@ extension RoomLoad {
   public func boardAt(
     seq: UInt64, on store: any RoomStore, completion: @escaping @Sendable (Result<BoardAtSeq, RoomStoreError>) -> Void
   ) {
-    store.snapshot(room: room, atOrBefore: seq) { [self] snapshot in
-      switch snapshot {
+    readFromBase(atOrBefore: seq, through: seq, on: store) { [self] result in
+      switch result {
       case .failure(let error): completion(.failure(error))
+      case .success(let (snapshot, read)):
+        let entries = read.filter { $0.seq <= seq }
+        guard let answer = Self.shape(seq: seq, from: snapshot?.seq ?? 0, read: read) else {
+          return withFirst(store, entries: entries) { first in
+            completion(build(seq: seq, snapshot: snapshot, entries: entries, first: first))
+          }
+        }
+        completion(.success(answer))
+      }
+    }
+  }
+
+  /// Reads the latest snapshot at or before `base` and the ops after it up to `top` (as many as
+  /// that takes; a store may answer one more when none is wanted, which is not read then).
+  private func readFromBase(
+    atOrBefore base: UInt64, through top: UInt64, on store: any RoomStore,
+    _ body: @escaping @Sendable (Result<(RoomSnapshot?, [LogEntry]), RoomStoreError>) -> Void
+  ) {
+    store.snapshot(room: room, atOrBefore: base) { [room] snapshot in
+      switch snapshot {
+      case .failure(let error): body(.failure(error))
       case .success(let snapshot):
         let from = snapshot?.seq ?? 0
-        let wanted = Int(min(seq - from, UInt64(Int32.max)))
-        let read: (@escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void) -> Void = { body in
-          if wanted == 0 { return body(.success([])) }
-          store.entries(room: room, after: from, limit: wanted, completion: body)
-        }
-        read { [self] entries in
-          switch entries {
-          case .failure(let error): completion(.failure(error))
-          case .success(let read):
-            let entries = read.filter { $0.seq <= seq }
-            guard let answer = Self.shape(seq: seq, from: from, read: read) else {
-              return withFirst(store, entries: entries) { first in
-                completion(build(seq: seq, snapshot: snapshot, entries: entries, first: first))
-              }
-            }
-            completion(.success(answer))
-          }
+        guard top > from else { return body(.success((snapshot, []))) }
+        store.entries(room: room, after: from, limit: Int(min(top - from, UInt64(Int32.max)))) { read in
+          body(read.map { (snapshot, $0) })
         }
       }
     }
@@ -91,20 +98,13 @@ extension RoomLoad {
     guard before > 1 else { return completion(.success(.entries([], next: nil))) }
     let top = before - 1
     let low = top > UInt64(limit) ? top - UInt64(limit) : 1  // one more than the page: is there a next?
-    store.snapshot(room: room, atOrBefore: low - 1) { [self] snapshot in
-      switch snapshot {
-      case .failure(let error): completion(.failure(error))
-      case .success(let snapshot):
-        let from = snapshot?.seq ?? 0
-        store.entries(room: room, after: from, limit: Int(min(top - from, UInt64(Int32.max)))) { [self] read in
-          completion(
-            read.flatMap { entries in
-              Result { () throws(RoomStoreError) in
-                try page(snapshot: snapshot, entries: entries, low: low, top: top, limit: limit)
-              }
-            })
-        }
-      }
+    readFromBase(atOrBefore: low - 1, through: top, on: store) { [self] read in
+      completion(
+        read.flatMap { snapshot, entries in
+          Result { () throws(RoomStoreError) in
+            try page(snapshot: snapshot, entries: entries, low: low, top: top, limit: limit)
+          }
+        })
     }
   }
 

@@ -115,7 +115,7 @@ extension RoomsDriver {
 
 extension RoomsDriver {
   /// `GET /api/v1/boards/{room}?at=SEQ`: the board right after op SEQ, `{room, seq, epoch, board}`
-  /// as the plain GET; 410 when it can no longer be rebuilt (older than the kept history), 404
+  /// as the plain GET; 410 when SEQ is older than the kept history, 404
   /// for a seq the board has not reached. Read and rebuilt off the service thread.
   func boardAt(_ name: String, _ text: String, _ responder: HTTPResponder) {
     guard let seq = UInt64(text), seq <= 1 << 53 else {
@@ -137,7 +137,7 @@ extension RoomsDriver {
         case .success(.gone):
           responder.respond(
             APIRoutes.Problem(
-              410, "gone", "the board at seq \(seq) can no longer be rebuilt: it is older than the kept history"
+              410, "gone", "the board at seq \(seq) is older than the kept history"
             ).response)
         case .success(.beyond(let last)):
           responder.respond(

@@ -3,8 +3,8 @@
  * What the page says about its client's offline outbox (reorder-client/outbox.js):
  * - `#outbox-status` says “n changes saved on this device” (“1 change …”) while the board is not
  *   connected and this device keeps changes for it (`client.saved`, every tab's); hidden otherwise.
- * - `#outbox-dropped` lists the saved changes that were dropped when they were re-sent (refused by
- *   the server, or no longer sendable): which change and why, until “Dismiss”.
+ * - `#outbox-dropped` lists the saved changes a re-send dropped (refused by the server, or past the
+ *   server's op-id window): which change and why, until “Dismiss”.
  * Every listener ends with the board session; `clearOutboxNotices` empties both for the next board.
  */
 import { describeOp } from "./board-events.js";

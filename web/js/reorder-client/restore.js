@@ -7,8 +7,8 @@
  * is where the op expects it.
  *
  * In this order:
- * 1. lists of `target` that `current` no longer has are created again: a deleted list cannot come
- *    back (docs/PROTOCOL.md), so under a new id, with the same title and layout;
+ * 1. lists of `target` missing from `current` are created under a new id (a deleted list id is
+ *    never live again, docs/PROTOCOL.md), with `target`'s title and layout;
  * 2. items live in `current` but not in `target` are deleted (not those of lists about to go);
  * 3. items live in `target` but not in `current` are restored when `current.graveyard` knows them
  *    and their grave's list is live (`restore` brings them back with their assignments), else
