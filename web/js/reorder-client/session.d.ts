@@ -64,18 +64,8 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     welcomed: boolean;
     timers: Timers;
-    /**
-     * The `history` requests not answered yet, oldest first. An answer carries no request id, so
-     * one request at a time is on the wire (the first, `sent`): its answer is the next `history`
-     * frame, whatever order the server would answer several in.
-     * @type {Array<{ frame: object, sent: boolean, resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
-     */
-    historyWaiters: {
-        frame: object;
-        sent: boolean;
-        resolve: (page: import("./history.js").HistoryPage) => void;
-        reject: (error: Error) => void;
-    }[];
+    /** The `history` requests not answered yet (history-requests.js). */
+    histories: any;
     /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
     replayed: Set<string>;
     /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */
@@ -120,8 +110,6 @@ export class RoomSession extends EventTarget {
      * @protected @param {object} frame @returns {Promise<import("./history.js").HistoryPage>}
      */
     protected requestHistory(frame: object): Promise<import("./history.js").HistoryPage>;
-    /** @private Sends the oldest queued `history` request when none is on the wire. */
-    private sendHistory;
     /** @private @param {Status} state @param {string} detail */
     private stateChanged;
     /** @private @param {number} code @param {string} reason @param {import("./connection.js").EndKind} kind */

@@ -27,7 +27,7 @@ import { PresenceStates } from "./presence-states.js";
 import { DragPacer, presenceIntervalOf } from "./pacer.js";
 import { Timers } from "./timers.js";
 import { Outbox, outboxName, tokenSubject } from "./outbox.js";
-import { historyPage } from "./history.js";
+import { HistoryRequests } from "./history-requests.js";
 
 /**
  * @typedef {object} ClientOptions
@@ -123,13 +123,8 @@ export class RoomSession extends EventTarget {
     /** True between a welcome and the close: a further welcome replaces the board. */
     this.welcomed = false;
     this.timers = new Timers();
-    /**
-     * The `history` requests not answered yet, oldest first. An answer carries no request id, so
-     * one request at a time is on the wire (the first, `sent`): its answer is the next `history`
-     * frame, whatever order the server would answer several in.
-     * @type {Array<{ frame: object, sent: boolean, resolve: (page: import("./history.js").HistoryPage) => void, reject: (error: Error) => void }>}
-     */
-    this.historyWaiters = [];
+    /** The `history` requests not answered yet (history-requests.js). */
+    this.histories = new HistoryRequests(() => this.connection);
     /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
     this.replayed = new Set();
     const user = options.user ?? tokenSubject(options.token) ?? this.name;
@@ -251,10 +246,7 @@ export class RoomSession extends EventTarget {
         if (typeof msg.session === "string") this.emit("broadcast", { session: msg.session, event: msg.event });
         return;
       case "history":
-        if (!this.historyWaiters[0]?.sent) return;
-        /** @type {any} */ (this.historyWaiters.shift()).resolve(historyPage(msg));
-        this.sendHistory();
-        return;
+        return this.histories.answered(msg);
       case "token_expiring":
         return this.expiring(msg);
       case "refreshed": {
@@ -266,10 +258,7 @@ export class RoomSession extends EventTarget {
       case "error": {
         // A server that does not know `history` refuses the oldest request (the client sends no
         // other type a server of protocol 1 may not know).
-        if (msg.code === "unknown_type" && this.historyWaiters[0]?.sent) {
-          /** @type {any} */ (this.historyWaiters.shift()).reject(new Error(`history: ${String(msg.message || "the server keeps no history")}`));
-          this.sendHistory();
-        }
+        if (msg.code === "unknown_type") this.histories.refused(String(msg.message ?? ""));
         const refresh = msg.code === "unauthorized" && this.offered !== null && this.connection.ready;
         if (refresh) this.offered = null;
         return this.emit("error", { code: String(msg.code ?? ""), message: String(msg.message ?? ""), refresh });
@@ -358,19 +347,7 @@ export class RoomSession extends EventTarget {
    * @protected @param {object} frame @returns {Promise<import("./history.js").HistoryPage>}
    */
   requestHistory(frame) {
-    if (!this.connection.ready) return Promise.reject(new Error("history: not connected"));
-    return new Promise((resolve, reject) => {
-      this.historyWaiters.push({ frame, sent: false, resolve, reject });
-      this.sendHistory();
-    });
-  }
-
-  /** @private Sends the oldest queued `history` request when none is on the wire. */
-  sendHistory() {
-    const head = this.historyWaiters[0];
-    if (!head || head.sent) return;
-    if (this.connection.ready && this.connection.send(head.frame)) head.sent = true;
-    else for (const w of this.historyWaiters.splice(0)) w.reject(new Error("history: not connected"));
+    return this.histories.request(frame);
   }
 
   /** @private @param {Status} state @param {string} detail */
@@ -378,7 +355,7 @@ export class RoomSession extends EventTarget {
     if (state !== "open") {
       this.welcomed = false;
       // Their answers would have come on the connection that is gone.
-      for (const w of this.historyWaiters.splice(0)) w.reject(new Error("history: the connection closed before the answer"));
+      this.histories.rejectAll("the connection closed before the answer");
       this.pacer.clear();
       const ended = this.presence.clear();
       this.presenceChanged(ended, true);
