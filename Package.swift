@@ -4,22 +4,25 @@ import PackageDescription
 /// Reorder: a self-hosted, real-time collaborative reorder service.
 ///
 /// Layering: which module may import which. The `dependencies` below say it for SwiftPM;
-/// `scripts/check-imports.sh` (part of `make test`) enforces the lines marked *checked*. Each
+/// `scripts/check-imports.sh` (part of `make test`) enforces every row (its `allowed` list is this
+/// table) and the lines marked *checked*. Each
 /// module's contract is the `///` comments on its public symbols. The toolchain's own modules aside
 /// (Foundation, Glibc, Dispatch, Synchronization; none in `ReorderCRDT`), a module imports only what its row names.
 ///
 /// | module | may import | role |
 /// |---|---|---|
 /// | `ReorderCRDT` | nothing, not even Foundation (*checked*) | the pure replicated board: values and bytes in, values and bytes out |
-/// | `ReorderBasics` | Foundation | what every module shares: the logger (`Log`), websocket close codes, `Locked`, `MonotonicClock`, the background loops' `WorkerThread` and `JobQueue` |
+/// | `ReorderBasics` | Foundation | what every module shares: the logger (`Log`), websocket close codes, `ConfigurationError`, `Locked`, `MonotonicClock`, the background loops' `WorkerThread` and `JobQueue` |
 /// | `ReorderTransport` | `CLibWebSockets` (the ONLY importer, *checked*), Basics | lws server and client; no routes and no rooms in its code (*checked*); everything touching `struct lws *` on the service thread, other threads `post` |
 /// | `ReorderStore` | `CSQLite`, Basics | SQLite op log, snapshots, group commit; bytes only |
 /// | `ReorderRooms` | CRDT, Basics; never `ReorderStore` nor `CSQLite` (*checked*) | wire protocol, room state machines, presence, limits; storage is its `RoomStore` port, answered through actions; time injected |
 /// | `ReorderAuth` | `CJWT` (the ONLY importer, *checked*) | room tokens: verify (HS256, ES256, RS256) and mint |
 /// | `ReorderRedis` | `CHiredis` (the ONLY importer, *checked*), Basics | cluster mode's Redis side: bytes and strings, no rooms' types |
-/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
+/// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
+/// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
-/// | `reorder` | Server, Load, Auth | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
+/// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
 /// | `TestSupport`, `TestRandom`, `TestTokens` | Transport; nothing; nothing | test helpers: child processes and sockets; the seeded generator; HS256 without the code under test |
 let package = Package(
@@ -69,9 +72,12 @@ let package = Package(
       name: "ReorderServer",
       dependencies: [
         "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
-        "ReorderRedis",
+        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics",
       ]
     ),
+    .target(
+      name: "ReorderWebhooks", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderBasics"]),
+    .target(name: "ReorderMetrics", dependencies: ["ReorderBasics"]),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics", "CEpoll"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),
     .target(name: "ReorderRedis", dependencies: ["CHiredis", "ReorderBasics"]),
@@ -101,7 +107,7 @@ let package = Package(
       name: "ReorderServerTests",
       dependencies: [
         "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
-        "TestSupport", "TestRandom", "TestTokens",
+        "ReorderWebhooks", "ReorderMetrics", "TestSupport", "TestRandom", "TestTokens",
       ]
     ),
   ],

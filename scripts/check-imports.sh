@@ -7,7 +7,9 @@
 #  - Sources/ReorderCRDT imports nothing at all (not even Foundation);
 #  - the transport holds no routing: no `/ws/` path and no rooms in its code (comments aside);
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
-#  - Sources/ReorderRooms imports neither ReorderStore nor CSQLite (storage is its RoomStore port).
+#  - Sources/ReorderRooms imports neither ReorderStore nor CSQLite (storage is its RoomStore port);
+#  - every module imports only the modules its row of Package.swift's table names (`allowed` below),
+#    besides the toolchain's Foundation, Glibc (Darwin), Dispatch and Synchronization.
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +41,42 @@ report "Sources/ReorderTransport must not hold room routing (the server's job)" 
     | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)"
 report "Sources/ReorderRooms must not import ReorderStore or CSQLite (use the RoomStore port)" \
   "$(grep -rnE "${import_re}(ReorderStore|CSQLite)\b" Sources/ReorderRooms --include='*.swift' || true)"
+
+# The layering table of Package.swift's header, one module per line: the modules it may import.
+allowed="
+ReorderCRDT:
+ReorderBasics:
+ReorderTransport: CLibWebSockets ReorderBasics
+ReorderStore: CSQLite ReorderBasics
+ReorderRooms: ReorderCRDT ReorderBasics
+ReorderAuth: CJWT
+ReorderRedis: CHiredis ReorderBasics
+ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderBasics
+ReorderMetrics: ReorderBasics
+ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics
+ReorderLoad: ReorderTransport ReorderBasics CEpoll
+reorder: ReorderServer ReorderLoad ReorderAuth ReorderBasics
+reorder-bench: ReorderCRDT ReorderStore ReorderRedis
+"
+toolchain="Foundation Glibc Darwin Dispatch Synchronization"
+while IFS=: read -r module modules; do
+  [[ -z "$module" ]] && continue
+  [[ -d "Sources/$module" ]] || { report "Package.swift's table names a module with no sources" "$module"; continue; }
+  ok=" $modules $toolchain "
+  offending="$(grep -rnE "${import_re}[A-Za-z_]+" "Sources/$module" --include='*.swift' | awk -v ok="$ok" '{
+    line = $0; sub(/^[^:]+:[0-9]+:/, "", line); n = split(line, w, /[[:space:]]+/); m = ""
+    for (i = 1; i <= n; i++) if (w[i] == "import") {
+      m = w[i + 1]; if (m ~ /^(struct|class|enum|func|var|let|typealias|protocol)$/) m = w[i + 2]; break
+    }
+    if (index(ok, " " m " ") == 0) print $0
+  }' || true)"
+  report "Sources/$module imports a module its row of the layering table does not name" "$offending"
+done <<<"$allowed"
+for dir in Sources/*/; do
+  module="$(basename "$dir")"
+  [[ "$module" == C* ]] && continue
+  grep -q "^$module:" <<<"$allowed" || report "a module missing from the layering table" "$module"
+done
 
 if [[ $status -eq 0 ]]; then
   echo "check-imports: ok"

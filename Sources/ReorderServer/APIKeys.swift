@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// The keys of the HTTP API (`--api-key-file`: one per line, at least 32 characters), checked in
 /// constant time against `Authorization: Bearer <key>`.

@@ -1,4 +1,5 @@
 import ReorderBasics
+import ReorderMetrics
 import ReorderTransport
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 import ReorderBasics
 import ReorderRedis
 import ReorderRooms
+import ReorderWebhooks
 
 /// Cluster mode's board list and `board.changed` webhooks (docs/CLUSTER.md, "Board list and
 /// webhooks in cluster mode"), on a thread and a Redis connection of their own

@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderMetrics
 import ReorderTransport
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// Which web pages may open a websocket to this server: the `Origin` a browser sends with every
 /// upgrade, against `--allowed-origins` (exact origins such as `https://board.example.com` and

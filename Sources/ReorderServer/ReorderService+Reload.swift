@@ -2,6 +2,7 @@ import Dispatch
 import ReorderAuth
 import ReorderBasics
 import ReorderTransport
+import ReorderWebhooks
 
 extension ReorderService {
   /// SIGHUP: reads the files of the secrets again — the token key (`--auth-jwks-file`,

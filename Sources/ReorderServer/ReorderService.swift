@@ -5,6 +5,7 @@ import ReorderRedis
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
+import ReorderWebhooks
 
 /// The Reorder service: websocket rooms over libwebsockets, durable in SQLite.
 ///

@@ -2,6 +2,7 @@ import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
+import ReorderWebhooks
 
 /// Runs the rooms on the lws service thread: turns transport callbacks into registry calls, and the
 /// registry's actions into sends, closes, storage calls and log lines.

@@ -1,6 +1,8 @@
 import ReorderAuth
+import ReorderBasics
 import ReorderRedis
 import ReorderTransport
+import ReorderWebhooks
 
 extension ServerConfiguration {
   /// Every setting of `reorder serve`, in the order `--help` and the README list them.
@@ -240,10 +242,4 @@ extension ServerConfiguration {
         trustedProxies: proxies)
     }
   }
-}
-
-/// A configuration that cannot work, with the flags to fix.
-public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
-  public let description: String
-  init(_ description: String) { self.description = description }
 }

@@ -1,5 +1,6 @@
 import ReorderRooms
 import ReorderTransport
+import ReorderWebhooks
 
 /// Everything `reorder serve` can be told, with the embedded defaults: set here, or — for the
 /// transport's and the rooms' own settings — taken from `TransportConfiguration` and `RoomLimits`,

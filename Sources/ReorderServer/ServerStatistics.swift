@@ -4,6 +4,7 @@ import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
+import ReorderWebhooks
 
 /// The server's statistics: one value composed of the transport's, the rooms', the store's and
 /// the driver's own.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// The API in cluster mode beyond its routes: the webhooks of its create and delete points, and
 /// the Redis loads its whole-board writes must not break.

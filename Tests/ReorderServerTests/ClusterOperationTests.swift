@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 import ReorderTransport

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// `board.changed` in cluster mode: two nodes send their webhooks to one Python receiver that
 /// checks every signature; only the lease holder of a room sends its events.

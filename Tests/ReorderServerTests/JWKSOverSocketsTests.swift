@@ -1,5 +1,6 @@
 import Foundation
 import ReorderAuth
+import ReorderBasics
 import ReorderRooms
 import TestSupport
 import TestTokens

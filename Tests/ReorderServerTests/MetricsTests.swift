@@ -3,9 +3,11 @@ import ReorderBasics
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
+import ReorderWebhooks
 import TestSupport
 import Testing
 
+@testable import ReorderMetrics
 @testable import ReorderServer
 
 @Suite("/metrics")

@@ -6,6 +6,7 @@ import TestTokens
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// `ReorderService.reload()` (SIGHUP): the token secret, API keys, scrape keys and webhook secret
 /// are read again and used from then on, open websockets stay, and a reload that fails changes

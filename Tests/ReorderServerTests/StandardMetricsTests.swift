@@ -6,7 +6,9 @@ import ReorderStore
 import ReorderTransport
 import Testing
 
+@testable import ReorderMetrics
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// The families a Prometheus user expects, rendered from values: the process collector's, build
 /// info, labelled families at 0 before their first event, webhook attempt durations.

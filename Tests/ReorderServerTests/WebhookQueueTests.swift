@@ -1,7 +1,9 @@
+import ReorderBasics
 import ReorderRooms
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// `WebhookQueue` with a hand-advanced clock: debounce, ordering, retries, merging, the bound.
 @Suite("Webhook queue")

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
 /// Webhooks over real sockets on 127.0.0.1: a Python receiver checks every signature.
 @Suite("Webhooks", .serialized)

@@ -8,7 +8,7 @@ extension ProcessFigures {
   /// With plain system calls (`read`, `readdir`): a scrape runs once a second under load, and a
   /// server with thousands of sockets has thousands of entries in `/proc/self/fd`, which
   /// `FileManager` would turn into as many strings.
-  static func read() -> Self {
+  public static func read() -> Self {
     let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     var figures =

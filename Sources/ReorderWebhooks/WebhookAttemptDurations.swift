@@ -1,7 +1,7 @@
 import ReorderBasics
 
 /// How one webhook attempt ended.
-enum WebhookAttemptResult: String, CaseIterable, Sendable {
+public enum WebhookAttemptResult: String, CaseIterable, Sendable {
   /// The receiver answered 2xx.
   case delivered
   /// The receiver answered another status.
@@ -29,20 +29,7 @@ public struct WebhookAttemptDurations: Sendable, Equatable {
   }
 
   /// The attempts that ended with `result`.
-  func buckets(_ result: WebhookAttemptResult) -> LatencyBuckets {
+  public func buckets(_ result: WebhookAttemptResult) -> LatencyBuckets {
     byResult[result.rawValue] ?? LatencyBuckets(bounds: Self.bounds)
-  }
-}
-
-extension MetricsText {
-  /// `reorder_webhook_delivery_duration_seconds`, one series per result (every result listed,
-  /// empty until its first attempt).
-  mutating func webhookAttempts(_ durations: WebhookAttemptDurations) {
-    histogram(
-      "reorder_webhook_delivery_duration_seconds",
-      "Webhook attempts, from the POST starting (connecting included) to its response or failure, by result: "
-        + "delivered (2xx), refused (another status), error (no response: the connection failed or timed out). "
-        + "One per attempt; the waits between retries are not in it.",
-      series: WebhookAttemptResult.allCases.map { ([("result", $0.rawValue)], durations.buckets($0)) })
   }
 }

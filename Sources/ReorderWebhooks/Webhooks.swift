@@ -12,9 +12,10 @@ import Synchronization
 /// wakes the `reorder-webhooks` thread, which starts the attempts due and sleeps until the next
 /// one. The requests run on the `HTTPClient`'s own thread, whose completions take the same lock.
 /// Nothing here waits for the network on a caller's thread.
-final class Webhooks: @unchecked Sendable {
+public final class Webhooks: @unchecked Sendable {
 
-  let url: String
+  /// Where the events go.
+  public let url: String
   /// What signs the events; `replaceSecret` swaps it (SIGHUP) for the attempts made after.
   private let secret: Mutex<WebhookSecret>
   private let client: HTTPClient
@@ -25,7 +26,7 @@ final class Webhooks: @unchecked Sendable {
   private let shutDown = Locked(false)
 
   /// Starts the delivery thread; events go to `url`, signed with `secret`, through `client`.
-  init(url: String, secret: WebhookSecret, timing: WebhookTiming = WebhookTiming(), client: HTTPClient) {
+  public init(url: String, secret: WebhookSecret, timing: WebhookTiming = WebhookTiming(), client: HTTPClient) {
     self.url = url
     self.secret = Mutex(secret)
     self.client = client
@@ -49,13 +50,13 @@ final class Webhooks: @unchecked Sendable {
 
   /// Any thread: events sent from now on (retries of earlier ones included) are signed with
   /// `secret`.
-  func replaceSecret(_ secret: WebhookSecret) {
+  public func replaceSecret(_ secret: WebhookSecret) {
     self.secret.withLock { $0 = secret }
   }
 
   /// Ops `fromSeq...toSeq` of `room` (epoch `epoch`), made by `actors`, are durable: a
   /// `board.changed` after the debounce.
-  func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor]) {
+  public func boardChanged(room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor]) {
     boardChanged(
       room: room, epoch: epoch, fromSeq: fromSeq, toSeq: toSeq, actors: actors, at: MonotonicClock.now(),
       wall: Date().timeIntervalSince1970)
@@ -64,7 +65,7 @@ final class Webhooks: @unchecked Sendable {
   /// The same for a change that happened at `now` (`MonotonicClock`) and `wall` (Unix seconds),
   /// told later: cluster mode's lease holder reports some changes with its next summary write,
   /// and the debounce counts from when they happened.
-  func boardChanged(
+  public func boardChanged(
     room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, actors: [OpActor], at now: Double, wall: Double
   ) {
     update {
@@ -73,27 +74,27 @@ final class Webhooks: @unchecked Sendable {
   }
 
   /// `room` was created, or replaced with a new `epoch`: a `board.created` now.
-  func boardCreated(room: String, epoch: String) {
+  public func boardCreated(room: String, epoch: String) {
     let now = MonotonicClock.now()
     let wall = Date().timeIntervalSince1970
     update { $0.created(room: room, epoch: epoch, now: now, wall: wall) }
   }
 
   /// `room` was deleted: its pending `board.changed`, then a `board.deleted`, now.
-  func boardDeleted(room: String) {
+  public func boardDeleted(room: String) {
     let now = MonotonicClock.now()
     let wall = Date().timeIntervalSince1970
     update { $0.deleted(room: room, now: now, wall: wall) }
   }
 
   /// How deliveries went so far. Any thread.
-  var statistics: WebhookStatistics {
+  public var statistics: WebhookStatistics {
     worker.withLock { $0.statistics }
   }
 
   /// Stops the delivery thread and the HTTP client; what was not delivered yet is lost (events
   /// are not stored). Idempotent; not from the client's thread.
-  func shutdown() {
+  public func shutdown() {
     let first = shutDown.withLock { done in
       defer { done = true }
       return !done

@@ -1,13 +1,9 @@
 import ReorderBasics
+import ReorderMetrics
 import ReorderRedis
 import ReorderStore
 
-/// `/metrics` in the Prometheus text exposition format (version 0.0.4): the server's statistics
-/// values and the process' own figures, one family each with `# HELP` and `# TYPE`. Pure: what it
-/// renders comes in as values.
-struct MetricsText {
-  private(set) var lines: [String] = []
-
+extension MetricsText {
   /// The whole exposition for `statistics`, `process` and the data directory's size. Every
   /// labelled family whose label values are known in advance lists each of them, 0 until it
   /// counts something (`ServerStatistics.withKnownLabels`).
@@ -72,11 +68,11 @@ struct MetricsText {
     m.apiRequests(statistics.apiRequests.withKnownLabels())
     if let cluster = statistics.cluster { m.cluster(cluster) }
     m.process(process)
-    return m.lines.joined(separator: "\n") + "\n"
+    return m.text
   }
 
   /// Cluster mode's series: Redis round trips, reconnects, and each followed room's lag.
-  private mutating func cluster(_ c: ClusterStatistics) {
+  mutating func cluster(_ c: ClusterStatistics) {
     histogram(
       "reorder_redis_command_seconds", "Redis round trips (a pipeline is one), blocking reads excluded.",
       c.redis.commandSeconds)
@@ -87,61 +83,5 @@ struct MetricsText {
       "reorder_redis_stream_lag_ops", "gauge",
       "Per followed room: ops in its Redis log this node has not applied yet (as of the last read of the log's seq).",
       c.streamLag.sorted { $0.key < $1.key }.map { ([("room", $0.key)], Double($0.value)) })
-  }
-
-  /// One family: `# HELP`, `# TYPE`, then its samples.
-  mutating func family(
-    _ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: Double)]
-  ) {
-    lines.append("# HELP \(name) \(help)")
-    lines.append("# TYPE \(name) \(type)")
-    for sample in samples { lines.append(Self.sample(name, sample.labels, sample.value)) }
-  }
-
-  /// A histogram family of one series without labels.
-  mutating func histogram(_ name: String, _ help: String, _ buckets: LatencyBuckets) {
-    histogram(name, help, series: [([], buckets)])
-  }
-
-  /// A histogram family with one series per label set: cumulative `_bucket`s ending in `+Inf`,
-  /// then `_sum` and `_count`, for each.
-  mutating func histogram(
-    _ name: String, _ help: String, series: [(labels: [(String, String)], buckets: LatencyBuckets)]
-  ) {
-    lines.append("# HELP \(name) \(help)")
-    lines.append("# TYPE \(name) histogram")
-    for (labels, buckets) in series {
-      for (le, count) in buckets.cumulative {
-        let bound = ("le", le.isInfinite ? "+Inf" : Self.number(le))
-        lines.append(Self.sample(name + "_bucket", labels + [bound], Double(count)))
-      }
-      lines.append(Self.sample(name + "_sum", labels, buckets.sum))
-      lines.append(Self.sample(name + "_count", labels, Double(buckets.count)))
-    }
-  }
-
-  static func sample(_ name: String, _ labels: [(String, String)], _ value: Double) -> String {
-    let labelText =
-      labels.isEmpty ? "" : "{" + labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",") + "}"
-    return "\(name)\(labelText) \(number(value))"
-  }
-
-  /// A sample value: integers without a fraction.
-  static func number(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-  }
-
-  /// A label value with `\`, `"` and newlines escaped. Byte by byte, and only when one is there:
-  /// every scrape escapes every label value.
-  static func escape(_ text: String) -> String {
-    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }
-    guard text.utf8.contains(where: special) else { return text }
-    var out: [UInt8] = []
-    out.reserveCapacity(text.utf8.count + 8)
-    for byte in text.utf8 {
-      if special(byte) { out.append(UInt8(ascii: "\\")) }
-      out.append(byte == UInt8(ascii: "\n") ? UInt8(ascii: "n") : byte)
-    }
-    return String(decoding: out, as: UTF8.self)
   }
 }

@@ -1,24 +1,24 @@
 /// What the process reads of itself (`ProcessFigures.read()`, from `/proc`), exported as the
 /// standard process collector's families, with the names, types and help texts the Prometheus
 /// client libraries give them on Linux.
-struct ProcessFigures: Equatable {
+public struct ProcessFigures: Equatable, Sendable {
   /// User and system CPU time, in seconds.
-  var cpuSeconds: Double
+  public var cpuSeconds: Double
   /// Resident set size, in bytes.
-  var residentBytes: Int
+  public var residentBytes: Int
   /// Open file descriptors.
-  var openFiles: Int
+  public var openFiles: Int
   /// The soft limit on open file descriptors (`RLIMIT_NOFILE`); 0 when unlimited or unknown.
-  var maxFiles = 0
+  public var maxFiles = 0
   /// Virtual memory size, in bytes.
-  var virtualBytes = 0
+  public var virtualBytes = 0
   /// When the process started, in seconds since the Unix epoch; 0 when unknown.
-  var startTimeSeconds = 0.0
+  public var startTimeSeconds = 0.0
 }
 
 extension MetricsText {
   /// The `process_*` families.
-  mutating func process(_ p: ProcessFigures) {
+  public mutating func process(_ p: ProcessFigures) {
     family(
       "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
       [([], p.cpuSeconds)])
@@ -34,7 +34,7 @@ extension MetricsText {
   }
 
   /// `reorder_build_info`: 1, with the build's labels.
-  mutating func buildInfo(_ labels: [(String, String)]) {
+  public mutating func buildInfo(_ labels: [(String, String)]) {
     family(
       "reorder_build_info", "gauge",
       "Always 1; the labels say which build this is: version, swift (the compiler), libwebsockets and sqlite "

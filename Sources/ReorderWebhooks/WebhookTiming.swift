@@ -1,23 +1,36 @@
 /// When webhooks go out, and how many may wait (docs/WEBHOOKS.md). The defaults are the product's;
 /// tests shrink the intervals.
-struct WebhookTiming: Sendable, Equatable {
+public struct WebhookTiming: Sendable, Equatable {
   /// A room's `board.changed` goes out once its board has been quiet this long…
-  var debounceSeconds = 2.0
+  public var debounceSeconds: Double
   /// …or this long after the first change it covers, whichever comes first (so at least one every
   /// this many seconds while changes go on).
-  var maxWaitSeconds = 10.0
+  public var maxWaitSeconds: Double
   /// The waits before the second, third, … attempt: ×4 each time, five attempts over about ten
   /// minutes (the last at 595 s).
-  var retryDelays: [Double] = [7, 28, 112, 448]
+  public var retryDelays: [Double]
   /// Seconds one attempt may take, connection to whole response.
-  var attemptTimeoutSeconds = 10.0
+  public var attemptTimeoutSeconds: Double
   /// Events waiting or in flight, at most.
-  var capacity = 1_000
+  public var capacity: Int
   /// Attempts in flight at once.
-  var maxInFlight = 4
+  public var maxInFlight: Int
+
+  /// A timing; the defaults are the product's.
+  public init(
+    debounceSeconds: Double = 2, maxWaitSeconds: Double = 10, retryDelays: [Double] = [7, 28, 112, 448],
+    attemptTimeoutSeconds: Double = 10, capacity: Int = 1_000, maxInFlight: Int = 4
+  ) {
+    self.debounceSeconds = debounceSeconds
+    self.maxWaitSeconds = maxWaitSeconds
+    self.retryDelays = retryDelays
+    self.attemptTimeoutSeconds = attemptTimeoutSeconds
+    self.capacity = capacity
+    self.maxInFlight = maxInFlight
+  }
 
   /// Attempts per event, the first included.
-  var maxAttempts: Int { retryDelays.count + 1 }
+  public var maxAttempts: Int { retryDelays.count + 1 }
 }
 
 /// How webhook deliveries went, counted since the start (`reorder_webhook_deliveries_total`).
@@ -41,7 +54,7 @@ public struct WebhookStatistics: Sendable, Equatable {
   public init() {}
 
   /// The counters by their `result` label, in the order `/metrics` lists them.
-  var results: [(result: String, count: Int)] {
+  public var results: [(result: String, count: Int)] {
     [("delivered", delivered), ("retried", retried), ("failed", failed), ("dropped", dropped), ("merged", merged)]
   }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import ReorderAuth
+import ReorderBasics
 
 /// The key webhooks are signed with, in the Standard Webhooks form: `whsec_` followed by the
 /// base64 of 24 to 64 random bytes (`--webhook-secret-file`; make one with
 /// `echo "whsec_$(openssl rand -base64 32)"`). The HMAC key is the decoded bytes, not the text.
-struct WebhookSecret: Sendable {
+public struct WebhookSecret: Sendable {
   let key: [UInt8]
 
   /// Bytes a secret's key must have (the specification's bounds).
@@ -12,7 +13,7 @@ struct WebhookSecret: Sendable {
 
   /// Parses `text` (surrounding whitespace ignored).
   /// - Throws: `ConfigurationError` saying what form is expected; the text is never echoed.
-  init(text: String) throws(ConfigurationError) {
+  public init(text: String) throws(ConfigurationError) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard trimmed.hasPrefix("whsec_"), let key = Data(base64Encoded: String(trimmed.dropFirst(6))) else {
       throw ConfigurationError(
@@ -25,7 +26,7 @@ struct WebhookSecret: Sendable {
   }
 
   /// Reads and parses the secret in `file`.
-  init(file: String) throws(ConfigurationError) {
+  public init(file: String) throws(ConfigurationError) {
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
       throw ConfigurationError("cannot read --webhook-secret-file \(file)")
     }
