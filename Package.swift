@@ -20,7 +20,8 @@ import PackageDescription
 /// | `ReorderRedis` | `CHiredis` (the ONLY importer, *checked*), Basics | cluster mode's Redis side: bytes and strings, no rooms' types |
 /// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
-/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
+/// | `ReorderCluster` | Rooms, Redis, Webhooks, Basics | cluster mode's adapters over Redis: the `.cluster` actions' threads (`ClusterAdapter`), the `RoomStore` port over Redis (`RedisRoomStorage`), the board list's summaries; answers go back through its `ClusterAnswers` port |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
 /// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
@@ -38,7 +39,7 @@ let package = Package(
       name: "ReorderFuzzable",
       targets: [
         "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
-        "ReorderRedis", "TestTokens",
+        "ReorderRedis", "ReorderCluster", "TestTokens",
       ]),
   ],
   targets: [
@@ -72,9 +73,11 @@ let package = Package(
       name: "ReorderServer",
       dependencies: [
         "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
-        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics",
+        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics", "ReorderCluster",
       ]
     ),
+    .target(
+      name: "ReorderCluster", dependencies: ["ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderBasics"]),
     .target(
       name: "ReorderWebhooks", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderBasics"]),
     .target(name: "ReorderMetrics", dependencies: ["ReorderBasics"]),
@@ -107,7 +110,7 @@ let package = Package(
       name: "ReorderServerTests",
       dependencies: [
         "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
-        "ReorderWebhooks", "ReorderMetrics", "TestSupport", "TestRandom", "TestTokens",
+        "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "TestSupport", "TestRandom", "TestTokens",
       ]
     ),
   ],

@@ -53,7 +53,8 @@ ReorderAuth: CJWT
 ReorderRedis: CHiredis ReorderBasics
 ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderBasics
 ReorderMetrics: ReorderBasics
-ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics
+ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderBasics
+ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster
 ReorderLoad: ReorderTransport ReorderBasics CEpoll
 reorder: ReorderServer ReorderLoad ReorderAuth ReorderBasics
 reorder-bench: ReorderCRDT ReorderStore ReorderRedis

@@ -1,5 +1,6 @@
 import Dispatch
 import ReorderBasics
+import ReorderCluster
 import ReorderRedis
 import ReorderRooms
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ReorderBasics
+import ReorderCluster
 import ReorderRedis
 import ReorderRooms
 import ReorderStore
@@ -84,7 +85,7 @@ public final class ReorderService: @unchecked Sendable {
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
     driver.cluster = cluster
-    cluster?.driver = driver
+    cluster?.answers = driver
     do {
       transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
     } catch {

@@ -1,4 +1,5 @@
 import ReorderBasics
+import ReorderCluster
 import ReorderRedis
 import ReorderRooms
 import ReorderTransport
@@ -81,9 +82,9 @@ extension RoomsDriver {
     _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
   ) {
     guard let cluster else { return }
-    let request = cluster.nextAPIRequest
-    cluster.nextAPIRequest += 1
-    cluster.apiRequests[request] = (name, responder)
+    let request = clusterWaits.nextAPIRequest
+    clusterWaits.nextAPIRequest += 1
+    clusterWaits.apiRequests[request] = (name, responder)
     let now = MonotonicClock.now()
     perform(registry.applySharedAPIOps(name, request: request, ops: ops, now: now))
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
@@ -91,7 +92,7 @@ extension RoomsDriver {
 
   /// A `POST …/ops` request's results (`.apiDone`), or why it has none (`.apiFailed`: 503).
   func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
-    guard let waiting = cluster?.apiRequests.removeValue(forKey: request) else { return }
+    guard let waiting = clusterWaits.apiRequests.removeValue(forKey: request) else { return }
     guard let results else {
       return waiting.responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
@@ -102,7 +103,7 @@ extension RoomsDriver {
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
   func clusterRoomGone(_ room: String) {
     guard let cluster else { return }
-    for (request, waiting) in cluster.apiRequests where waiting.room == room {
+    for (request, waiting) in clusterWaits.apiRequests where waiting.room == room {
       clusterAPIAnswered(request, results: nil, failure: "the board was dropped")
     }
   }
@@ -124,7 +125,7 @@ extension RoomsDriver {
     let (state, actions) = registry.openForAPI(name)
     switch state {
     case .loading:
-      cluster.replicaReads[name, default: []].append { loaded in
+      clusterWaits.replicaReads[name, default: []].append { loaded in
         if case .failure(let error) = loaded {
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
@@ -142,7 +143,7 @@ extension RoomsDriver {
 
   /// A room's load was answered: the reads that waited for it are answered (503 when it failed).
   func clusterRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    guard let waiting = cluster?.replicaReads.removeValue(forKey: name) else { return }
+    guard let waiting = clusterWaits.replicaReads.removeValue(forKey: name) else { return }
     for read in waiting { read(result) }
   }
 
@@ -175,4 +176,15 @@ extension RoomsDriver {
     perform(registry.sharedHistoryChanged(room: room, epoch: epoch, now: now))
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
   }
+}
+
+/// Cluster mode's API requests waiting on the service thread (`RoomsDriver.clusterWaits`).
+struct ClusterAPIWaits {
+  /// The HTTP API's `POST …/ops` requests waiting for their room's results, by request id.
+  var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
+  /// The next API request's id.
+  var nextAPIRequest: UInt64 = 1
+  /// The reads (`GET …/ops`, `GET …/history`) waiting for their room to load here, by room: each
+  /// answers once the load did (`RoomsDriver.readFromReplica`).
+  var replicaReads: [String: [(Result<PreparedRoom, RoomStoreError>) -> Void]] = [:]
 }

@@ -1,3 +1,4 @@
+import ReorderCluster
 import ReorderRedis
 import ReorderRooms
 import ReorderTransport

@@ -1,3 +1,4 @@
+import ReorderCluster
 import ReorderRooms
 
 /// Cluster mode: what applying the shared log changed goes to `ClusterSummaries` (the board

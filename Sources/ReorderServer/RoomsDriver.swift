@@ -1,4 +1,5 @@
 import ReorderBasics
+import ReorderCluster
 import ReorderRooms
 import ReorderStore
 import ReorderTransport
@@ -58,6 +59,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var historyReads: [HistoryRead] = []
   /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.
   var cluster: ClusterAdapter?
+  /// Cluster mode's API requests and replica reads waiting (`RoomsDriver+ClusterAPI.swift`).
+  var clusterWaits = ClusterAPIWaits()
 
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry

@@ -1,4 +1,5 @@
 import ReorderBasics
+import ReorderCluster
 import ReorderMetrics
 import ReorderRedis
 import ReorderStore

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ReorderBasics
+import ReorderCluster
 import ReorderRooms
 import ReorderStore
 import ReorderTransport

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import Testing
 
 @testable import ReorderServer

@@ -3,7 +3,7 @@ import ReorderRedis
 import ReorderRooms
 import TestSupport
 import Testing
-
+@testable import ReorderCluster
 @testable import ReorderServer
 
 /// Cluster mode keeps, as one node does, the snapshots its kept log starts from (`bases`), and

@@ -1,5 +1,3 @@
-import ReorderBasics
-
 /// A serial queue on a thread of its own that runs at a lower CPU priority (nice 10) than the
 /// service thread: room loads (reading, decoding and encoding a whole board) are work that may
 /// wait, and on a machine with few cores a load must not take the CPU from the thread that
@@ -12,10 +10,10 @@ import ReorderBasics
 /// preempted while holding one stalls the service thread until a core is idle. A dedicated
 /// thread, since nice is per thread on Linux and a pool thread would carry it into other work.
 /// A `JobQueue`: its thread starts with the first job and ends when the queue is gone.
-enum BackgroundQueue {
+public enum BackgroundQueue {
   /// The niceness of a queue's thread.
-  static let niceness: Int32 = 10
+  public static let niceness: Int32 = 10
 
   /// A queue whose thread is named `name`, at `niceness`.
-  static func make(name: String) -> JobQueue { JobQueue(name: name, niceness: niceness) }
+  public static func make(name: String) -> JobQueue { JobQueue(name: name, niceness: niceness) }
 }

@@ -18,7 +18,7 @@ import ReorderWebhooks
 ///
 /// Lists (`list`) run on the same thread, before the writes due. Redis failures make `/healthz`
 /// `degraded` (part `summaries`); a failed write is tried again one interval later.
-final class ClusterSummaries: @unchecked Sendable {
+public final class ClusterSummaries: @unchecked Sendable {
   /// A room's summary is written at most once per this many seconds while it changes.
   static let writeInterval = 1.0
   /// How long this node counts on a lease it took: its expiry (`RedisRoomStorage.leaseMilliseconds`)
@@ -56,7 +56,7 @@ final class ClusterSummaries: @unchecked Sendable {
 
   private let worker = WorkerThread(name: "reorder-redis-summaries", state: Pending())
   /// Where `board.changed` goes; set before `start()` (nil: no webhooks, summaries only).
-  var webhooks: Webhooks?
+  public var webhooks: Webhooks?
 
   init(link: RedisLink, node: String, health: ClusterHealth) {
     self.link = link
@@ -98,7 +98,7 @@ final class ClusterSummaries: @unchecked Sendable {
   /// Applying the room's log took it to `toSeq` from `fromSeq - 1` (epoch `epoch`, with `lists`
   /// lists and `items` items). Service thread; takes the lock for a few steps, and wakes the
   /// thread only when the room became due (a busy room changes far more often than it writes).
-  func changed(
+  public func changed(
     room: String, epoch: String, fromSeq: UInt64, toSeq: UInt64, lists: Int, items: Int, actors: [OpActor]
   ) {
     let now = MonotonicClock.now()
@@ -115,13 +115,13 @@ final class ClusterSummaries: @unchecked Sendable {
 
   /// The room is not followed here any more (unloaded or dropped): its pending summary is still
   /// written, then the lease is released if this node holds it. Service thread.
-  func forget(room: String) {
+  public func forget(room: String) {
     worker.update(waking: { pending, wake in wake = pending.ledger.forget(room: room) })
   }
 
   /// Up to `limit` rooms of the board list after `after`, with their summaries and roster counts;
   /// `completion` runs on this type's thread. Any thread.
-  func list(
+  public func list(
     after: String?, limit: Int, completion: @escaping @Sendable (Result<[ClusterBoardListing], RedisError>) -> Void
   ) {
     worker.update { $0.lists.append(ListJob(after: after, limit: limit, completion: completion)) }

@@ -11,7 +11,7 @@ import ReorderRooms
 /// PX`, which renews it for its holder, so each snapshot renews it), which then trims the log and
 /// the op ids below the windows before the snapshot. Ops are never appended through this port in
 /// cluster mode: they go to the shared log through `ClusterAppender`.
-final class RedisRoomStorage: RoomStore, @unchecked Sendable {
+public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   private let link: RedisLink
   private let node: String
   /// Ops kept before each snapshot: the catch-up and the idempotency window.
@@ -37,7 +37,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// then `unavailable`): epochs are random and never reused, so an equal epoch means one history.
   /// When op 1 was trimmed, a record carrying only the log's epoch stands in for it
   /// (`RoomHistory.first`: the rooms read only its epoch), so a loaded room knows its epoch.
-  func load(
+  public func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
   ) {
     queue.async { [self] in
@@ -75,7 +75,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     try call { (redis) throws(RedisError) in try redis.meta(room: room).epoch }
   }
 
-  func append(
+  public func append(
     room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
   ) {
     // Cluster mode's rooms append through the shared log (`.cluster(.append)`), never here; a
@@ -83,7 +83,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     completion(.failure(.unavailable("cluster mode appends through the shared log only")))
   }
 
-  func saveSnapshot(
+  public func saveSnapshot(
     room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void
   ) {
     queue.async { [self] in
@@ -110,7 +110,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func entries(
+  public func entries(
     room: String, after: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
@@ -121,7 +121,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   /// The latest of the room's kept snapshots (`bases`) at or before `seq`; for a room stored
   /// before bases were kept, its one snapshot when that is at or before `seq`.
-  func snapshot(
+  public func snapshot(
     room: String, atOrBefore seq: UInt64,
     completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
   ) {
@@ -142,7 +142,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func latestEntries(
+  public func latestEntries(
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
@@ -158,7 +158,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
+  public func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     queue.async { [self] in
       completion(
         Result { () throws(RoomStoreError) in
@@ -173,7 +173,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// `summary` (`putSummary`) so the board list shows it before any lease holder writes one; a
   /// failure of that second step is logged, not returned (the board is stored; the room's lease
   /// holder lists it at its next change).
-  func putBoard(
+  public func putBoard(
     room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
     completion: @escaping @Sendable (Result<BoardPutOutcome, RoomStoreError>) -> Void
   ) {
@@ -202,7 +202,7 @@ final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   /// Deletes every key of `room` if it has ops (`reorder_board_delete`): whether it had. The API's
   /// `DELETE` in cluster mode.
-  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
+  public func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
     queue.async { [self] in
       completion(
         Result { () throws(RoomStoreError) in

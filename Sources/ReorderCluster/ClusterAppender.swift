@@ -14,8 +14,8 @@ import ReorderRooms
 /// `.known`, `.epoch` for an epoch mismatch, `.unavailable` for every op of a round trip that
 /// failed (the rooms reject them `unavailable`; re-sent, the log answers `known` for any that
 /// did get in).
-final class ClusterAppender: @unchecked Sendable {
-  typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
+public final class ClusterAppender: @unchecked Sendable {
+  public typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
 
   /// Most ops in one pipeline.
   static let batchLimit = 500

@@ -6,7 +6,7 @@ import ReorderRedis
 /// `degraded` from a call that could not reach Redis until a later call of any part did (they all
 /// talk to the same Redis, and an idle part, such as the appender between ops, would otherwise
 /// keep an old failure), and `/metrics` shows each followed room's lag. Any thread (a lock).
-final class ClusterHealth: @unchecked Sendable {
+public final class ClusterHealth: @unchecked Sendable {
   /// One of the threads that talk to Redis.
   enum Part: String, CaseIterable, Sendable {
     case appender, tail, presence, control, storage, summaries
@@ -39,12 +39,12 @@ final class ClusterHealth: @unchecked Sendable {
   }
 
   /// Why Redis is unreachable (the first failing part's error), or nil while every part reaches it.
-  var problem: String? {
+  public var problem: String? {
     lock.withLock { Part.allCases.lazy.compactMap { self.failing[$0] }.first }
   }
 
   /// The last seq of each followed room's log, as last read (`reorder:{R}:meta` `seq`).
-  var logSequences: [String: UInt64] { lock.withLock { logSeqs } }
+  public var logSequences: [String: UInt64] { lock.withLock { logSeqs } }
 
   /// Records the rooms' log seqs read now; rooms not in `seqs` are not followed and are dropped.
   func setLogSequences(_ seqs: [String: UInt64]) { lock.withLock { logSeqs = seqs } }
@@ -57,4 +57,10 @@ public struct ClusterStatistics: Sendable, Equatable {
   /// Per followed room: ops in its log this node has not applied yet (the log's seq as last read,
   /// every `ClusterControl.refreshSeconds`, minus the room's seq; 0 when caught up).
   public var streamLag: [String: UInt64]
+
+  /// The figures.
+  public init(redis: RedisStatistics, streamLag: [String: UInt64]) {
+    self.redis = redis
+    self.streamLag = streamLag
+  }
 }

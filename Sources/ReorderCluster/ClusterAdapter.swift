@@ -1,11 +1,10 @@
 import ReorderBasics
 import ReorderRedis
 import ReorderRooms
-import ReorderTransport
 
 /// Cluster mode's side of the driver: performs the registry's `.cluster` actions on threads of
-/// their own and hands the answers back to the service thread (`transport.post`). Nothing here
-/// waits on the service thread: `perform` only queues.
+/// their own and hands the answers back to the service thread (`ClusterAnswers.post`). Nothing
+/// here waits on the service thread: `perform` only queues.
 ///
 /// - appends: `ClusterAppender` (one pipeline per round trip of everything queued);
 /// - the followed rooms' logs: `ClusterTail` (one `XREAD BLOCK` over all of them);
@@ -15,17 +14,17 @@ import ReorderTransport
 ///
 /// Each has its own connection (`RedisLink`, reconnecting with backoff); their failures make
 /// `/healthz` `degraded` (`health`).
-final class ClusterAdapter: @unchecked Sendable {
+public final class ClusterAdapter: @unchecked Sendable {
   /// This node in the cluster (the registry's).
-  let node: ClusterNode
+  public let node: ClusterNode
   /// Whether each part reaches Redis, and the rooms' log seqs.
-  let health: ClusterHealth
+  public let health: ClusterHealth
   /// Every connection's round trips and reconnects (`/metrics`).
-  let metrics: RedisMetrics
+  public let metrics: RedisMetrics
   /// The rooms' storage port over Redis (loads, catch-up reads, leased snapshots).
-  let storage: RedisRoomStorage
+  public let storage: RedisRoomStorage
   /// The board list's summaries and the lease holder's `board.changed` webhooks.
-  let summaries: ClusterSummaries
+  public let summaries: ClusterSummaries
   private let appender: ClusterAppender
   private let tail: ClusterTail
   private let presence: ClusterPresence
@@ -33,11 +32,11 @@ final class ClusterAdapter: @unchecked Sendable {
 
   /// Prepares the threads for `url` (nothing connects before `start()`). `retainedOps`: the ops
   /// kept before each snapshot when trimming (`ServerConfiguration.retainedOps`).
-  init(url: RedisURL, node: ClusterNode, retainedOps: Int) {
+  public init(url: RedisURL, node: ClusterNode, retainedOps: Int) {
     self.node = node
     let health = ClusterHealth()
     let metrics = RedisMetrics()
-    let sink = DriverSink()
+    let sink = AnswerSink()
     self.health = health
     self.metrics = metrics
     self.sink = sink
@@ -47,34 +46,29 @@ final class ClusterAdapter: @unchecked Sendable {
     storage = RedisRoomStorage(link: link(), node: node.node, retainedOps: retainedOps, health: health)
     summaries = ClusterSummaries(link: link(), node: node.node, health: health)
     appender = ClusterAppender(link: link(), health: health) { [sink] answers in
-      let driver = sink.driver
-      driver?.transport?.post { [weak driver] in driver?.clusterAppended(answers) }
+      sink.post { $0.clusterAppended(answers) }
     }
     let tail = ClusterTail(
       link: link(), health: health,
       deliver: { [sink] room, entries in
-        let driver = sink.driver
-        driver?.transport?.post { [weak driver] in driver?.clusterLogged(room: room, entries: entries) }
+        sink.post { $0.clusterLogged(room: room, entries: entries) }
       },
       changed: { [sink] room, epoch in
-        let driver = sink.driver
-        driver?.transport?.post { [weak driver] in driver?.clusterHistoryChanged(room: room, epoch: epoch) }
+        sink.post { $0.clusterHistoryChanged(room: room, epoch: epoch) }
       })
     self.tail = tail
     presence = ClusterPresence(url: url, node: node.node, metrics: metrics, health: health) { [sink] messages in
-      let driver = sink.driver
-      driver?.transport?.post { [weak driver] in driver?.clusterPresence(messages) }
+      sink.post { $0.clusterPresence(messages) }
     }
     control = ClusterControl(
       link: link(), node: node.node, health: health, followed: { tail.rooms },
       deliver: { [sink] room, entries in
-        let driver = sink.driver
-        driver?.transport?.post { [weak driver] in driver?.clusterRoster(room: room, entries: entries) }
+        sink.post { $0.clusterRoster(room: room, entries: entries) }
       })
   }
 
   /// Starts the threads.
-  func start() {
+  public func start() {
     appender.start()
     tail.start()
     presence.start()
@@ -83,7 +77,7 @@ final class ClusterAdapter: @unchecked Sendable {
   }
 
   /// Stops the threads; this node's sessions leave the rosters. Not on the service thread.
-  func stop() {
+  public func stop() {
     control.stop()
     summaries.stop()
     appender.stop()
@@ -96,12 +90,12 @@ final class ClusterAdapter: @unchecked Sendable {
   private var appendedAt: [UInt64: Double] = [:]
 
   /// The wait of an append that was answered (service thread), or nil if unknown.
-  func answered(_ append: SharedAppend, now: Double) -> Double? {
+  public func answered(_ append: SharedAppend, now: Double) -> Double? {
     appendedAt.removeValue(forKey: append.ticket).map { now - $0 }
   }
 
   /// Queues one action of the registry (service thread; never waits).
-  func perform(_ action: ClusterAction) {
+  public func perform(_ action: ClusterAction) {
     switch action {
     case .append(let append):
       appendedAt[append.ticket] = MonotonicClock.now()
@@ -114,18 +108,18 @@ final class ClusterAdapter: @unchecked Sendable {
         self?.rangeRead(room: room, through: through, result: result)
       }
     case .follow(let room, let after):
-      tail.follow(room, after: after, epoch: driver?.registry.sharedFollowEpoch(room: room))
+      tail.follow(room, after: after, epoch: answers?.clusterFollowEpoch(room: room))
       presence.follow(room)
       control.read(room: room)
     case .unfollow(let room):
       tail.unfollow(room)
       presence.unfollow(room)
       summaries.forget(room: room)
-      driver?.clusterRoomGone(room)
+      answers?.clusterRoomGone(room)
     case .apiDone(let request, let results):
-      driver?.clusterAPIAnswered(request, results: results, failure: nil)
+      answers?.clusterAPIAnswered(request, results: results, failure: nil)
     case .apiFailed(let request, let reason):
-      driver?.clusterAPIAnswered(request, results: nil, failure: reason)
+      answers?.clusterAPIAnswered(request, results: nil, failure: reason)
     case .publish(let room, let payload):
       control.publish(room: room, payload: payload)
     case .rosterJoin(let room, let session, let peer):
@@ -135,74 +129,62 @@ final class ClusterAdapter: @unchecked Sendable {
     }
   }
 
-  /// The HTTP API's `POST …/ops` requests waiting for their room's results, by request id
-  /// (service thread only; `RoomsDriver+ClusterAPI.swift`).
-  var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
-  /// The next API request's id.
-  var nextAPIRequest: UInt64 = 1
-  /// The reads (`GET …/ops`, `GET …/history`) waiting for their room to load here, by room: each
-  /// answers once the load did (service thread only; `RoomsDriver.readFromReplica`).
-  var replicaReads: [String: [(Result<PreparedRoom, RoomStoreError>) -> Void]] = [:]
-
-  /// Where answers go: set by `ReorderService` once the driver is made (which needs `storage`).
-  var driver: RoomsDriver? {
-    get { sink.driver }
-    set { sink.driver = newValue }
+  /// Where answers go: set once the driver is made (the driver needs `storage` first).
+  public var answers: (any ClusterAnswers)? {
+    get { sink.answers }
+    set { sink.answers = newValue }
   }
-  private let sink: DriverSink
+  private let sink: AnswerSink
 
-  /// The driver, weakly: the driver owns this adapter.
-  private final class DriverSink: @unchecked Sendable {
-    weak var driver: RoomsDriver?
+  /// The answers' receiver, weakly: it owns this adapter.
+  private final class AnswerSink: @unchecked Sendable {
+    weak var answers: (any ClusterAnswers)?
+
+    /// Runs `body` with the receiver on the service thread, if there still is one.
+    func post(_ body: @escaping @Sendable (any ClusterAnswers) -> Void) {
+      guard let answers else { return }
+      answers.post { [weak answers] in
+        if let answers { body(answers) }
+      }
+    }
   }
 
   private func rangeRead(room: String, through: UInt64, result: Result<[LogEntry], RoomStoreError>) {
-    driver?.transport?.post { [weak driver] in
-      guard let driver else { return }
+    sink.post { answers in
       switch result {
       case .success(let entries):
         let shared = entries.filter { $0.seq <= through }.map {
           SharedLogEntry(seq: $0.seq, node: "", key: [], payload: $0.payload)
         }
-        driver.clusterLogged(room: room, entries: shared)
+        answers.clusterLogged(room: room, entries: shared)
       case .failure:
-        driver.perform(driver.registry.rangeFailed(room: room))
+        answers.clusterRangeFailed(room: room)
       }
     }
   }
 }
 
-/// The answers of the cluster threads, on the service thread.
-extension RoomsDriver {
-  func clusterAppended(_ answers: [ClusterAppender.Answer]) {
-    let now = MonotonicClock.now()
-    reportingChanges(of: Set(answers.map(\.append.room))) {
-      for answer in answers {
-        let waited = cluster?.answered(answer.append, now: now)
-        if case .success = answer.result, let waited { recordDurable(seconds: waited) }
-        perform(registry.appended(answer.append, result: answer.result, now: now))
-      }
-    }
-    requestTick(due: registry.nextTick(now: now), now: now)
-  }
-
-  func clusterLogged(room: String, entries: [SharedLogEntry]) {
-    let now = MonotonicClock.now()
-    reportingChanges(of: [room]) { perform(registry.logged(room: room, entries: entries, now: now)) }
-    requestTick(due: registry.nextTick(room: room, now: now), now: now)
-  }
-
-  func clusterPresence(_ messages: [ReorderRedis.PresenceMessage]) {
-    let now = MonotonicClock.now()
-    for message in messages {
-      perform(registry.remotePresence(room: message.room, node: message.node, payload: message.payload, now: now))
-      requestTick(due: registry.nextTick(room: message.room, now: now), now: now)
-    }
-  }
-
-  func clusterRoster(room: String, entries: [[UInt8]]) {
-    let now = MonotonicClock.now()
-    perform(registry.roster(room: room, entries: entries, now: now))
-    requestTick(due: registry.nextTick(room: room, now: now), now: now)
-  }
+/// What the cluster's threads hand back, and to whom: the driver, on the service thread. Every
+/// method but `post` is called on the service thread.
+public protocol ClusterAnswers: AnyObject, Sendable {
+  /// Runs `work` on the service thread (any thread may call it).
+  func post(_ work: @escaping @Sendable () -> Void)
+  /// Appends were answered.
+  func clusterAppended(_ answers: [ClusterAppender.Answer])
+  /// Entries of `room`'s log arrived (from the tail or a read of a gap).
+  func clusterLogged(room: String, entries: [SharedLogEntry])
+  /// A read of a gap in `room`'s log failed.
+  func clusterRangeFailed(room: String)
+  /// `room`'s history was replaced (a new `epoch`) or deleted (nil).
+  func clusterHistoryChanged(room: String, epoch: String?)
+  /// Presence messages of other nodes arrived.
+  func clusterPresence(_ messages: [ReorderRedis.PresenceMessage])
+  /// `room`'s roster was read.
+  func clusterRoster(room: String, entries: [[UInt8]])
+  /// `room` is no longer followed here.
+  func clusterRoomGone(_ room: String)
+  /// An API request's ops were all answered (`results`), or will not be (`failure`).
+  func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?)
+  /// The epoch `room`'s tail should expect, if the room knows it.
+  func clusterFollowEpoch(room: String) -> String?
 }
