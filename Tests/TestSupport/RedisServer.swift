@@ -11,6 +11,8 @@ public final class RedisServer: @unchecked Sendable {
   public let directory: TemporaryDirectory
   /// The password it requires, or nil.
   public let password: String?
+  /// More arguments for `redis-server` (a cluster node's, say).
+  public let extraArguments: [String]
   private var process: ChildProcess?
 
   /// Where `redis-server` is, or nil when it is not installed (`scripts/install-deps.sh test`).
@@ -19,10 +21,11 @@ public final class RedisServer: @unchecked Sendable {
   }
 
   /// Starts a server and waits until it accepts connections.
-  public init(password: String? = nil) throws {
+  public init(password: String? = nil, extraArguments: [String] = []) throws {
     port = freePort()
     directory = try TemporaryDirectory(prefix: "reorder-redis")
     self.password = password
+    self.extraArguments = extraArguments
     // Another process may take the free port before redis-server binds it: try a few ports.
     for attempt in 1...3 {
       do {
@@ -49,6 +52,7 @@ public final class RedisServer: @unchecked Sendable {
       "--loglevel", "notice",
     ]
     if let password { arguments += ["--requirepass", password] }
+    arguments += extraArguments
     let child = try ChildProcess(executable: executable, arguments: arguments)
     process = child
     guard child.waitForLine(timeout: 20, where: { $0.contains("Ready to accept connections") }) != nil,
