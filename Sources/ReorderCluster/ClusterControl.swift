@@ -4,13 +4,17 @@ import ReorderRedis
 
 /// Presence publishes and the rooms' rosters, on a thread and a connection of their own.
 ///
-/// Publishes, joins and leaves are queued by the service thread and sent in order. Every
-/// `refreshSeconds` the thread refreshes the expiry of this node's sessions (`rosterExpirySeconds`
-/// ahead; sessions another node expired meanwhile are put again), removes expired sessions, and
-/// reads the roster and the log seq of every followed room: the rosters go to `deliver` (so a
-/// crashed node's sessions leave within `rosterExpirySeconds` + `refreshSeconds`), the seqs to
-/// `ClusterHealth` (each room's lag in /metrics), after a `PING` that keeps `/healthz` current on
-/// a node without rooms. A newly followed room's roster is read at once.
+/// Publishes, joins and leaves are queued by the service thread and sent in order. A roster
+/// lists sessions by node, and a node's sessions stay while its heartbeat in the room does
+/// (docs/CLUSTER.md, "Rosters"), so the bookkeeping costs Redis one call per node and room per
+/// refresh however many sessions there are. Every `refreshSeconds` the thread beats this node's
+/// heartbeat in each room it has sessions in (`rosterExpirySeconds` ahead; if another node
+/// expired it meanwhile, its sessions are put again), and reads the roster of every followed
+/// room, which first expires the nodes whose heartbeat is past with their sessions, and answers
+/// nothing new while the roster's version is the one last read. The rosters go to `deliver` (so
+/// a crashed node's sessions leave within `rosterExpirySeconds` + `refreshSeconds`), the log
+/// seqs to `ClusterHealth` (each room's lag in /metrics), after a `PING` that keeps `/healthz`
+/// current on a node without rooms. A newly followed room's roster is read at once.
 /// While Redis is unreachable publishes are dropped (presence is not data) and joins and leaves
 /// wait in `sessions` for the next refresh.
 final class ClusterControl: @unchecked Sendable {
@@ -44,6 +48,9 @@ final class ClusterControl: @unchecked Sendable {
     /// When the last refresh started (`MonotonicClock` seconds).
     var lastRefresh = 0.0
   }
+
+  /// The last roster read of each room: its version and peers (thread only).
+  private var rosters: [String: (version: String, peers: [[UInt8]])] = [:]
 
   /// What the loop hands to the thread.
   private enum Work {
@@ -158,7 +165,8 @@ final class ClusterControl: @unchecked Sendable {
       case .join(let room, let session, let peer):
         call { (redis) throws(RedisError) in
           try redis.putRoster(
-            room: room, [ClusterRosterEntry(session: session, peer: String(decoding: peer, as: UTF8.self))],
+            room: room, node: node,
+            [ClusterRosterEntry(session: session, peer: String(decoding: peer, as: UTF8.self))],
             expiresAt: Self.expiry())
         }
       case .leave:
@@ -174,20 +182,21 @@ final class ClusterControl: @unchecked Sendable {
   /// Keeps this node's sessions alive, sends leaves that waited, reads every followed room.
   private func refresh() {
     let mine = worker.withLock { $0.sessions }
+    let followed = followed()
     // A probe, so that /healthz follows Redis on a node with no rooms too.
     call { (redis) throws(RedisError) in _ = try redis.command("PING") }
     sendLeaves()
     for (room, peers) in mine {
       call { (redis) throws(RedisError) in
-        let missing = try redis.refreshRoster(room: room, sessions: Array(peers.keys), expiresAt: Self.expiry())
-        let again = missing.compactMap { session in
-          peers[session].map { ClusterRosterEntry(session: session, peer: $0) }
-        }
-        try redis.putRoster(room: room, again, expiresAt: Self.expiry())
+        guard try redis.beatRoster(room: room, node: node, expiresAt: Self.expiry()) else { return }
+        // This node was expired (it stalled for longer than the expiry): its sessions were removed.
+        let entries = peers.map { ClusterRosterEntry(session: $0.key, peer: $0.value) }
+        try redis.putRoster(room: room, node: node, entries, expiresAt: Self.expiry())
       }
     }
+    rosters = rosters.filter { followed.contains($0.key) }
     var seqs: [String: UInt64] = [:]
-    for room in followed() {
+    for room in followed {
       readRoster(room)
       call { (redis) throws(RedisError) in seqs[room] = try redis.meta(room: room).seq }
     }
@@ -207,13 +216,17 @@ final class ClusterControl: @unchecked Sendable {
     }
   }
 
+  /// Reads `room`'s roster and delivers it (what was read last when the version is unchanged).
   private func readRoster(_ room: String) {
     let now = Int64(Self.nowSeconds() * 1000)
-    let entries = call { (redis) throws(RedisError) in
-      _ = try redis.expireRoster(room: room, now: now)
-      return try redis.roster(room: room, now: now)
-    }
-    if let entries { deliver(room, entries.map { Array($0.peer.utf8) }) }
+    let known = rosters[room]
+    guard
+      let read = call({ (redis) throws(RedisError) in try redis.readRoster(room: room, now: now, known: known?.version)
+      })
+    else { return }
+    let peers = read.entries.map { $0.map { Array($0.peer.utf8) } } ?? known?.peers ?? []
+    rosters[room] = (read.version, peers)
+    deliver(room, peers)
   }
 
   /// Runs `body` on the link; nil when it failed (the health says why).

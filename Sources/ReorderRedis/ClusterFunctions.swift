@@ -26,16 +26,21 @@ public enum ClusterFunctions {
   public static let renewLease = "reorder_lease_renew"
   /// Releases the lease only for its holder (KEYS lease; ARGV node id).
   public static let releaseLease = "reorder_lease_release"
-  /// Adds or replaces sessions (KEYS roster, expiry; ARGV expiry ms, then session, peer JSON, …).
+  /// Adds or replaces one node's sessions and beats its heartbeat (KEYS roster, nodes, version;
+  /// ARGV node, expiry ms, then session, peer JSON, …).
   public static let putRoster = "reorder_roster_put"
-  /// Pushes back the expiry of sessions still listed (KEYS roster, expiry; ARGV expiry ms, sessions…).
-  public static let refreshRoster = "reorder_roster_refresh"
-  /// Removes sessions (KEYS roster, expiry; ARGV sessions…).
+  /// One node's heartbeat in a room: its expiry pushed back; replies 1 when the node was not
+  /// listed (its sessions were expired: it puts them again) (KEYS roster, nodes, version; ARGV
+  /// node, expiry ms).
+  public static let beatRoster = "reorder_roster_beat"
+  /// Removes sessions (KEYS roster, nodes, version; ARGV sessions…).
   public static let removeRoster = "reorder_roster_remove"
-  /// Removes and returns the sessions expired at a time (KEYS roster, expiry; ARGV now ms).
-  public static let expireRoster = "reorder_roster_expire"
-  /// The sessions not expired at a time, with their peers (KEYS roster, expiry; ARGV now ms).
-  public static let listRoster = "reorder_roster_list"
+  /// Expires the nodes whose heartbeat is past, with their sessions, then replies the roster's
+  /// version and, unless it is the version the caller knows, its sessions (KEYS roster, nodes,
+  /// version; ARGV now ms, known version).
+  public static let readRoster = "reorder_roster_read"
+  /// How many sessions of nodes alive at a time the roster lists (KEYS roster, nodes; ARGV now ms).
+  public static let onlineRoster = "reorder_roster_online"
 
   /// The library's source.
   public static let source = #"""
@@ -159,61 +164,72 @@ public enum ClusterFunctions {
       return 1
     end
 
-    -- KEYS roster, expiry; ARGV expiry ms, then session, peer JSON pairs.
+    -- The rosters: sessions by node, each node alive while its heartbeat in the room is not past;
+    -- the version counts changes (docs/CLUSTER.md, "Rosters").
+    -- KEYS roster, nodes, version; ARGV node, expiry ms, then session, peer JSON pairs.
     local function roster_put(keys, args)
-      for i = 2, #args, 2 do
-        redis.call('HSET', keys[1], args[i], args[i + 1])
-        redis.call('ZADD', keys[2], args[1], args[i])
+      for i = 3, #args, 2 do
+        redis.call('HSET', keys[1], args[i], args[1] .. '\n' .. args[i + 1])
       end
-      return (#args - 1) / 2
+      redis.call('ZADD', keys[2], args[2], args[1])
+      redis.call('INCR', keys[3])
+      return (#args - 2) / 2
     end
 
-    -- KEYS roster, expiry; ARGV expiry ms, sessions. Replies the sessions no longer listed
-    -- (expired by another node): their node puts them again.
-    local function roster_refresh(keys, args)
-      local missing = {}
-      for i = 2, #args do
-        if redis.call('HEXISTS', keys[1], args[i]) == 1 then
-          redis.call('ZADD', keys[2], args[1], args[i])
-        else
-          missing[#missing + 1] = args[i]
-        end
-      end
-      return missing
+    -- KEYS roster, nodes, version; ARGV node, expiry ms. Replies 1 when the node was not listed.
+    local function roster_beat(keys, args)
+      return redis.call('ZADD', keys[2], args[2], args[1])
     end
 
-    -- KEYS roster, expiry; ARGV sessions.
+    -- KEYS roster, nodes, version; ARGV sessions. Replies how many were listed.
     local function roster_remove(keys, args)
       local removed = 0
-      for i = 1, #args do
-        removed = removed + redis.call('HDEL', keys[1], args[i])
-        redis.call('ZREM', keys[2], args[i])
-      end
+      for i = 1, #args do removed = removed + redis.call('HDEL', keys[1], args[i]) end
+      if removed > 0 then redis.call('INCR', keys[3]) end
       return removed
     end
 
-    -- KEYS roster, expiry; ARGV now ms. Replies the sessions removed.
-    local function roster_expire(keys, args)
-      local expired = redis.call('ZRANGEBYSCORE', keys[2], '-inf', args[1])
-      for _, session in ipairs(expired) do
-        redis.call('HDEL', keys[1], session)
-        redis.call('ZREM', keys[2], session)
+    -- KEYS roster, nodes, version; ARGV now ms, known version. Replies {version} when the roster
+    -- is the known version, else {version, session, peer JSON, ...}.
+    local function roster_read(keys, args)
+      local dead = redis.call('ZRANGEBYSCORE', keys[2], '-inf', args[1])
+      if #dead > 0 then
+        local gone = {}
+        for _, node in ipairs(dead) do
+          gone[node] = true
+          redis.call('ZREM', keys[2], node)
+        end
+        local all = redis.call('HGETALL', keys[1])
+        for i = 1, #all, 2 do
+          local cut = string.find(all[i + 1], '\n', 1, true)
+          if cut and gone[string.sub(all[i + 1], 1, cut - 1)] then redis.call('HDEL', keys[1], all[i]) end
+        end
+        redis.call('INCR', keys[3])
       end
-      return expired
-    end
-
-    -- KEYS roster, expiry; ARGV now ms. Replies session, peer JSON pairs of the live sessions.
-    local function roster_list(keys, args)
-      local live = redis.call('ZRANGEBYSCORE', keys[2], '(' .. args[1], '+inf')
-      local reply = {}
-      for _, session in ipairs(live) do
-        local peer = redis.call('HGET', keys[1], session)
-        if peer then
-          reply[#reply + 1] = session
-          reply[#reply + 1] = peer
+      local version = redis.call('GET', keys[3]) or '0'
+      if version == args[2] then return {version} end
+      local reply = {version}
+      local all = redis.call('HGETALL', keys[1])
+      for i = 1, #all, 2 do
+        local cut = string.find(all[i + 1], '\n', 1, true)
+        if cut then
+          reply[#reply + 1] = all[i]
+          reply[#reply + 1] = string.sub(all[i + 1], cut + 1)
         end
       end
       return reply
+    end
+
+    -- KEYS roster, nodes; ARGV now ms. Replies how many sessions of live nodes are listed.
+    local function roster_online(keys, args)
+      local live = {}
+      for _, node in ipairs(redis.call('ZRANGEBYSCORE', keys[2], '(' .. args[1], '+inf')) do live[node] = true end
+      local count = 0
+      for _, value in ipairs(redis.call('HVALS', keys[1])) do
+        local cut = string.find(value, '\n', 1, true)
+        if cut and live[string.sub(value, 1, cut - 1)] then count = count + 1 end
+      end
+      return count
     end
 
     redis.register_function('reorder_append', append)
@@ -225,9 +241,9 @@ public enum ClusterFunctions {
     redis.register_function('reorder_lease_renew', lease_renew)
     redis.register_function('reorder_lease_release', lease_release)
     redis.register_function('reorder_roster_put', roster_put)
-    redis.register_function('reorder_roster_refresh', roster_refresh)
+    redis.register_function('reorder_roster_beat', roster_beat)
     redis.register_function('reorder_roster_remove', roster_remove)
-    redis.register_function('reorder_roster_expire', roster_expire)
-    redis.register_function{function_name = 'reorder_roster_list', callback = roster_list, flags = {'no-writes'}}
+    redis.register_function('reorder_roster_read', roster_read)
+    redis.register_function{function_name = 'reorder_roster_online', callback = roster_online, flags = {'no-writes'}}
     """#
 }

@@ -24,10 +24,13 @@ public struct ClusterKeys: Sendable, Equatable {
   public var bases: String { prefix + "bases" }
   /// String: the node id holding the snapshot/trim lease (`SET NX PX`).
   public var lease: String { prefix + "lease" }
-  /// Hash session → peer JSON.
+  /// Hash session → `<node>\n<peer JSON>`: every session in the room, on any node.
   public var roster: String { prefix + "roster" }
-  /// Sorted set session → expiry (ms since the epoch).
-  public var rosterExpiry: String { prefix + "roster:expiry" }
+  /// Sorted set node → expiry (ms since the epoch): the nodes with sessions in the room, each
+  /// alive until its heartbeat's expiry.
+  public var rosterNodes: String { prefix + "roster:nodes" }
+  /// Integer: counts the roster's changes, so that a read of an unchanged roster returns nothing.
+  public var rosterVersion: String { prefix + "roster:version" }
   /// Pub/sub channel of presence messages `<node id>\n<payload>`.
   public var presence: String { prefix + "presence" }
   /// Hash `epoch`, `seq`, `lists`, `items`, `updated_at` (ms since the epoch): the board list's
@@ -36,7 +39,7 @@ public struct ClusterKeys: Sendable, Equatable {
 
   /// Every key of the room (not the channel, not its entry in `directory`): what deleting the
   /// room removes.
-  public var all: [String] { [log, meta, ids, snapshot, bases, lease, roster, rosterExpiry, summary] }
+  public var all: [String] { [log, meta, ids, snapshot, bases, lease, roster, rosterNodes, rosterVersion, summary] }
 
   /// Sorted set of every room with a summary, all scored 0 so that `ZRANGEBYLEX` pages through
   /// them by name. The one key without a `{room}` hash tag: it lists rooms of every slot, so in a

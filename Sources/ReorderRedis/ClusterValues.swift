@@ -107,6 +107,20 @@ public struct ClusterRosterEntry: Sendable, Equatable {
   }
 }
 
+/// A read of a room's roster.
+public struct ClusterRoster: Sendable, Equatable {
+  /// The roster's version (changes with every session put, removed or expired).
+  public var version: String
+  /// Its sessions, in no order; nil when the version is the one the reader knew.
+  public var entries: [ClusterRosterEntry]?
+
+  /// A read.
+  public init(version: String, entries: [ClusterRosterEntry]?) {
+    self.version = version
+    self.entries = entries
+  }
+}
+
 /// What trimming a room's log did.
 public struct ClusterTrim: Sendable, Equatable {
   /// Entries removed by this call (with their op ids).

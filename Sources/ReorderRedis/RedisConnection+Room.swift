@@ -61,26 +61,28 @@ extension RedisConnection {
     try command("GET", ClusterKeys(room: room).lease).text
   }
 
-  /// Adds or replaces sessions in the room's roster, all expiring at `expiresAt` (ms since the
-  /// epoch).
-  public func putRoster(room: String, _ entries: [ClusterRosterEntry], expiresAt: Int64) throws(RedisError) {
+  /// Adds or replaces `node`'s sessions in the room's roster and beats the node's heartbeat,
+  /// alive until `expiresAt` (ms since the epoch).
+  public func putRoster(room: String, node: String, _ entries: [ClusterRosterEntry], expiresAt: Int64)
+    throws(RedisError)
+  {
     guard !entries.isEmpty else { return }
+    precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a roster value")
     let keys = ClusterKeys(room: room)
     var arguments: [any RedisArgument] = [
-      "FCALL", ClusterFunctions.putRoster, 2, keys.roster, keys.rosterExpiry, expiresAt,
+      "FCALL", ClusterFunctions.putRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt,
     ]
     for entry in entries { arguments += [entry.session, entry.peer] }
     try command(arguments)
   }
 
-  /// Moves the expiry of `sessions` to `expiresAt`; returns the sessions missing
-  /// from the roster (another node expired them), which the caller should put again.
-  public func refreshRoster(room: String, sessions: [String], expiresAt: Int64) throws(RedisError) -> [String] {
-    guard !sessions.isEmpty else { return [] }
+  /// `node`'s heartbeat in the room: alive until `expiresAt`. True when the node was not listed
+  /// (it was expired, and its sessions with it): the caller puts its sessions again.
+  public func beatRoster(room: String, node: String, expiresAt: Int64) throws(RedisError) -> Bool {
     let keys = ClusterKeys(room: room)
     let reply = try command(
-      ["FCALL", ClusterFunctions.refreshRoster, 2, keys.roster, keys.rosterExpiry, expiresAt] + sessions)
-    return try Self.texts(reply, command: "FCALL " + ClusterFunctions.refreshRoster)
+      "FCALL", ClusterFunctions.beatRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt)
+    return reply.integer == 1
   }
 
   /// Removes `sessions` from the roster; how many were there.
@@ -88,24 +90,27 @@ extension RedisConnection {
   public func removeRoster(room: String, sessions: [String]) throws(RedisError) -> Int {
     guard !sessions.isEmpty else { return 0 }
     let keys = ClusterKeys(room: room)
-    let reply = try command(["FCALL", ClusterFunctions.removeRoster, 2, keys.roster, keys.rosterExpiry] + sessions)
+    let reply = try command(
+      ["FCALL", ClusterFunctions.removeRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion] + sessions)
     return Int(reply.integer ?? 0)
   }
 
-  /// Removes the sessions whose expiry is at or before `now` (ms since the epoch) and returns
-  /// them: the sessions of a node that stopped refreshing (crashed), whose drags end.
-  public func expireRoster(room: String, now: Int64) throws(RedisError) -> [String] {
+  /// Expires the nodes whose heartbeat is at or before `now` (ms since the epoch), with their
+  /// sessions (a node that crashed: their drags end), then reads the roster: its version, and its
+  /// sessions with their peers unless the version is `known` (then nil: nothing changed).
+  public func readRoster(room: String, now: Int64, known: String?) throws(RedisError) -> ClusterRoster {
     let keys = ClusterKeys(room: room)
-    let reply = try command("FCALL", ClusterFunctions.expireRoster, 2, keys.roster, keys.rosterExpiry, now)
-    return try Self.texts(reply, command: "FCALL " + ClusterFunctions.expireRoster)
-  }
-
-  /// The sessions of the roster that have not expired at `now`, in expiry order, with their peers.
-  public func roster(room: String, now: Int64) throws(RedisError) -> [ClusterRosterEntry] {
-    let keys = ClusterKeys(room: room)
-    let reply = try command("FCALL", ClusterFunctions.listRoster, 2, keys.roster, keys.rosterExpiry, now)
-    let flat = try Self.texts(reply, command: "FCALL " + ClusterFunctions.listRoster)
-    return stride(from: 0, to: flat.count - 1, by: 2).map { ClusterRosterEntry(session: flat[$0], peer: flat[$0 + 1]) }
+    let reply = try command(
+      "FCALL", ClusterFunctions.readRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, now, known ?? "")
+    let flat = try Self.texts(reply, command: "FCALL " + ClusterFunctions.readRoster)
+    guard let version = flat.first else {
+      throw .unexpectedReply(command: "FCALL " + ClusterFunctions.readRoster, reply: reply.description)
+    }
+    guard version != known else { return ClusterRoster(version: version, entries: nil) }
+    let entries = stride(from: 1, to: flat.count - 1, by: 2).map {
+      ClusterRosterEntry(session: flat[$0], peer: flat[$0 + 1])
+    }
+    return ClusterRoster(version: version, entries: entries)
   }
 
   /// Publishes `payload` on the room's presence channel as `<node>\n<payload>`; how many

@@ -46,8 +46,8 @@ extension RedisConnection {
   }
 
   /// Up to `limit` rooms of the directory whose names sort after `after` (from the first without
-  /// it), by name (bytewise), with their summaries and how many roster sessions of every node
-  /// have not expired at `now` (ms since the epoch). Two round trips.
+  /// it), by name (bytewise), with their summaries and how many roster sessions of nodes alive at
+  /// `now` (ms since the epoch) each lists. Two round trips.
   public func listBoards(after: String?, limit: Int, now: Int64) throws(RedisError) -> [ClusterBoardListing] {
     let start = after.map { "(" + $0 } ?? "-"
     let names = try Self.texts(
@@ -57,7 +57,7 @@ extension RedisConnection {
     for name in names {
       let keys = ClusterKeys(room: name)
       commands.append(["HMGET", keys.summary, "epoch", "seq", "lists", "items", "updated_at"])
-      commands.append(["ZCOUNT", keys.rosterExpiry, "(\(now)", "+inf"])
+      commands.append(["FCALL", ClusterFunctions.onlineRoster, 2, keys.roster, keys.rosterNodes, now])
     }
     let replies = try pipeline(commands)
     var listings: [ClusterBoardListing] = []
@@ -65,7 +65,8 @@ extension RedisConnection {
       let fields = replies[2 * index]
       let count = replies[2 * index + 1]
       guard let fields = fields.elements, fields.count == 5, let online = count.integer else {
-        throw .unexpectedReply(command: "HMGET/ZCOUNT", reply: "\(fields.description), \(count.description)")
+        throw .unexpectedReply(
+          command: "HMGET/FCALL " + ClusterFunctions.onlineRoster, reply: "\(fields.description), \(count.description)")
       }
       listings.append(ClusterBoardListing(room: name, summary: Self.summary(fields), online: Int(online)))
     }

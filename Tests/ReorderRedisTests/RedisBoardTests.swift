@@ -50,7 +50,7 @@ struct RedisBoardTests {
     let c = redis.connection
     #expect(try !c.deleteBoard(room: "r"))
     _ = try c.putBoard(room: "r", epoch: "e1", replace: false, node: "n", ops: Self.ops, snapshot: [7])
-    try c.putRoster(room: "r", [ClusterRosterEntry(session: "s", peer: "{}")], expiresAt: Int64.max / 2)
+    try c.putRoster(room: "r", node: "n", [ClusterRosterEntry(session: "s", peer: "{}")], expiresAt: Int64.max / 2)
     _ = try c.acquireLease(room: "r", node: "n", milliseconds: 10_000)
     #expect(try c.deleteBoard(room: "r"))
     for key in ClusterKeys(room: "r").all { #expect(try c.command("EXISTS", key).integer == 0, "\(key)") }

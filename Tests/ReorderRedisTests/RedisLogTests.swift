@@ -182,7 +182,8 @@ struct RedisLogTests {
     _ = try redis.connection.appendSample(room: "kept", 1...1)
     try redis.connection.putSnapshot(room: "r", seq: 3, bytes: [1])
     #expect(try redis.connection.acquireLease(room: "r", node: "A", milliseconds: 60_000))
-    try redis.connection.putRoster(room: "r", [ClusterRosterEntry(session: "s", peer: "{}")], expiresAt: 9_000)
+    try redis.connection.putRoster(
+      room: "r", node: "A", [ClusterRosterEntry(session: "s", peer: "{}")], expiresAt: 9_000)
     #expect(try redis.connection.deleteRoom("r"))
     #expect(try !redis.connection.deleteRoom("r"))
     #expect(try redis.connection.command("KEYS", "reorder:{r}:*").elements == [])

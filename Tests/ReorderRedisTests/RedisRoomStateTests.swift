@@ -47,23 +47,37 @@ struct RedisRoomStateTests {
     #expect(try redis.connection.leaseHolder(room: "r") == "B")
   }
 
-  @Test("Roster: sessions past their expiry are not listed, expire returns them once, refresh reports the missing")
-  func rosterExpiry() throws {
+  @Test("Roster: a node's sessions live while its heartbeat does; an unchanged roster reads as nothing new")
+  func rosterHeartbeats() throws {
     let redis = try RedisFixture()
     let c = redis.connection
-    try c.putRoster(room: "r", [ClusterRosterEntry(session: "s1", peer: #"{"name":"Ann"}"#)], expiresAt: 2_000)
-    try c.putRoster(
-      room: "r",
-      [ClusterRosterEntry(session: "s2", peer: #"{"name":"Bob"}"#), ClusterRosterEntry(session: "s3", peer: "{}")],
-      expiresAt: 1_000)
-    #expect(try c.roster(room: "r", now: 500).map(\.session) == ["s2", "s3", "s1"])
-    #expect(try c.roster(room: "r", now: 1_500) == [ClusterRosterEntry(session: "s1", peer: #"{"name":"Ann"}"#)])
-    #expect(try c.expireRoster(room: "r", now: 1_500).sorted() == ["s2", "s3"])
-    #expect(try c.expireRoster(room: "r", now: 1_500) == [])
-    #expect(try c.refreshRoster(room: "r", sessions: ["s1", "s2"], expiresAt: 3_000) == ["s2"])
-    #expect(try c.roster(room: "r", now: 2_500).map(\.session) == ["s1"])
+    let ann = ClusterRosterEntry(session: "s1", peer: #"{"name":"Ann"}"#)
+    let bob = ClusterRosterEntry(session: "s2", peer: #"{"name":"Bob"}"#)
+    let cat = ClusterRosterEntry(session: "s3", peer: "{}")
+    try c.putRoster(room: "r", node: "A", [ann], expiresAt: 2_000)
+    try c.putRoster(room: "r", node: "B", [bob, cat], expiresAt: 1_000)
+    let first = try c.readRoster(room: "r", now: 500, known: nil)
+    #expect(first.entries.map { Set($0.map(\.session)) } == ["s1", "s2", "s3"])
+    #expect(first.entries?.first { $0.session == "s1" } == ann, "the peer JSON comes back without the node")
+    #expect(
+      try c.readRoster(room: "r", now: 600, known: first.version) == ClusterRoster(version: first.version, entries: nil)
+    )
+    // B's heartbeat is past: its sessions go, once, and the version moves on.
+    let second = try c.readRoster(room: "r", now: 1_500, known: first.version)
+    #expect(second.version != first.version && second.entries == [ann])
+    #expect(try c.readRoster(room: "r", now: 1_500, known: second.version).entries == nil)
+    // A heartbeat of a node that was expired says so, and that node puts its sessions again.
+    #expect(try !c.beatRoster(room: "r", node: "A", expiresAt: 3_000))
+    #expect(try c.beatRoster(room: "r", node: "B", expiresAt: 3_000))
+    try c.putRoster(room: "r", node: "B", [bob], expiresAt: 3_000)
+    #expect(
+      try c.readRoster(room: "r", now: 2_500, known: second.version).entries.map { Set($0.map(\.session)) } == [
+        "s1", "s2",
+      ])
     #expect(try c.removeRoster(room: "r", sessions: ["s1", "s9"]) == 1)
-    #expect(try c.roster(room: "r", now: 0) == [])
-    #expect(try c.command("EXISTS", ClusterKeys(room: "r").roster, ClusterKeys(room: "r").rosterExpiry).integer == 0)
+    #expect(try c.removeRoster(room: "r", sessions: ["s2"]) == 1)
+    #expect(try c.readRoster(room: "r", now: 2_500, known: nil).entries == [])
+    #expect(try c.command("EXISTS", ClusterKeys(room: "r").roster).integer == 0)
   }
+
 }

@@ -21,9 +21,10 @@ public final class RedisClusterServers: @unchecked Sendable {
     var servers: [RedisServer] = []
     for _ in 0..<masters {
       servers.append(
-        try RedisServer(extraArguments: [
-          "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
-        ]))
+        try RedisServer(
+          extraArguments: [
+            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+          ], choosePort: Self.clusterPort))
     }
     self.servers = servers
     let create = try ChildProcess(
@@ -45,6 +46,15 @@ public final class RedisClusterServers: @unchecked Sendable {
       stop()
       throw RawSocketError.failed("the Redis Cluster did not reach cluster_state:ok")
     }
+  }
+
+  /// A free port whose cluster bus port (10,000 higher) is one too, as Redis requires.
+  static func clusterPort() -> Int {
+    for _ in 0..<100 {
+      let port = freePort()
+      if port <= 55_535 { return port }
+    }
+    return 20_000 + Int.random(in: 0..<30_000)
   }
 
   /// `redis-cli -p <port of server> arguments…`'s output (the test's way to look at a node).

@@ -21,8 +21,9 @@ public final class RedisServer: @unchecked Sendable {
   }
 
   /// Starts a server and waits until it accepts connections.
-  public init(password: String? = nil, extraArguments: [String] = []) throws {
-    port = freePort()
+  /// `choosePort` picks the port (again, when a port was taken meanwhile).
+  public init(password: String? = nil, extraArguments: [String] = [], choosePort: () -> Int = freePort) throws {
+    port = choosePort()
     directory = try TemporaryDirectory(prefix: "reorder-redis")
     self.password = password
     self.extraArguments = extraArguments
@@ -32,7 +33,7 @@ public final class RedisServer: @unchecked Sendable {
         try start()
         return
       } catch  where attempt < 3 {
-        port = freePort()
+        port = choosePort()
       }
     }
   }
