@@ -84,6 +84,7 @@ struct DocsFlagsTests {
   /// Flags of other programs the docs show (`redis-server …`, `swift test --filter`, …).
   static let otherPrograms: [String: Set<String>] = [
     "redis-server": ["bind", "port", "dir", "appendonly", "appendfsync", "maxmemory", "maxmemory-policy", "save"],
+    "redis-cli": ["cluster", "cluster-replicas", "cluster-yes"],
     "swift build / swift test": ["build-tests", "skip-build", "filter", "product"],
     "reorder-bench": ["ops", "batch", "connections", "redis", "json", "only"],
     "scripts/soak.py": ["mode", "cycles", "lose-data", "keep", "nodes", "traffic-min", "traffic-max"],
