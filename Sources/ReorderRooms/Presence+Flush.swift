@@ -29,42 +29,40 @@ extension Presence {
   ///   drags, n notices.
   mutating func flush(now: Double, members: Int, busy: (ConnectionHandle) -> Bool) -> PresenceFlush {
     var out = PresenceFlush()
-    guard mayFlush(now: now) else { return out }
+    guard schedule.mayFlush(now: now) else { return out }
     behind = false
-    waveLeft = false
-    if hasPending {
-      tick += 1
-      for update in takePending() {
-        latest[update.session] = (tick, update.update, update.isFinal)
-        announced.insert(update.session)
-      }
-    }
+    schedule.waveLeft = false
+    notices.announced.formUnion(drags.advance())
+    let tick = drags.tick
+    // Sessions whose drag changed at the latest round: a recipient one round behind (the usual
+    // case) has its own drag in its frame only if its session is one of these (short strings
+    // compare cheaply; no dictionary lookup per recipient).
+    let changedNow = drags.latest.compactMap { $0.value.version == tick ? $0.key : nil }
+    let noticeVersion = notices.version
+    let intervalMilliseconds = schedule.intervalMilliseconds
     let announce = isLarge && intervalKnown != intervalMilliseconds
     peersDirty = false
     countDeferred = false
     // Nothing to tell anyone (the last recipient to leave took the notices with it): nothing is
     // due either, or an emptied room would be due at every tick until it unloads.
-    guard !latest.isEmpty || !notices.isEmpty || announce else { return out }
+    guard !drags.latest.isEmpty || !notices.list.isEmpty || announce else { return out }
     // A recipient that knows `listedPeers` peers is sent no `joined`: its news is the count and
     // announced leaves, which it gets at most every `countRefresh` (otherwise a storm would send
     // every member a frame per flush for a count).
-    let countDue = now - lastCountFlush >= Presence.countRefresh - jitter
+    let countDue = now - lastCountFlush >= Presence.countRefresh - schedule.jitter
     var countSent = false
     // Recipients that last got a frame at the same point share one frame: a few groups, usually
     // one, so a short array (no hashing per recipient).
     var dragGroups: [(since: UInt64, connections: [ConnectionHandle])] = []
     var peerGroups: [(seen: UInt64, interval: Bool, full: Bool, connections: [ConnectionHandle])] = []
-    // Sessions whose drag changed at this very round: a recipient one round behind (the usual
-    // case) has its own drag in its frame only if its session is one of these (short strings
-    // compare cheaply; no dictionary lookup per recipient).
-    let changedNow = latest.compactMap { $0.value.version == tick ? $0.key : nil }
     var oldestTick = tick
     var oldestSeen = noticeVersion
     // This flush's wave: the positions `start..<start + size` of `recipients` (a rehash as the
     // room grows may reorder them: a recipient then waits at most one more cycle).
     let count = recipients.count
-    let size = waveCount > 1 ? (count + waveCount - 1) / waveCount : count
-    let start = size < count ? waveStart % count : 0
+    let waves = schedule.waveCount
+    let size = waves > 1 ? (count + waves - 1) / waves : count
+    let start = size < count ? schedule.waveStart % count : 0
     var position = 0
     // Through indices and `values[i]`: updating a recipient in place, without a lookup per
     // recipient or a copy of the dictionary.
@@ -86,7 +84,7 @@ extension Presence {
       }
       guard needsDrags || needsNotices || needsInterval else { continue }
       if position < start || position >= start + size {
-        waveLeft = true
+        schedule.waveLeft = true
         oldestTick = min(oldestTick, r.tick)
         oldestSeen = min(oldestSeen, r.noticesSeen)
         continue
@@ -101,9 +99,9 @@ extension Presence {
       if needsDrags {
         let ownChanged =
           r.tick + 1 == tick
-          ? changedNow.contains(r.session) : (latest[r.session]?.version ?? 0) > r.tick
+          ? changedNow.contains(r.session) : (drags.latest[r.session]?.version ?? 0) > r.tick
         if ownChanged {
-          if let frame = dragsFrame(after: r.tick, excluding: r.session) {
+          if let frame = drags.frame(after: r.tick, excluding: r.session) {
             out.actions.append(.send(key, frame.bytes, frame.priority))
             out.dragFrames += 1
           }
@@ -130,16 +128,16 @@ extension Presence {
       }
     }
     for (since, connections) in dragGroups {
-      guard let frame = dragsFrame(after: since, excluding: nil) else { continue }
+      guard let frame = drags.frame(after: since, excluding: nil) else { continue }
       out.actions.append(Presence.action(connections, frame.bytes, frame.priority))
       out.dragFrames += connections.count
     }
     for (seen, interval, full, connections) in peerGroups {
-      let frame = peersFrame(
+      let frame = notices.peersFrame(
         after: seen, count: max(0, members - 1), interval: interval ? intervalMilliseconds : nil, listJoined: !full)
       out.actions.append(Presence.action(connections, frame.bytes, .data))
       out.peerFrames += connections.count
-      announced.formUnion(frame.joined)
+      notices.announced.formUnion(frame.joined)
       let change = frame.joined.count - frame.left
       if change != 0 {
         for connection in connections {
@@ -154,16 +152,12 @@ extension Presence {
       lastCountFlush = now
       countSentInCycle = false
     }
-    waveStart = cycleEnds ? 0 : start + size
-    if !out.actions.isEmpty { flushed(now: now) }
+    schedule.waveStart = cycleEnds ? 0 : start + size
+    if !out.actions.isEmpty { schedule.flushed(now: now) }
     // Finished drags and notices every recipient has been sent are forgotten.
-    latest = latest.filter { !$0.value.isFinal || $0.value.version > oldestTick }
-    if let keep = notices.firstIndex(where: { $0.version > oldestSeen }) {
-      notices.removeFirst(keep)
-    } else {
-      notices.removeAll(keepingCapacity: true)
-    }
-    if isLarge && !behind && !waveLeft { intervalKnown = intervalMilliseconds }
+    drags.forgetFinished(upTo: oldestTick)
+    notices.forgetSeen(upTo: oldestSeen)
+    if isLarge && !behind && !schedule.waveLeft { intervalKnown = intervalMilliseconds }
     return out
   }
 
@@ -173,19 +167,11 @@ extension Presence {
   /// due when the pacing allows.
   /// A fan-out under way is due at once: the next tick ends it (`ticked(now:)`).
   func due(now: Double, retry: Double) -> Double? {
-    if fanout?.openedAt != nil { return now }
-    let next = nextFlushAt(now: now) ?? now
-    if hasPending || peersDirty || waveLeft { return max(now, next) }
+    if schedule.fanout?.openedAt != nil { return now }
+    let next = schedule.nextFlushAt(now: now) ?? now
+    if hasPending || peersDirty || schedule.waveLeft { return max(now, next) }
     if countDeferred { return max(now, lastCountFlush + Presence.countRefresh, next) }
     return behind ? now + retry : nil
-  }
-
-  /// The `drags` frame of every session changed after round `since` (in session order), or nil.
-  func dragsFrame(after since: UInt64, excluding session: String?) -> (bytes: [UInt8], priority: FramePriority)? {
-    let updates = latest.filter { $0.value.version > since && $0.key != session }.sorted { $0.key < $1.key }
-    guard !updates.isEmpty else { return nil }
-    let priority: FramePriority = updates.contains { $0.value.isFinal } ? .data : .presence
-    return (ServerMessage.drags(updates.map(\.value.update)), priority)
   }
 
   static func action(_ connections: [ConnectionHandle], _ bytes: [UInt8], _ priority: FramePriority) -> RoomAction {

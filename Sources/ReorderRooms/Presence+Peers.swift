@@ -16,14 +16,15 @@ extension Presence {
   /// `listed`: the sessions its welcome's `peers` named (they are announced from now on).
   mutating func addRecipient(_ connection: ConnectionHandle, session: String, listed: [String]) {
     recipients[connection] = Recipient(
-      session: session, tick: tick, noticesSeen: noticeVersion, interval: intervalMilliseconds, listed: listed.count)
-    announced.formUnion(listed)
+      session: session, tick: drags.tick, noticesSeen: notices.version, interval: intervalMilliseconds,
+      listed: listed.count)
+    notices.announced.formUnion(listed)
   }
 
   /// `session` was named to `recipients` (a small room's `peer` join).
   /// - Complexity: O(recipients).
   mutating func announce(_ session: String, to told: [ConnectionHandle]) {
-    announced.insert(session)
+    notices.announced.insert(session)
     for connection in told { recipients[connection]?.listed += 1 }
   }
 
@@ -38,47 +39,16 @@ extension Presence {
   /// - Complexity: O(1) amortized.
   /// A leave also forgets the session (`announced`).
   mutating func notice(_ peer: PeerInfo, joined: Bool) {
-    let wasAnnounced = joined ? false : announced.remove(peer.session) != nil
-    guard !recipients.isEmpty else { return }
-    noticeVersion += 1
-    notices.append(Notice(version: noticeVersion, peer: peer, joined: joined, announced: wasAnnounced))
-    peersDirty = true
+    if notices.add(peer, joined: joined, hasRecipients: !recipients.isEmpty) { peersDirty = true }
   }
 
   /// A small room's `peer` leave, told to `recipients`: the session leaves the announced ones.
   /// - Complexity: O(recipients).
   mutating func forget(_ session: String, told: [ConnectionHandle]) {
-    announced.remove(session)
+    notices.announced.remove(session)
     for connection in told { recipients[connection].map { recipients[connection]!.listed = max(0, $0.listed - 1) } }
   }
 
   /// Whether notices wait to be sent (then joins and leaves stay coalesced, so they keep their order).
-  var hasNotices: Bool { !notices.isEmpty }
-
-  /// The `peers` frame for a recipient that has seen the notices up to `seen`: who joined (with
-  /// `listJoined`; at most `listedPeers`, in join order) and who left since (announced sessions
-  /// only), a session that did both in the window appearing in neither; `count` other peers; the
-  /// interval if `interval` is given. Also returns the sessions listed as joined and how many left.
-  /// - Complexity: O(notices after `seen`).
-  func peersFrame(after seen: UInt64, count: Int, interval: Int?, listJoined: Bool)
-    -> (bytes: [UInt8], joined: [String], left: Int)
-  {
-    let start = notices.firstIndex { $0.version > seen } ?? notices.endIndex
-    var joined: [PeerInfo] = []
-    var joinedAt: [String: Int] = [:]
-    var left: [String] = []
-    for notice in notices[start...] {
-      if notice.joined {
-        joinedAt[notice.peer.session] = joined.count
-        joined.append(notice.peer)
-      } else if let index = joinedAt.removeValue(forKey: notice.peer.session) {
-        joined[index].session = ""
-      } else if notice.announced {
-        left.append(notice.peer.session)
-      }
-    }
-    let listed = listJoined ? Array(joined.lazy.filter { !$0.session.isEmpty }.prefix(Presence.listedPeers)) : []
-    let bytes = ServerMessage.peers(joined: listed, left: left, count: count, intervalMilliseconds: interval)
-    return (bytes, listed.map(\.session), left.count)
-  }
+  var hasNotices: Bool { !notices.list.isEmpty }
 }

@@ -18,16 +18,15 @@ public struct PeerInfo: Sendable, Equatable {
   }
 }
 
-/// Everything about presence in one room, in one place: the drags (latest wins per session), the
-/// pacing of the room's flushes, what each welcomed connection has been sent, and, in a large
-/// room, the join and leave notices waiting for the next flush. Nothing here is ever stored.
+/// Everything about presence in one room, in one place: the drags (`PresenceDrags`), when the
+/// room flushes and whom each flush visits (`PresenceSchedule`), what each welcomed connection
+/// has been sent (`recipients`), and, in a large room, the join and leave notices waiting for the
+/// next flush (`PresenceNotices`). Nothing here is ever stored.
 ///
-/// Invariants: `current` holds only drags whose phase is `start`/`move` (in progress); `pending`
-/// holds at most one update per session (the latest), in first-change order; `latest` holds the
-/// last flushed update of each session, finished ones only until every recipient has had them;
-/// each recipient's `tick <= tick` and `noticesSeen <= noticeVersion`; `notices` holds exactly the
-/// notices some recipient has not been sent. Sizes are bounded by the sessions, and `notices` by
-/// the joins and leaves since the slowest recipient's last frame.
+/// Invariants: each recipient's `tick <= drags.tick` and `noticesSeen <= notices.version`;
+/// `notices` holds exactly the notices some recipient has not been sent, and `drags.latest` the
+/// finished drags only until every recipient has had them. Sizes are bounded by the sessions, and
+/// the notices by the joins and leaves since the slowest recipient's last frame.
 public struct Presence: Sendable {
   /// A welcomed connection, as presence sees it.
   struct Recipient: Sendable {
@@ -44,55 +43,20 @@ public struct Presence: Sendable {
     var listed: Int
   }
 
-  /// A coalesced join or leave.
-  struct Notice: Sendable {
-    var version: UInt64
-    var peer: PeerInfo
-    var joined: Bool
-    /// For a leave: whether any connection could know the session (see `announced`).
-    var announced = false
-  }
-
-  /// Drags in progress, by session, with who drags.
-  private(set) var current: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
-  private var pending: [String: (peer: PeerInfo, drag: DragMessage)] = [:]
-  private var order: [String] = []
-  /// Paces the room's flushes (see `PresencePacing`): a flush that sends takes a token. Nil until
-  /// `pace(_:connections:members:now:)`, when every flush may send.
-  private(set) var flushes: TokenBucket?
-  /// In a room too large for the frame budget, the timing of its fan-outs, which paces it
-  /// (`PresenceFanout`); nil in other rooms.
-  private(set) var fanout: PresenceFanout?
-  /// How many flushes write every recipient once (`PresencePacing.waveSize`): more than 1 only
-  /// in a room paced by its fan-outs with more recipients than a wave.
-  private(set) var waveCount = 1
-  /// Where the next wave starts, as a position in `recipients`.
-  var waveStart = 0
-  /// The last flush left recipients outside its wave that were due something: the room is due
-  /// again when its pacing allows.
-  var waveLeft = false
-  /// A `peers` frame with the count went out in the current cycle of waves (see `countRefresh`).
-  var countSentInCycle = false
-  /// The room's current interval in ms (as `welcome` and `peers` state it).
-  private(set) var intervalMilliseconds = 33
-  /// Flush rounds that had drag updates, counted.
-  var tick: UInt64 = 0
-  /// The latest flushed update of each session and the round it changed at.
-  var latest: [String: (version: UInt64, update: [UInt8], isFinal: Bool)] = [:]
+  /// The drags: in progress, waiting for the next flush, and as last flushed.
+  var drags = PresenceDrags()
+  /// When the room may flush, and the waves of a room flushed in waves.
+  var schedule = PresenceSchedule()
   /// Welcomed connections.
   var recipients: [ConnectionHandle: Recipient] = [:]
-  /// Join/leave notices not yet sent to every recipient, oldest first.
-  var notices: [Notice] = []
-  /// The version of the latest notice.
-  var noticeVersion: UInt64 = 0
-  /// Sessions some connection was told of (in a welcome's `peers`, a `peer` or `peers` frame, or a
-  /// drag): only their leaves are listed in `left`, so the leaves of sessions nobody heard of
-  /// cost no bytes per member.
-  var announced: Set<String> = []
+  /// Join and leave notices of a large room, and the sessions some connection was told of.
+  var notices = PresenceNotices()
   /// When a flush last sent a `peers` frame to a recipient that knows `listedPeers` peers.
   var lastCountFlush = -Double.infinity
   /// The last flush left such recipients' count for later (see `countRefresh`).
   var countDeferred = false
+  /// A `peers` frame with the count went out in the current cycle of waves (see `countRefresh`).
+  var countSentInCycle = false
   /// How often a recipient that knows `listedPeers` peers is sent `peers` for the count and
   /// leaves alone (seconds).
   public static let countRefresh = 0.5
@@ -109,128 +73,34 @@ public struct Presence: Sendable {
   /// No drags, no recipients.
   public init() {}
 
+  /// Drags in progress, by session, with who drags.
+  var current: [String: (peer: PeerInfo, drag: DragMessage)] { drags.current }
+
+  /// The room's current interval in ms (as `welcome` and `peers` state it).
+  var intervalMilliseconds: Int { schedule.intervalMilliseconds }
+
   /// Records the latest drag of `peer`, replacing any unflushed one.
   /// - Complexity: O(1) amortized.
-  public mutating func update(_ peer: PeerInfo, _ drag: DragMessage) {
-    if drag.phase.isFinal {
-      current[peer.session] = nil
-    } else {
-      current[peer.session] = (peer, drag)
-    }
-    if pending.updateValue((peer, drag), forKey: peer.session) == nil { order.append(peer.session) }
-  }
+  public mutating func update(_ peer: PeerInfo, _ drag: DragMessage) { drags.update(peer, drag) }
 
   /// `peer` left: a drag in progress becomes a `cancel` for everyone. Returns whether there was one.
   @discardableResult
-  public mutating func cancel(_ peer: PeerInfo) -> Bool {
-    guard let drag = current[peer.session]?.drag else {
-      // A start that was never flushed: drop it silently.
-      if let unflushed = pending[peer.session], !unflushed.drag.phase.isFinal {
-        pending[peer.session] = nil
-        order.removeAll { $0 == peer.session }
-      }
-      return false
-    }
-    var cancelled = drag
-    cancelled.phase = .cancel
-    update(peer, cancelled)
-    return true
-  }
+  public mutating func cancel(_ peer: PeerInfo) -> Bool { drags.cancel(peer) }
 
   /// Whether any drag update waits for the next flush.
-  public var hasPending: Bool { !order.isEmpty }
+  public var hasPending: Bool { drags.hasPending }
 
-  /// Takes the pending updates, oldest change first: (session, encoded update, whether final).
-  /// - Complexity: O(p) in the number of pending updates.
-  public mutating func takePending() -> [PresenceUpdate] {
-    defer {
-      pending.removeAll(keepingCapacity: true)
-      order.removeAll(keepingCapacity: true)
-    }
-    return order.compactMap { session in
-      guard let entry = pending[session] else { return nil }
-      return (session, Presence.updateJSON(entry.peer, entry.drag).encoded(), entry.drag.phase.isFinal)
-    }
-  }
-
-  // MARK: Pacing
-
-  /// Applies `pacing` for a room of `members` on a server with `connections` open: the flush rate
-  /// and burst follow it (see `PresencePacing.interval(connections:members:)`).
-  ///
-  /// A room that alone would exceed the budget at the server's interval is also paced by its
-  /// fan-outs (`PresenceFanout`): one flush at a time, each after the previous fan-out ended and
-  /// its gap passed, and never sooner than the budget's interval; its interval is the longer of
-  /// the two, a measured one announced only when it moves by more than
-  /// `PresenceFanout.announceChange`. Its bucket starts afresh (one token) when it becomes such a
-  /// room, so that flushes saved up before do not outlast the switch. Such a room with more
-  /// members than `pacing.waveSize` is flushed in waves, one per flush: its bucket then gives one
-  /// token per wave, and the interval, each member's, spans the waves.
+  /// Applies `pacing` for a room of `members` on a server with `connections` open
+  /// (`PresenceSchedule.pace`); a large room announces a changed interval at its next flush.
   mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, now: Double) {
-    let budget = pacing.interval(connections: connections, members: members)
-    var interval = budget
-    var burst = Double(pacing.burst)
-    if budget > pacing.interval(connections: connections) {
-      if fanout == nil {
-        fanout = PresenceFanout()
-        flushes = nil
-      }
-      let size = max(1, pacing.waveSize)
-      waveCount = max(1, (members + size - 1) / size)
-      fanout!.waves = waveCount
-      interval = fanout!.interval(shortest: budget) ?? budget
-      burst = 1
-    } else {
-      fanout = nil
-      waveCount = 1
-    }
-    let rate = Double(waveCount) / interval
-    let milliseconds = max(1, Int((interval * 1_000).rounded()))
-    if milliseconds != intervalMilliseconds
-      && (interval == budget || PresenceFanout.shouldAnnounce(milliseconds, replacing: intervalMilliseconds))
-    {
-      intervalMilliseconds = milliseconds
-      if isLarge { peersDirty = true }
-    }
-    if flushes == nil {
-      flushes = TokenBucket(rate: rate, burst: burst, now: now)
-    } else {
-      flushes!.rate = rate
-      flushes!.burst = burst
-    }
+    if schedule.pace(pacing, connections: connections, members: members, now: now) && isLarge { peersDirty = true }
   }
 
-  /// Whether the pacing lets the room flush at `now` (always when unpaced). A tenth of an
-  /// interval (at most 2 ms) early counts as on time, for timer jitter.
-  /// A room paced by its fan-outs also waits for the last one to end and its gap to pass.
-  mutating func mayFlush(now: Double) -> Bool {
-    if let fanout, !fanout.allows(now: now) { return false }
-    guard flushes != nil else { return true }
-    let tolerance = jitter
-    return flushes!.hasToken(now: now, tolerance: tolerance)
-  }
+  /// Whether the pacing lets the room flush at `now` (`PresenceSchedule.mayFlush`).
+  mutating func mayFlush(now: Double) -> Bool { schedule.mayFlush(now: now) }
 
-  /// A flush sent frames: it used up one token, and a fan-out paced room's fan-out is under way.
-  mutating func flushed(now: Double) {
-    let tolerance = jitter
-    _ = flushes?.take(now: now, tolerance: tolerance)
-    fanout?.opened(at: now)
-  }
-
-  /// A tick at `now` (the transport's, in a later pass of the service loop than any flush before
-  /// it, so after that flush's frames were written): a fan-out under way has ended.
-  mutating func ticked(now: Double) {
-    fanout?.closed(at: now)
-  }
-
-  /// How early a tick may come and still count as on time: a tenth of an interval, at most 2 ms.
-  var jitter: Double { flushes.map { min(0.002, 0.1 / $0.rate) } ?? 0 }
-
-  /// When the pacing next lets the room flush (seconds); nil when unpaced.
-  func nextFlushAt(now: Double) -> Double? {
-    guard let fanout else { return flushes?.nextTokenAt }
-    return max(fanout.nextAt(now: now), flushes?.nextTokenAt ?? now)
-  }
+  /// A tick at `now`: a fan-out under way has ended (`PresenceSchedule.ticked`).
+  mutating func ticked(now: Double) { schedule.ticked(now: now) }
 
   // MARK: JSON
 

@@ -27,7 +27,7 @@ extension Room {
     counters.presenceFramesHeld += flush.held
     guard statesDue else { return flush.actions }
     let stateActions = flushPresenceStates()
-    if flush.actions.isEmpty && !stateActions.isEmpty { presence.flushed(now: now) }
+    if flush.actions.isEmpty && !stateActions.isEmpty { presence.schedule.flushed(now: now) }
     return flush.actions + stateActions
   }
 
@@ -45,7 +45,7 @@ extension Room {
   public func presenceDue(now: Double, retry: Double) -> Double? {
     let due = presence.due(now: now, retry: retry)
     guard states.hasPending else { return due }
-    let statesDue = max(now, presence.nextFlushAt(now: now) ?? now)
+    let statesDue = max(now, presence.schedule.nextFlushAt(now: now) ?? now)
     return min(due ?? statesDue, statesDue)
   }
 

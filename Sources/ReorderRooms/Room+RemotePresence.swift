@@ -34,13 +34,13 @@ extension Room {
   /// own flushes, so a room's drags cost other nodes one message per interval.
   mutating func publishPresence(now: Double) -> [RoomAction] {
     guard let outbox = shared?.outbox, !outbox.isEmpty else { return [] }
-    let rate = presence.flushes?.rate ?? 30
+    let rate = presence.schedule.flushes?.rate ?? 30
     if shared!.publishes == nil {
       shared!.publishes = TokenBucket(rate: rate, burst: 1, now: now)
     } else {
       shared!.publishes!.rate = rate
     }
-    let paced = shared!.publishes!.take(now: now, tolerance: presence.jitter)
+    let paced = shared!.publishes!.take(now: now, tolerance: presence.schedule.jitter)
     guard paced || outbox.isUrgent else { return [] }
     shared!.outbox = PresenceMessage()
     return [.cluster(.publish(room: name, payload: outbox.encoded()))]

@@ -132,6 +132,6 @@ struct PresenceFanoutTests {
     h.seed(a, ids: ["p"])
     _ = h.take(b)
     #expect(drag(h, a, x: 0.1) == nil)
-    #expect(h.registry.room("r")?.presence.fanout == nil)
+    #expect(h.registry.room("r")?.presence.schedule.fanout == nil)
   }
 }

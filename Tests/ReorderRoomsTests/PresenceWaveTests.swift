@@ -53,7 +53,7 @@ struct PresenceWaveTests {
   @Test("Each flush writes at most a wave; every member gets the drag once per cycle")
   func wavesCoverEveryMemberOnce() {
     let (h, a, others) = room()
-    #expect(h.registry.room("r")?.presence.waveCount == 4)
+    #expect(h.registry.room("r")?.presence.schedule.waveCount == 4)
     send(h, a, phase: "start", x: 0.1)
     let first = others.filter { !h.frames($0, type: "drags").isEmpty }
     let waves = [first].filter { !$0.isEmpty } + settle(h, others)
@@ -96,7 +96,7 @@ struct PresenceWaveTests {
     while h.registry.nextTick(now: h.now) != nil, ticks < 400 {
       let reached = others.filter { !h.frames($0, type: "drags").isEmpty }.count
       if reached > 0 && reached < others.count {
-        sawEndKept = sawEndKept || !(h.registry.room("r")?.presence.latest.isEmpty ?? true)
+        sawEndKept = sawEndKept || !(h.registry.room("r")?.presence.drags.latest.isEmpty ?? true)
       }
       h.tick(advancing: 0.01)
       ticks += 1
@@ -106,7 +106,7 @@ struct PresenceWaveTests {
       let phases = h.frames(c, type: "drags").flatMap { $0["updates"]?.arrayItems ?? [] }.map { $0["phase"] }
       #expect(phases == [.string("end")], "member \(c)")
     }
-    #expect(try #require(h.registry.room("r")).presence.latest.isEmpty)
+    #expect(try #require(h.registry.room("r")).presence.drags.latest.isEmpty)
   }
 
   @Test("The interval members are told spans the waves: waves × one wave's fan-out, with no gap between waves")
@@ -133,7 +133,7 @@ struct PresenceWaveTests {
     let others = (2...7).map { h.join(UInt64($0)) }
     h.seed(a, ids: ["p"])
     for c in [a] + others { _ = h.take(c) }
-    #expect(h.registry.room("r")?.presence.waveCount == 1)
+    #expect(h.registry.room("r")?.presence.schedule.waveCount == 1)
     send(h, a, phase: "start", x: 0.1)
     for c in others { #expect(xs(h, c) == [0.1], "member \(c)") }
   }
