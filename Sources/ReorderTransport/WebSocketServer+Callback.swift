@@ -49,12 +49,8 @@ extension WebSocketServer {
 
   /// Drops what was kept for an HTTP request or an upgrade on `wsi`.
   func forgetHTTP(_ wsi: OpaquePointer) {
-    pendingHTTPResponses[wsi] = nil
-    discardingBodies[wsi] = nil
+    http.forget(wsi)
     admittedUpgrades[wsi] = nil
-    if let exchange = httpExchanges.removeValue(forKey: wsi), exchange.id != 0 {
-      httpExchangeSockets[exchange.id] = nil
-    }
   }
 
   /// A request header as a string (nil when absent). Service thread.

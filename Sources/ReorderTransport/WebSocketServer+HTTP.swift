@@ -40,12 +40,12 @@ extension WebSocketServer {
     case .handle(let maxBodyBytes, let tooLarge):
       let declared = head.headers["content-length"].flatMap { Int($0) }
       if let declared, declared > maxBodyBytes {
-        discardingBodies[wsi] = false
+        http.discarding[wsi] = false
         return queueResponse(wsi, tooLarge ?? Self.tooLarge(maxBodyBytes), close: true)
       }
       let hasBody = (declared ?? 0) > 0
       let exchange = HTTPExchange(head: head, maxBodyBytes: maxBodyBytes, tooLarge: tooLarge)
-      httpExchanges[wsi] = exchange
+      http.open(exchange, on: wsi)
       if declared == nil, ["POST", "PUT", "PATCH"].contains(head.method) {
         // On HTTP/2 the body runs to the end of the stream: lws' body callbacks dispatch it.
         if isHTTP2(wsi) { return 0 }
@@ -66,10 +66,9 @@ extension WebSocketServer {
 
   /// `LWS_CALLBACK_HTTP_BODY`: one chunk of a routed request's body; 413 past its limit.
   func receiveHTTPBody(_ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Int32 {
-    guard let exchange = httpExchanges[wsi], exchange.id == 0 else { return 0 }
+    guard let exchange = http[wsi], exchange.id == 0 else { return 0 }
     if exchange.body.count + chunk.count > exchange.maxBodyBytes {
-      httpExchanges[wsi] = nil
-      discardingBodies[wsi] = false
+      http.refuse(wsi)
       return queueResponse(wsi, exchange.tooLarge ?? Self.tooLarge(exchange.maxBodyBytes), close: true)
     }
     exchange.body.append(contentsOf: chunk)
@@ -82,24 +81,21 @@ extension WebSocketServer {
   /// connection closed after that: closing a socket with unread data makes the kernel answer with a
   /// reset, which can destroy the response before the client reads it.
   func completeHTTPBody(_ wsi: OpaquePointer) -> Int32 {
-    if let refusalSent = discardingBodies[wsi] {
+    if let refusalSent = http.discarding[wsi] {
       if refusalSent { return -1 }
-      discardingBodies[wsi] = true
+      http.discarding[wsi] = true
       return 0
     }
-    if httpExchanges[wsi] != nil { dispatchHTTP(wsi) }
+    if http[wsi] != nil { dispatchHTTP(wsi) }
     return 0
   }
 
   /// Hands a routed request to the handler with a responder that finds its way back to `wsi` on the
   /// service thread (dropped if the client went away meanwhile).
   private func dispatchHTTP(_ wsi: OpaquePointer) {
-    guard let exchange = httpExchanges[wsi] else { return }
-    nextHTTPExchangeID += 1
-    httpRequests += 1
-    let id = nextHTTPExchangeID
-    exchange.id = id
-    httpExchangeSockets[id] = wsi
+    guard let exchange = http.dispatch(wsi) else { return }
+    counted.httpRequests += 1
+    let id = exchange.id
     // A slow answer (the handler waits for the store) must not be cut by lws' default timeout.
     lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.httpAnswerTimeoutSeconds)
     let responder = HTTPResponder { [weak self] response in
@@ -115,8 +111,7 @@ extension WebSocketServer {
 
   /// Service thread: the response of exchange `id`, if its client is still there.
   private func deliverHTTPResponse(_ id: UInt64, _ response: HTTPResponse) {
-    guard let wsi = httpExchangeSockets.removeValue(forKey: id) else { return }
-    let close = httpExchanges.removeValue(forKey: wsi)?.closeAfterResponse ?? false
+    guard let (wsi, close) = http.answered(id) else { return }
     _ = queueResponse(wsi, response, close: close)
   }
 
@@ -182,7 +177,7 @@ extension WebSocketServer {
   /// connection is closed once it is sent (the request's body is not read).
   func queueResponse(_ wsi: OpaquePointer, _ response: HTTPResponse, close: Bool = false) -> Int32 {
     let isHead = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0
-    pendingHTTPResponses[wsi] = PendingHTTPResponse(
+    http.responses[wsi] = PendingHTTPResponse(
       response: response, sendBody: !isHead && !response.body.isEmpty, close: close)
     lws_callback_on_writable(wsi)
     return 0
@@ -191,7 +186,7 @@ extension WebSocketServer {
   /// `LWS_CALLBACK_HTTP_WRITEABLE`: the headers of a queued response, then (on the next callback)
   /// its body. File transfers are lws' own.
   func writePendingHTTP(_ wsi: OpaquePointer) -> Int32 {
-    guard let pending = pendingHTTPResponses[wsi] else { return 0 }
+    guard let pending = http.responses[wsi] else { return 0 }
     if !pending.headersSent {
       guard writeHeaders(wsi, pending.response, final: !pending.sendBody) else { return -1 }
       pending.headersSent = true
@@ -208,11 +203,11 @@ extension WebSocketServer {
       }
       if written < count { return -1 }
     }
-    pendingHTTPResponses[wsi] = nil
+    http.responses[wsi] = nil
     if pending.close {
       // Wait for the rest of a refused body (bounded by lws' timeout), then close.
-      if discardingBodies[wsi] == false {
-        discardingBodies[wsi] = true
+      if http.discarding[wsi] == false {
+        http.discarding[wsi] = true
         lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Self.discardTimeoutSeconds)
         return 0
       }
@@ -301,38 +296,4 @@ extension WebSocketServer {
 
   /// Seconds a routed request may wait for its answer before lws drops the connection.
   static let httpAnswerTimeoutSeconds: Int32 = 60
-}
-
-/// A routed HTTP request on its way: its head, the body read so far, its id once dispatched.
-final class HTTPExchange {
-  let head: HTTPRequestHead
-  let maxBodyBytes: Int
-  /// The handler's 413, if it gave one.
-  let tooLarge: HTTPResponse?
-  var body: [UInt8] = []
-  /// 0 until the request is handed to the handler.
-  var id: UInt64 = 0
-  /// The connection is closed once the answer is sent (a body-less request lws still expects a
-  /// body for).
-  var closeAfterResponse = false
-
-  init(head: HTTPRequestHead, maxBodyBytes: Int, tooLarge: HTTPResponse?) {
-    self.head = head
-    self.maxBodyBytes = maxBodyBytes
-    self.tooLarge = tooLarge
-  }
-}
-
-/// A response waiting for the writeable callback.
-final class PendingHTTPResponse {
-  let response: HTTPResponse
-  let sendBody: Bool
-  let close: Bool
-  var headersSent = false
-
-  init(response: HTTPResponse, sendBody: Bool, close: Bool) {
-    self.response = response
-    self.sendBody = sendBody
-    self.close = close
-  }
 }

@@ -18,13 +18,8 @@ extension WebSocketServer {
   /// Service thread only. What the transport has done so far (`TransportStatistics`).
   public var statistics: TransportStatistics {
     loop.assertServiceThread()
-    var s = TransportStatistics()
+    var s = counted
     s.open = connectionCount
-    s.opened = openedTotal
-    s.disconnects = disconnects
-    s.refused = refusedTotal
-    s.messagesReceived = messagesReceived
-    s.bytesReceived = bytesReceived
     s.framesSent = writes.framesSent
     s.bytesSent = writes.bytesSent
     s.presenceDropped = writes.presenceDropped
@@ -40,7 +35,6 @@ extension WebSocketServer {
     s.corkedMessages = writes.corkedMessages
     s.parallelFanouts = writes.parallelFanouts
     s.heapTrims = writes.trimmer.trims
-    s.httpRequests = httpRequests
     return s
   }
 }

@@ -20,7 +20,7 @@ extension WebSocketServer {
       return 0
     case .refuse(let status, let reason):
       Log.info("websocket upgrade refused", ["status": String(status), "reason": reason])
-      refusedTotal += 1
+      counted.refused += 1
       return refuseUpgrade(wsi, status: status, reason: reason)
     }
   }

@@ -28,12 +28,12 @@ extension WebSocketServer {
     case .refuse(let status, let reason):
       // Only a websocket over HTTP/2 is refused this late (HTTP/1.1 upgrades get an HTTP answer).
       Log.info("websocket refused", ["connection": conn.id.description, "reason": reason])
-      refusedTotal += 1
+      counted.refused += 1
       conn.pendingClose = .init(code: CloseCode.policyViolation, reason: "\(status) \(reason)")
       lws_callback_on_writable(wsi)
     case .accept(let context):
       conn.announced = true
-      openedTotal += 1
+      counted.opened += 1
       adjustOpenCount(1)
       Log.debug("websocket opened", ["connection": conn.id.description])
       handler.connectionOpened(conn.id, context: context)
@@ -53,8 +53,8 @@ extension WebSocketServer {
     case .complete(let message, let isBinary):
       // Input after a close was decided (refusal, overflow, shutdown) is ignored.
       guard conn.pendingClose == nil, conn.announced else { return 0 }
-      messagesReceived += 1
-      bytesReceived += message.count
+      counted.messagesReceived += 1
+      counted.bytesReceived += message.count
       handler.connectionReceived(conn.id, message: message, isBinary: isBinary)
       return 0
     case .tooLarge(let bytes):
@@ -99,7 +99,7 @@ extension WebSocketServer {
     if conn.announced {
       adjustOpenCount(-1)
       // The code the server sent, else the peer's, else 1006 (the connection was lost).
-      disconnects[conn.pendingClose?.code ?? conn.peerCloseCode ?? 1006, default: 0] += 1
+      counted.disconnects[conn.pendingClose?.code ?? conn.peerCloseCode ?? 1006, default: 0] += 1
       Log.debug("websocket closed", ["connection": conn.id.description])
       handler.connectionClosed(conn.id)
       flushSoonAfterClose()

@@ -29,14 +29,8 @@ public final class WebSocketServer: @unchecked Sendable {
     handler.transportTick()
     writes.flushSends()
   }
-  /// HTTP: routed requests being read or answered, by socket and by exchange id; responses waiting
-  /// for the writeable callback; refused requests whose body is read to its end before closing
-  /// (true once one of the two — body end, response sent — happened).
-  var httpExchanges: [OpaquePointer: HTTPExchange] = [:]
-  var httpExchangeSockets: [UInt64: OpaquePointer] = [:]
-  var nextHTTPExchangeID: UInt64 = 0
-  var pendingHTTPResponses: [OpaquePointer: PendingHTTPResponse] = [:]
-  var discardingBodies: [OpaquePointer: Bool] = [:]
+  /// The HTTP requests being read or answered, and their responses (service thread only).
+  var http = HTTPExchangeTable()
   /// Upgrades the handler accepted, until their websocket is established.
   var admittedUpgrades: [OpaquePointer: AdmittedUpgrade] = [:]
   var isShuttingDown = false
@@ -45,14 +39,9 @@ public final class WebSocketServer: @unchecked Sendable {
   var shutdownTimer: LWSTimer?
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?
-  /// Closed websockets by close code (`TransportStatistics.disconnects`).
-  var disconnects: [UInt16: Int] = [:]
-  /// Counters for `statistics` kept outside the write path.
-  var openedTotal = 0
-  var refusedTotal = 0
-  var messagesReceived = 0
-  var bytesReceived = 0
-  var httpRequests = 0
+  /// What `statistics` counts outside the write path: connections opened and refused, closes by
+  /// code, messages and bytes received, HTTP requests (the other fields are filled when read).
+  var counted = TransportStatistics()
 
   private let openCount = Locked(0)
   private let lifecycle = Locked(Lifecycle.created)
