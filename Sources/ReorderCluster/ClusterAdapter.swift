@@ -8,7 +8,7 @@ import ReorderRooms
 ///
 /// - appends: `ClusterAppender` (one pipeline per round trip of everything queued);
 /// - the followed rooms' logs: `ClusterTail` (one `XREAD BLOCK` over all of them);
-/// - presence channels: `ClusterPresence` (`SUBSCRIBE`);
+/// - presence channels: `ClusterPresence` (`SSUBSCRIBE`);
 /// - publishes, rosters, the rooms' log seqs: `ClusterControl`;
 /// - the board list's summaries and `board.changed`: `ClusterSummaries`.
 ///

@@ -3,7 +3,7 @@ import ReorderBasics
 import ReorderRedis
 
 /// The presence channels of the followed rooms, on a thread and a connection of their own
-/// (`SUBSCRIBE reorder:{R}:presence`): every message of another node goes to `deliver` (which
+/// (`SSUBSCRIBE reorder:{R}:presence`, a shard channel): every message of another node goes to `deliver` (which
 /// posts to the service thread); this node's own are dropped by `PresenceSubscriber`.
 ///
 /// The set of channels changes between two receives (each waits at most `waitSeconds`). A lost

@@ -15,8 +15,10 @@ public struct PresenceMessage: Sendable, Equatable {
   }
 }
 
-/// A SUBSCRIBE connection for the presence channels of the rooms this node follows, on a thread
-/// of its own; a node's own messages are dropped (`nodeID`).
+/// A sharded-subscribe connection (`SSUBSCRIBE`, Redis 7.0) for the presence channels of the rooms
+/// this node follows, on a thread of its own; a node's own messages are dropped (`nodeID`). A
+/// room's channel is a shard channel in the room's slot (`reorder:{room}:presence`), so in a Redis
+/// Cluster its traffic stays on the shard that holds the room.
 ///
 /// Subscribing writes the command and does not wait: Redis' confirmations come back through
 /// `receive`, which is the only call that waits (at most its `waitSeconds`), so the thread can
@@ -47,7 +49,9 @@ public final class PresenceSubscriber: @unchecked Sendable {
   public func follow(_ rooms: [String]) throws(RedisError) {
     let new = rooms.filter { !self.rooms.contains($0) }
     guard !new.isEmpty else { return }
-    try connection.send(["SUBSCRIBE"] + new.map { ClusterKeys(room: $0).presence })
+    // One command per channel: a cluster takes several shard channels in one SSUBSCRIBE only when
+    // they share a slot.
+    for room in new { try connection.send(["SSUBSCRIBE", ClusterKeys(room: room).presence]) }
     self.rooms.formUnion(new)
   }
 
@@ -55,7 +59,7 @@ public final class PresenceSubscriber: @unchecked Sendable {
   public func unfollow(_ rooms: [String]) throws(RedisError) {
     let old = rooms.filter { self.rooms.contains($0) }
     guard !old.isEmpty else { return }
-    try connection.send(["UNSUBSCRIBE"] + old.map { ClusterKeys(room: $0).presence })
+    for room in old { try connection.send(["SUNSUBSCRIBE", ClusterKeys(room: room).presence]) }
     self.rooms.subtract(old)
   }
 
@@ -75,9 +79,9 @@ public final class PresenceSubscriber: @unchecked Sendable {
     return messages
   }
 
-  /// `["message", channel, "<node>\n<payload>"]` of another node, or nil.
+  /// `["smessage", channel, "<node>\n<payload>"]` of another node, or nil.
   private func message(_ reply: RedisReply) -> PresenceMessage? {
-    guard let parts = reply.elements, parts.count == 3, parts[0].text == "message",
+    guard let parts = reply.elements, parts.count == 3, parts[0].text == "smessage",
       let channel = parts[1].text, let room = ClusterKeys.room(ofPresenceChannel: channel),
       let body = parts[2].bytes, let newline = body.firstIndex(of: 0x0A)
     else { return nil }

@@ -113,13 +113,13 @@ extension RedisConnection {
     return ClusterRoster(version: version, entries: entries)
   }
 
-  /// Publishes `payload` on the room's presence channel as `<node>\n<payload>`; how many
+  /// Publishes `payload` on the room's presence shard channel (`SPUBLISH`) as `<node>\n<payload>`; how many
   /// subscribers (of all nodes, this one's included) got it. A node id holds no line break.
   @discardableResult
   public func publishPresence(room: String, node: String, payload: [UInt8]) throws(RedisError) -> Int {
     precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a message")
     return Int(
-      try command("PUBLISH", ClusterKeys(room: room).presence, Array(node.utf8) + [0x0A] + payload).integer ?? 0)
+      try command("SPUBLISH", ClusterKeys(room: room).presence, Array(node.utf8) + [0x0A] + payload).integer ?? 0)
   }
 
   static func texts(_ reply: RedisReply, command: String) throws(RedisError) -> [String] {

@@ -15,7 +15,7 @@ public enum ClusterAction: Sendable, Equatable {
   case follow(room: String, after: UInt64)
   /// Stop tailing the room's log, channel and roster (the room was unloaded or dropped).
   case unfollow(room: String)
-  /// Publish this node's presence changes of the room (`PUBLISH reorder:{R}:presence
+  /// Publish this node's presence changes of the room (`SPUBLISH reorder:{R}:presence
   /// "<node>\n<payload>"`); the payload is a `PresenceMessage` (compact JSON).
   case publish(room: String, payload: [UInt8])
   /// Add or refresh one of this node's sessions in the room's roster (`HSET` the peer JSON,

@@ -3,7 +3,7 @@ import ReorderRedis
 import TestSupport
 import Testing
 
-@Suite("Redis presence: pub/sub across nodes")
+@Suite("Redis presence: sharded pub/sub across nodes")
 struct RedisPresenceTests {
   @Test("A node receives the presence messages of other nodes for the rooms it follows, not its own")
   func publishAndSubscribe() throws {
@@ -22,9 +22,13 @@ struct RedisPresenceTests {
         _ = try? nodeA.receive(waitSeconds: 0)
         _ = try? nodeB.receive(waitSeconds: 0)
         return
-          (try? redis.connection.command("PUBSUB", "NUMSUB", ClusterKeys(room: "room-1").presence).elements?.last?
-          .integer) == 2
+          (try? redis.connection.command("PUBSUB", "SHARDNUMSUB", ClusterKeys(room: "room-1").presence).elements?
+          .last?.integer) == 2
       })
+    // Shard channels (SSUBSCRIBE), each in its room's slot: none is a classic channel.
+    let sharded = try redis.connection.command("PUBSUB", "SHARDCHANNELS").elements?.compactMap(\.text) ?? []
+    #expect(Set(sharded) == [ClusterKeys(room: "room-1").presence, ClusterKeys(room: "room-2").presence])
+    #expect(try redis.connection.command("PUBSUB", "CHANNELS").elements == [])
     let payload: [UInt8] = [0x7B, 0, 0x0A, 0xFF, 0x7D]
     #expect(try redis.connection.publishPresence(room: "room-1", node: "A", payload: payload) == 2)
     #expect(try redis.connection.publishPresence(room: "room-2", node: "C", payload: bytes("c")) == 1)
@@ -71,7 +75,7 @@ struct RedisPresenceTests {
     defer { node.close() }
     try node.follow(["r"])
     #expect(waitUntil(timeout: 5) { (try? redis.connection.publishPresence(room: "r", node: "A", payload: [0])) == 1 })
-    _ = try redis.connection.pipeline((1...9).map { ["PUBLISH", ClusterKeys(room: "r").presence, "A\n\($0)"] })
+    _ = try redis.connection.pipeline((1...9).map { ["SPUBLISH", ClusterKeys(room: "r").presence, "A\n\($0)"] })
     var payloads: [String] = []
     // The confirmation and the probe(s) first, then the nine in order.
     waitUntil(timeout: 5) {
