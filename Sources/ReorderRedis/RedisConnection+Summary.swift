@@ -2,24 +2,27 @@
 /// a summary hash per room (`reorder:{R}:summary`) and one directory of every room with a
 /// summary (`reorder:boards`, a sorted set scored 0, read in name order with `ZRANGEBYLEX`).
 extension RedisConnection {
-  /// Stores `summary` as the room's and lists the room in the directory, in one step, unless the
-  /// room has no log meta any more (it was deleted), its meta names another epoch (it was
-  /// replaced: these figures are of the old history), or a summary of the same epoch at this seq
-  /// or later is stored. Returns whether it stored, and the summary there before: its seq is what
-  /// the lease holders have reported in `board.changed` so far.
+  /// Stores `summary` as the room's unless the room has no log meta any more (it was deleted), its
+  /// meta names another epoch (it was replaced: these figures are of the old history), or a
+  /// summary of the same epoch at this seq or later is stored; then, unless the room was deleted
+  /// or replaced, lists it in the directory. Returns whether it stored, and the summary there
+  /// before: its seq is what the lease holders have reported in `board.changed` so far.
   ///
-  /// A script rather than a function of the `reorder` library: it touches the directory, which
-  /// is in no room's slot (a Redis Cluster would need the `ZADD` as a call of its own).
+  /// Two steps: a script on the room's keys (one slot), then the directory's `ZADD`, a command of
+  /// its own, since the directory is in no room's slot (in a Redis Cluster it lives on one master
+  /// of its own). The `ZADD` is idempotent; a board deleted between the two steps can leave its
+  /// name in the directory without a summary, which the list leaves out.
   public func putSummary(room: String, _ summary: ClusterSummary) throws(RedisError) -> (
     stored: Bool, previous: ClusterSummary?
   ) {
     let keys = ClusterKeys(room: room)
     let reply = try command(
-      "EVAL", Self.putSummaryScript, 3, keys.meta, keys.summary, ClusterKeys.directory, room, summary.epoch,
-      summary.seq, summary.lists, summary.items, summary.updatedMilliseconds)
+      "EVAL", Self.putSummaryScript, 2, keys.meta, keys.summary, summary.epoch, summary.seq, summary.lists,
+      summary.items, summary.updatedMilliseconds)
     guard let parts = reply.elements, parts.count == 6, let stored = parts[0].integer else {
       throw .unexpectedReply(command: "EVAL putSummary", reply: reply.description)
     }
+    if stored >= 0 { try command("ZADD", ClusterKeys.directory, 0, room) }
     return (stored == 1, Self.summary(Array(parts.dropFirst())))
   }
 
@@ -80,17 +83,18 @@ extension RedisConnection {
       updatedMilliseconds: fields[4].integer ?? 0)
   }
 
-  /// KEYS meta, summary, directory; ARGV room, epoch, seq, lists, items, updated_at. Replies
-  /// `{stored, epoch, seq, lists, items, updated_at}` with the fields stored before (nil when none).
+  /// KEYS meta, summary; ARGV epoch, seq, lists, items, updated_at. Replies
+  /// `{stored, epoch, seq, lists, items, updated_at}` with the fields stored before (nil when
+  /// none); `stored` is 1 when stored, 0 when a summary as recent is there, -1 when the room was
+  /// deleted or replaced.
   static let putSummaryScript = """
     local before = redis.call('HMGET', KEYS[2], 'epoch', 'seq', 'lists', 'items', 'updated_at')
     local function reply(stored) return {stored, before[1], before[2], before[3], before[4], before[5]} end
     local epoch = redis.call('HGET', KEYS[1], 'epoch')
-    if not epoch or epoch ~= ARGV[2] then return reply(0) end
-    if before[1] == ARGV[2] and tonumber(before[2]) >= tonumber(ARGV[3]) then return reply(0) end
-    redis.call('HSET', KEYS[2], 'epoch', ARGV[2], 'seq', ARGV[3], 'lists', ARGV[4], 'items', ARGV[5],
-      'updated_at', ARGV[6])
-    redis.call('ZADD', KEYS[3], 0, ARGV[1])
+    if not epoch or epoch ~= ARGV[1] then return reply(-1) end
+    if before[1] == ARGV[1] and tonumber(before[2]) >= tonumber(ARGV[2]) then return reply(0) end
+    redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[2], 'lists', ARGV[3], 'items', ARGV[4],
+      'updated_at', ARGV[5])
     return reply(1)
     """
 }
