@@ -79,7 +79,8 @@ extension Room {
   /// The log refused an op out (`stale`): a compaction boundary lies between the state it was
   /// made on and its seq. It is made again from its intent once the room has applied `boundary`
   /// (on the compacted board) and appended under the same key: its client sees only a later
-  /// `applied`. It goes before the ops of its connections that wait, which were sent after it.
+  /// `applied`. It goes before the ops of its connections that wait and were sent after it
+  /// (tickets number a registry's ops in arrival order), so each client's ops keep their order.
   mutating func remake(_ op: SharedRoom.InFlight, ticket: UInt64, after boundary: UInt64) -> [RoomAction] {
     if op.api {
       apiStale(ticket: ticket, after: boundary)
@@ -90,7 +91,9 @@ extension Room {
     }
     let retry = SharedRoom.Deferred(
       connection: connection, request: request, key: op.key, ticket: ticket, after: boundary)
-    let first = shared!.deferred.firstIndex { op.connections.contains($0.connection) } ?? shared!.deferred.endIndex
+    let first =
+      shared!.deferred.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
+      ?? shared!.deferred.endIndex
     shared!.deferred.insert(retry, at: first)
     return []
   }

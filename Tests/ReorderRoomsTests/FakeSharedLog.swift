@@ -19,6 +19,8 @@ final class FakeSharedLog {
   var available = true
   /// Appends that reached the log (applied or known), for counting.
   var appendCalls = 0
+  /// Appends refused `stale`.
+  var staleRefusals = 0
 
   /// `FCALL reorder_append`.
   func append(_ a: SharedAppend) -> Result<AppendReply, SharedLogError> {
@@ -36,6 +38,7 @@ final class FakeSharedLog {
     }
     let seq = log.seq + 1
     if a.until > 0 && seq > a.until {
+      staleRefusals += 1
       rooms[a.room] = log
       return .failure(.stale(a.until))
     }
