@@ -133,6 +133,16 @@ public struct ClusterNode: Sendable, Equatable {
   /// taken at boundaries, so each interval's snapshot is a compacted one).
   public static let compactionInterval: UInt64 = 1_000
 
+  /// Whether a replica of a cluster room compacts its board right after applying `record` at
+  /// `seq`: at every multiple of `every` (the room's `compactEvery`), when the op was made by a
+  /// compacting node (it carries `OpRecord.madeAt`). Ops of whole-board writes and of logs stored
+  /// before cluster rooms compacted carry none, so replaying them compacts where their makers did:
+  /// nowhere. Whatever replays a room's shared log (a replica, a load, the history, a backup)
+  /// follows this rule, or it would apply later ops on another tree than their makers'.
+  public static func compacts(after record: OpRecord, seq: UInt64, every: UInt64) -> Bool {
+    record.madeAt != nil && seq % every == 0
+  }
+
   /// A node.
   public init(node: String, rosterGrace: Double = 5, compactEvery: UInt64 = ClusterNode.compactionInterval) {
     precondition(compactEvery > 0, "a compaction interval is positive")

@@ -90,12 +90,10 @@ struct SharedRoom: Sendable {
   /// `made` may get (`SharedAppend.until`).
   func boundary(after made: UInt64) -> UInt64 { (made / compactEvery + 1) * compactEvery }
 
-  /// Whether a replica compacts its board right after applying `record` at `seq`: at every
-  /// multiple of the interval, when the op was made by a compacting node (it carries `madeAt`).
-  /// Ops of whole-board writes and of logs stored before cluster rooms compacted carry none, so
-  /// replaying them compacts where their makers did: nowhere.
+  /// Whether a replica compacts its board right after applying `record` at `seq`
+  /// (`ClusterNode.compacts(after:seq:every:)`).
   func compactsAfter(_ record: OpRecord, seq: UInt64) -> Bool {
-    record.madeAt != nil && seq % compactEvery == 0
+    ClusterNode.compacts(after: record, seq: seq, every: compactEvery)
   }
 
   /// The ids for the next op this node makes (there is no seq yet to name them after).

@@ -207,6 +207,15 @@ struct ClusterCompactionTests {
     let finals = try cluster.nodes.map { try normalized(try #require($0.registry.room("r")).board.snapshot()) }
     #expect(Set(finals).count == 1, "seed \(seed)")
     try loadsFromEverySnapshot(cluster, snapshots: bySeq, seed: seed)
+    // What a backup does (`ClusterBackup.storedRoom`): the log from op 1 through the shared rule.
+    var replay = CRDTRoomBoard(replica: ReplicaID(97))
+    for entry in cluster.log.rooms["r"]!.entries {
+      let record = try OpRecord(payload: entry.payload)
+      _ = try replay.applyLogged(record.logged)
+      if ClusterNode.compacts(after: record, seq: entry.seq, every: 5) { replay.compact() }
+    }
+    #expect(replay.boardJSON() == fresh, "seed \(seed)")
+    #expect(try normalized(replay.snapshot()) == finals[0], "seed \(seed)")
   }
 
   /// Any snapshot is a state of the history: the room loaded from it and the log after it, or from
