@@ -2,10 +2,10 @@
 # Storage of one cluster room after many moves (issue 24: ≤ 10 MB after 1,000,000 moves on 1,000
 # items). Starts its own redis-server (appendonly yes, appendfsync always) and two `reorder serve
 # --redis` nodes on free ports in a temporary directory, seeds one room through them with the load
-# tool (`reorder load --seed-only`: 1,000 items, then the moves, pipelined by its first client,
-# which the round-robin puts on node A; node B's client follows the room), then reports Redis'
-# `MEMORY USAGE` of every key of the room and the AOF's size after `BGREWRITEAOF`, and fails when
-# either is above the bound. Stops everything it started, by PID.
+# tool (`reorder load --seed-only`: 1,000 items, then the moves, made by its seeding client on the
+# first node with up to 256 in flight, so ops cross each compaction boundary while others are out),
+# then reports Redis' `MEMORY USAGE` of every key of the room and the AOF's size after
+# `BGREWRITEAOF`, and fails when either is above the bound. Stops everything it started, by PID.
 #
 #   swift build -c release --product reorder
 #   scripts/cluster-compaction.sh       # MOVES=1000000 ITEMS=1000 BOUND=10000000 FSYNC=always CHUNK=100000
@@ -84,14 +84,17 @@ seq=$(cli --scan --pattern 'reorder:{*}:meta' | head -1 | xargs -I{} redis-cli -
 entries=$(cli --scan --pattern 'reorder:{*}:log' | head -1 | xargs -I{} redis-cli -p "$redis_port" xlen {})
 snapshot=$(cli --scan --pattern 'reorder:{*}:snapshot' | head -1 | xargs -I{} redis-cli -p "$redis_port" hstrlen {} bytes)
 
+stale=$(cli info errorstats | tr -d '\r' | sed -n 's/^errorstat_STALE:count=//p')
+stale=${stale:-0}
+
 cli bgrewriteaof >/dev/null
 while cli info persistence | grep -Eq '^aof_rewrite_(in_progress|scheduled):1'; do sleep 0.2; done
 aof=$(du -sb "$dir/appendonlydir" | cut -f1)
 
 printf '%-40s %12s\n' 'all keys of the room' "$memory" 'AOF after BGREWRITEAOF' "$aof" \
-  'log seq' "$seq" 'log entries kept' "$entries" 'snapshot bytes' "$snapshot"
-printf '{"moves":%s,"items":%s,"seq":%s,"entries":%s,"snapshot_bytes":%s,"memory_usage":%s,"aof_bytes":%s,"bound":%s}\n' \
-  "$MOVES" "$ITEMS" "$seq" "$entries" "$snapshot" "$memory" "$aof" "$BOUND"
+  'log seq' "$seq" 'log entries kept' "$entries" 'snapshot bytes' "$snapshot" 'appends refused STALE' "$stale"
+printf '{"moves":%s,"items":%s,"seq":%s,"entries":%s,"snapshot_bytes":%s,"stale":%s,"memory_usage":%s,"aof_bytes":%s,"bound":%s}\n' \
+  "$MOVES" "$ITEMS" "$seq" "$entries" "$snapshot" "$stale" "$memory" "$aof" "$BOUND"
 if [ "$memory" -gt "$BOUND" ] || [ "$aof" -gt "$BOUND" ]; then
   echo "above the bound of $BOUND bytes" >&2
   exit 1
