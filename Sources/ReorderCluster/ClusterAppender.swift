@@ -68,7 +68,7 @@ public final class ClusterAppender: @unchecked Sendable {
   /// One pipeline for `batch`, and its answers in order.
   private func roundTrip(_ batch: [SharedAppend]) -> [Answer] {
     let ops = batch.map {
-      ClusterAppend(room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload)
+      ClusterAppend(room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, until: $0.until)
     }
     do {
       let outcomes = try link.run { (redis) throws(RedisError) in try redis.append(ops) }
@@ -78,6 +78,7 @@ public final class ClusterAppender: @unchecked Sendable {
         case .applied(let seq): return (append, .success(.applied(seq)))
         case .known(let seq): return (append, .success(.known(seq)))
         case .epochMismatch(let current): return (append, .failure(.epoch(current)))
+        case .stale(let until): return (append, .failure(.stale(until)))
         }
       }
     } catch {

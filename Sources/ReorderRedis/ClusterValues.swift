@@ -6,6 +6,9 @@ public enum AppendOutcome: Sendable, Equatable {
   case known(seq: UInt64)
   /// The room has another epoch (it was reset or deleted and made again); nothing was added.
   case epochMismatch(current: String)
+  /// The op's seq would have passed its `until` (a compaction boundary lies between the state it
+  /// was made on and its place); nothing was added and its key is not recorded.
+  case stale(until: UInt64)
 }
 
 /// One op to append (pipelined appends take several).
@@ -23,15 +26,20 @@ public struct ClusterAppend: Sendable, Equatable {
   /// Whether the op may create the room (it was made on an empty replica, at seq 0): an op made on
   /// a replica of a history that is gone (the board was deleted) must not start a new one.
   public var creates: Bool
+  /// The highest seq the op may get (0: any): beyond it the op is refused `stale`.
+  public var until: UInt64
 
   /// An op of `room` with `key` and `payload`, appended by `node` in `epoch`.
-  public init(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], creates: Bool = true) {
+  public init(
+    room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], creates: Bool = true, until: UInt64 = 0
+  ) {
     self.room = room
     self.epoch = epoch
     self.key = key
     self.node = node
     self.payload = payload
     self.creates = creates
+    self.until = until
   }
 }
 

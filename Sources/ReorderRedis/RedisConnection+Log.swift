@@ -8,8 +8,8 @@ extension RedisConnection {
     return name
   }
 
-  /// Appends one op with `reorder_append`: its seq, the seq it already had, or the room's epoch
-  /// when it differs from `epoch`.
+  /// Appends one op with `reorder_append` (any seq: no `until`): its seq, the seq it already had,
+  /// or the room's epoch when it differs from `epoch`.
   public func append(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8])
     throws(RedisError) -> AppendOutcome
   {
@@ -28,7 +28,7 @@ extension RedisConnection {
         let keys = ClusterKeys(room: op.room)
         return [
           "FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, op.epoch, op.key, op.node, op.payload,
-          op.creates ? "1" : "0",
+          op.creates ? "1" : "0", op.until,
         ]
       })
     var outcomes: [AppendOutcome] = []
@@ -38,6 +38,11 @@ extension RedisConnection {
       switch reply {
       case .error(let message) where message.hasPrefix("EPOCH "):
         outcomes.append(.epochMismatch(current: String(message.dropFirst("EPOCH ".count))))
+      case .error(let message) where message.hasPrefix("STALE "):
+        guard let until = UInt64(message.dropFirst("STALE ".count)) else {
+          throw .unexpectedReply(command: command, reply: reply.description)
+        }
+        outcomes.append(.stale(until: until))
       case .error(let message):
         throw .server(command: command, message: message)
       case .array(let parts) where parts.count == 2:

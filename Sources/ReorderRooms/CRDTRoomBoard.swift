@@ -39,6 +39,8 @@ public struct CRDTRoomBoard: RoomBoard {
   public func snapshot() -> [UInt8] { board.encodedSnapshot() }
   /// Compacts the CRDT (its move tombstones and applied op ids go) and returns its snapshot.
   public mutating func compactedSnapshot() -> [UInt8] { board.compactedSnapshot() }
+  /// Compacts the CRDT (`Board.compact()`).
+  public mutating func compact() { board.compact() }
 
   public mutating func replay(_ logged: [UInt8]) throws {
     let op = try Op(encoded: logged)

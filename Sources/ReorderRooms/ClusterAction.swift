@@ -49,10 +49,16 @@ public struct SharedAppend: Sendable, Equatable {
   /// nothing. An op made on a replica with a history must not start a new one where that history
   /// is gone (the board was deleted): `reorder_append` answers `EPOCH ` with no epoch then.
   public var creates: Bool
+  /// The highest seq the op may get (`ARGV[6]`; 0: any): the first compaction boundary after the
+  /// state it was made on (`SharedRoom.boundary(after:)`). Beyond it the op would be applied on a
+  /// board compacted since it was made, so `reorder_append` refuses it (`STALE <until>`) and the
+  /// node makes it again once it has applied that far.
+  public var until: UInt64
 
   /// An append.
   public init(
-    room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], ticket: UInt64, creates: Bool = true
+    room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8], ticket: UInt64, creates: Bool = true,
+    until: UInt64 = 0
   ) {
     self.room = room
     self.epoch = epoch
@@ -61,6 +67,7 @@ public struct SharedAppend: Sendable, Equatable {
     self.payload = payload
     self.ticket = ticket
     self.creates = creates
+    self.until = until
   }
 }
 
@@ -78,6 +85,10 @@ public enum SharedLogError: Error, Sendable, Equatable {
   case unavailable(String)
   /// The room's history is another one (`EPOCH <current epoch>`).
   case epoch(String)
+  /// The op's seq would have been beyond its `SharedAppend.until` (`STALE <until>`): a compaction
+  /// boundary lies between the state it was made on and its place in the log. Nothing was appended
+  /// and its key was not recorded; make it again on a replica that has applied up to `until`.
+  case stale(UInt64)
 }
 
 /// One entry of a room's log (`<seq>-1`, fields `node`, `key`, `op`).
@@ -111,10 +122,32 @@ public struct ClusterNode: Sendable, Equatable {
   /// How long a remote session learned from a presence message is kept even when a roster read
   /// does not list it yet (the read may have been taken before its node added it), in seconds.
   public var rosterGrace: Double
+  /// Every replica of a room compacts its board right after applying an entry whose seq is a
+  /// multiple of this, made by a compacting node (`OpRecord.madeAt`; docs/CLUSTER.md, "Compaction
+  /// at agreed seqs"). Every node of a cluster must use the same value, and a room's stored log
+  /// was made with it: it is part of the stored format, so the server always uses
+  /// `compactionInterval` (tests use small ones).
+  public var compactEvery: UInt64
+
+  /// The compaction interval of every cluster room (the default `--snapshot-every`: snapshots are
+  /// taken at boundaries, so each interval's snapshot is a compacted one).
+  public static let compactionInterval: UInt64 = 1_000
+
+  /// Whether a replica of a cluster room compacts its board right after applying `record` at
+  /// `seq`: at every multiple of `every` (the room's `compactEvery`), when the op was made by a
+  /// compacting node (it carries `OpRecord.madeAt`). Ops of whole-board writes and of logs stored
+  /// before cluster rooms compacted carry none, so replaying them compacts where their makers did:
+  /// nowhere. Whatever replays a room's shared log (a replica, a load, the history, a backup)
+  /// follows this rule, or it would apply later ops on another tree than their makers'.
+  public static func compacts(after record: OpRecord, seq: UInt64, every: UInt64) -> Bool {
+    record.madeAt != nil && seq % every == 0
+  }
 
   /// A node.
-  public init(node: String, rosterGrace: Double = 5) {
+  public init(node: String, rosterGrace: Double = 5, compactEvery: UInt64 = ClusterNode.compactionInterval) {
+    precondition(compactEvery > 0, "a compaction interval is positive")
     self.node = node
     self.rosterGrace = rosterGrace
+    self.compactEvery = compactEvery
   }
 }

@@ -2,9 +2,9 @@
 /// and serve `since` catch-ups after a restart.
 ///
 /// Layout: `0x01`, a 4-byte big-endian header length, a JSON header
-/// `{"id":…,"client":…,"by":…,"op":{resolved op},"epoch"?:…,"actor"?:{…},"at"?:…}`, then the board's
-/// logged bytes (for the CRDT board, the encoded CRDT op). Records written before ops carried their
-/// actor and time have neither: readers take them as unknown.
+/// `{"id":…,"client":…,"by":…,"op":{resolved op},"epoch"?:…,"actor"?:{…},"at"?:…,"madeAt"?:…}`, then
+/// the board's logged bytes (for the CRDT board, the encoded CRDT op). Records written before ops
+/// carried their actor and time have neither: readers take them as unknown.
 public struct OpRecord: Sendable, Equatable {
   /// The client's op id.
   public var id: String
@@ -23,6 +23,11 @@ public struct OpRecord: Sendable, Equatable {
   /// When the server applied it (the node that made it, for a cluster's op): milliseconds since
   /// 1970-01-01 UTC; nil in records stored before times were kept.
   public var at: Int64?
+  /// Cluster mode: the seq of the replica state the op was made on. Only ops made by a compacting
+  /// node carry it, and only after such an op does a replica compact at a boundary
+  /// (`SharedRoom.compactsAfter`); nil in records of one node, of the API's whole-board writes and
+  /// in records stored before cluster rooms compacted.
+  public var madeAt: UInt64?
 
   /// A record.
   public init(
@@ -46,6 +51,7 @@ public struct OpRecord: Sendable, Equatable {
     if let epoch { members.append(("epoch", .string(epoch))) }
     if let actor { members.append(("actor", actor.json)) }
     if let at { members.append(("at", .number(Double(at)))) }
+    if let madeAt { members.append(("madeAt", .number(Double(madeAt)))) }
     let header = JSONValue.object(members).encoded()
     var out: [UInt8] = [1]
     out.reserveCapacity(5 + header.count + logged.count)
@@ -69,6 +75,9 @@ public struct OpRecord: Sendable, Equatable {
     epoch = header["epoch"]?.stringValue
     actor = header["actor"].flatMap(OpActor.init(json:))
     if case .number(let ms)? = header["at"], ms.isFinite, abs(ms) < 1e15 { at = Int64(ms) }
+    if case .number(let made)? = header["madeAt"], made >= 0, made < 1e15, made == made.rounded() {
+      madeAt = UInt64(made)
+    }
   }
 
   /// The idempotency key of a stored payload, read without parsing the whole header when the

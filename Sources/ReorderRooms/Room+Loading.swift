@@ -14,6 +14,8 @@ public struct RoomLoad: Sendable {
   /// Cluster mode: this node's id, and the room is rebuilt from the shared log
   /// (`Room.init(name:sharedHistory:…)`); nil on one node.
   var node: String? = nil
+  /// Cluster mode: the room's compaction interval (`ClusterNode.compactEvery`).
+  var compactEvery: UInt64 = ClusterNode.compactionInterval
   /// A websocket's first join on one node: the room may open as a view (`Room+View.swift`), from
   /// a snapshot stored with its board JSON and no op after it, without decoding anything.
   var mayView = false
@@ -30,7 +32,10 @@ public struct RoomLoad: Sendable {
   public func prepare(_ history: RoomHistory) throws(RoomStoreError) -> PreparedRoom {
     do {
       var prepared =
-        try node.map { try Room(name: room, sharedHistory: history, boards: boards, limits: limits, node: $0) }
+        try node.map {
+          try Room(
+            name: room, sharedHistory: history, boards: boards, limits: limits, node: $0, compactEvery: compactEvery)
+        }
         ?? Room(name: room, history: history, boards: boards, limits: limits)
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread

@@ -110,18 +110,26 @@ extension Room {
     max(limits.snapshotEvery, min(lastSnapshotBytes / RoomLimits.snapshotBytesPerOp, RoomLoad.remembering(limits)))
   }
 
-  /// Whether enough ops were applied since the last snapshot to write one.
-  var snapshotDue: Bool { opsSinceSnapshot >= snapshotInterval }
+  /// Whether enough ops were applied since the last snapshot to write one. In cluster mode a due
+  /// snapshot waits for the next compaction boundary, right after the replicas compacted there, so
+  /// that every stored snapshot (and base) is a compacted board; unless the snapshot interval is
+  /// shorter than the compaction interval (`--snapshot-every` below it): then it is taken when due,
+  /// a board compacted at the last boundary plus the ops since.
+  var snapshotDue: Bool {
+    guard opsSinceSnapshot >= snapshotInterval else { return false }
+    guard let shared, UInt64(snapshotInterval) >= shared.compactEvery else { return true }
+    return seq % shared.compactEvery == 0
+  }
 
   /// A snapshot of the board now, as an action; counts start again. On one node the board is
   /// compacted first (`RoomBoard.compactedSnapshot()`): the room's replica makes every op that
   /// follows from an intent, so nothing applied later refers to what compaction drops, and a
   /// reload (this snapshot plus the ops after it) rebuilds exactly the compacted board.
   ///
-  /// In cluster mode (`shared`) the board is never compacted: other nodes' replicas make ops
-  /// against their own state, which may refer to what this one would drop, and every replica would
-  /// have to compact at the same seq (docs/CRDT.md, "Compaction"; docs/CLUSTER.md). The snapshot
-  /// is then the plain one, which keeps the board's tombstones.
+  /// In cluster mode (`shared`) the snapshot is the board as it is: every replica compacts at the
+  /// same seqs (`resolveEntry`), and snapshots are taken there (`snapshotDue`), so the board was
+  /// compacted right before. Compacting anywhere else would drop what other replicas' ops may
+  /// still name (docs/CLUSTER.md, "Compaction at agreed seqs").
   ///
   /// On one node the snapshot also carries `welcome.board` at its seq (compaction changes nothing
   /// it shows; `encodedBoard()` reuses the encoding of the joins at this seq), so that the next load

@@ -28,7 +28,9 @@ extension Room {
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }
     let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
-    if shared!.deferred.contains(where: { $0.connection == connection }) {
+    // An append out that may still be refused `stale` would be made again after this op: this one
+    // waits for its answer, so each client's ops reach the log in the order sent.
+    if shared!.deferred.contains(where: { $0.connection == connection }) || shared!.inFlight.mayBeStale(at: seq) {
       if !shared!.deferred.contains(where: { $0.key == key }) { shared!.deferred.append(deferral) }
       return []
     }
@@ -38,7 +40,8 @@ extension Room {
         request.intent, id: request.id, client: member.client, by: member.peer.session, actor: member.actor,
         at: request.at)
       shared!.inFlight[ticket] = SharedRoom.InFlight(
-        connections: [connection], request: request.id, key: key, record: record, creates: seq == 0)
+        connections: [connection], request: request.id, key: key, record: record, creates: seq == 0,
+        remake: request, until: shared!.boundary(after: seq))
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     } catch {
       // On one node an op is checked after every op before it applied; here those of this node
@@ -58,12 +61,41 @@ extension Room {
   }
 
   /// Makes the ops that waited for this node's ops before them, in arrival order (each waits
-  /// again while what it needs is still out); called after every append answer and log entry.
+  /// again while what it needs is still out; one refused `stale` until the room applied its
+  /// boundary); called after every append answer and log entry.
   mutating func retryDeferred() -> [RoomAction] {
     guard shared != nil, !shared!.deferred.isEmpty else { return [] }
     let waiting = shared!.deferred
     shared!.deferred = []
-    return waiting.flatMap { performShared($0.request, from: $0.connection, ticket: $0.ticket) }
+    return waiting.flatMap { op -> [RoomAction] in
+      if op.after > seq {
+        shared!.deferred.append(op)
+        return []
+      }
+      return performShared(op.request, from: op.connection, ticket: op.ticket)
+    }
+  }
+
+  /// The log refused an op out (`stale`): a compaction boundary lies between the state it was
+  /// made on and its seq. It is made again from its intent once the room has applied `boundary`
+  /// (on the compacted board) and appended under the same key: its client sees only a later
+  /// `applied`. It goes before the ops of its connections that wait and were sent after it
+  /// (tickets number a registry's ops in arrival order), so each client's ops keep their order.
+  mutating func remake(_ op: SharedRoom.InFlight, ticket: UInt64, after boundary: UInt64) -> [RoomAction] {
+    if op.api {
+      apiStale(ticket: ticket, after: boundary)
+      return []
+    }
+    guard let request = op.remake, let connection = op.connections.first(where: { members[$0] != nil }) else {
+      return []
+    }
+    let retry = SharedRoom.Deferred(
+      connection: connection, request: request, key: op.key, ticket: ticket, after: boundary)
+    let first =
+      shared!.deferred.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
+      ?? shared!.deferred.endIndex
+    shared!.deferred.insert(retry, at: first)
+    return []
   }
 
   /// Refuses the ops waiting behind a refused one of the same connections with its (retryable)
@@ -97,6 +129,7 @@ extension Room {
     record.resolved = .object([("kind", .string(intent.kind))])
     // Only an op made at seq 0 can become op 1, which carries the room's epoch.
     if seq == 0 { record.epoch = epoch }
+    record.madeAt = seq
     return record
   }
 
@@ -105,7 +138,7 @@ extension Room {
     let op = shared!.inFlight[ticket]!
     return SharedAppend(
       room: name, epoch: epoch, key: Array(op.key.utf8), node: shared!.node, payload: op.record.encoded(),
-      ticket: ticket, creates: op.creates)
+      ticket: ticket, creates: op.creates, until: op.until)
   }
 
   /// The answer to an append. An epoch mismatch after ops were applied (another history) reaches
@@ -136,6 +169,10 @@ extension Room {
     case .failure(.unavailable(let why)):
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
       return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
+    case .failure(.stale(let boundary)) where shared!.reloading == nil:
+      return remake(op, ticket: ticket, after: boundary)
+    case .failure(.stale):
+      return refuse(op, ticket: ticket, Room.replacingError)
     case .failure(.epoch) where shared!.reloading != nil:
       // The history it was made in is being replaced: nobody gets it; the client re-sends.
       return refuse(op, ticket: ticket, Room.replacingError)
@@ -231,6 +268,9 @@ extension Room {
     shared?.ahead[entrySeq] = nil
     let record = try OpRecord(payload: payload)
     let resolved = try applyLogged(record.logged)
+    // Every replica compacts here, so the ops made after it (on the compacted board: the log takes
+    // none made before it, `SharedAppend.until`) apply on the same tree everywhere.
+    if let shared, shared.compactsAfter(record, seq: entrySeq) { compactBoard() }
     // Op 1 carries the history's epoch: a room made empty on this node takes it.
     if entrySeq == 1, let first = record.epoch { epoch = first }
     seq = entrySeq
@@ -253,6 +293,13 @@ extension Room {
     var board = takeSequencedBoard()
     defer { self.board = board }
     return try board.make(intent, ids: ids)
+  }
+
+  /// `RoomBoard.compact()` on the room's board, changed in place.
+  mutating func compactBoard() {
+    var board = takeSequencedBoard()
+    defer { self.board = board }
+    board.compact()
   }
 
   /// `SequencedBoard.applyLogged` on the room's board, changed in place.

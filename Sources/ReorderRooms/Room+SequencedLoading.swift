@@ -9,13 +9,18 @@ extension Room {
   /// The epoch is op 1's (the Redis store hands a stand-in carrying the log's epoch when op 1 was
   /// trimmed); without `history.first` it stays empty until the first append learns it
   /// (`appended`, `EPOCH`).
-  init(name: String, sharedHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String)
-    throws
-  {
+  ///
+  /// The snapshot is a state of the history (taken at a compaction boundary, after compacting), so
+  /// the board is not compacted on load; the entries after it compact it at the boundaries they
+  /// reach, as on every replica (`resolveEntry`).
+  init(
+    name: String, sharedHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String,
+    compactEvery: UInt64
+  ) throws {
     let board = try history.snapshot.map { try boards.restore($0.bytes) } ?? boards.empty()
     guard board is any SequencedBoard else { preconditionFailure("cluster mode needs a SequencedBoard") }
     self.init(name: name, board: board, limits: limits, now: 0)
-    shared = SharedRoom(node: node)
+    shared = SharedRoom(node: node, compactEvery: compactEvery)
     if let snapshot = history.snapshot {
       seq = snapshot.seq
       durableSeq = snapshot.seq

@@ -13,6 +13,8 @@ struct SharedAPIJob: Sendable {
   var ticket: UInt64?
   /// The next op's seq in the log, once known: its result waits until the room has applied it.
   var seq: UInt64?
+  /// The next op was refused `stale`: it is made again once the room has applied this seq.
+  var remakeAfter: UInt64 = 0
   /// Why the request ends without results (an op the log did not take: 503, as on one node).
   var failure: String?
 }
@@ -32,6 +34,14 @@ extension Room {
     guard shared?.apiJobs.first?.ticket == ticket else { return }
     shared!.apiJobs[0].ticket = nil
     shared!.apiJobs[0].seq = at
+  }
+
+  /// The API op in flight under `ticket` was refused `stale`: it is made again from its intent once
+  /// the room has applied `boundary`.
+  mutating func apiStale(ticket: UInt64, after boundary: UInt64) {
+    guard shared?.apiJobs.first?.ticket == ticket else { return }
+    shared!.apiJobs[0].ticket = nil
+    shared!.apiJobs[0].remakeAfter = boundary
   }
 
   /// The API op in flight under `ticket` was not appended (the log unreachable, or the board being
@@ -58,7 +68,7 @@ extension Room {
         guard at <= seq else { break }
         job.results.append(.applied(id: job.ops[job.results.count].id, seq: at, op: resolvedOp(seq: at)))
         job.seq = nil
-      } else if job.ticket != nil {
+      } else if job.ticket != nil || job.remakeAfter > seq {
         break
       } else if job.results.count == job.ops.count {
         actions.append(.cluster(.apiDone(request: job.request, results: job.results)))
@@ -80,7 +90,8 @@ extension Room {
             let ticket = nextTicket
             nextTicket += 1
             shared!.inFlight[ticket] = SharedRoom.InFlight(
-              connections: [], request: id, key: key, record: record, api: true, creates: seq == 0)
+              connections: [], request: id, key: key, record: record, api: true, creates: seq == 0,
+              until: shared!.boundary(after: seq))
             job.ticket = ticket
             actions.append(.cluster(.append(sharedAppend(ticket: ticket))))
           } catch {

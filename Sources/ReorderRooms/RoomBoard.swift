@@ -38,6 +38,9 @@ public protocol RoomBoard: Sendable {
   /// a snapshot, so a snapshot's size is set by the board's content; it is correct because the room
   /// makes every later op itself (see docs/CRDT.md, "Compaction").
   mutating func compactedSnapshot() -> [UInt8]
+  /// Compacts as `compactedSnapshot()` does, without returning the bytes: a cluster replica
+  /// compacts at agreed seqs (docs/CLUSTER.md, "Compaction at agreed seqs").
+  mutating func compact()
   /// Whether an item with this id exists (alive).
   func hasLiveItem(_ id: String) -> Bool
   /// Items ever created in the room (live and deleted).
@@ -49,6 +52,8 @@ public protocol RoomBoard: Sendable {
 extension RoomBoard {
   /// A board with no history to drop: its plain snapshot.
   public mutating func compactedSnapshot() -> [UInt8] { snapshot() }
+  /// A board with no history to drop: nothing.
+  public mutating func compact() {}
   /// The value, encoded.
   public func encodedBoardJSON() -> [UInt8] { boardJSON().encoded() }
 }

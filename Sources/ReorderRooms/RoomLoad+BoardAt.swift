@@ -77,7 +77,8 @@ extension RoomLoad {
   {
     Result { () throws(RoomStoreError) in
       let history = RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: first)
-      var load = RoomLoad(room: room, remembering: 0, boards: boards, limits: limits, node: node)
+      var load = RoomLoad(
+        room: room, remembering: 0, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
       load.encodesBoard = false
       let prepared = try load.prepare(history)
       return .board(seq: seq, epoch: prepared.epoch, board: prepared.boardJSON())
@@ -123,7 +124,7 @@ extension RoomLoad {
     do {
       let room = try Room(
         name: room, sharedHistory: RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: nil),
-        boards: boards, limits: limits, node: node ?? "history")
+        boards: boards, limits: limits, node: node ?? "history", compactEvery: compactEvery)
       let kept: [HistoryEntry] = (max(low, from + 1)...max(low, room.seq)).compactMap { seq in
         guard seq <= room.seq, let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"]
         else { return nil }

@@ -93,7 +93,8 @@ extension RoomRegistry {
         .load(
           RoomLoad(
             room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-            node: cluster?.node.node))
+            node: cluster?.node.node,
+            compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval))
       ]
     )
   }
@@ -102,7 +103,9 @@ extension RoomRegistry {
   /// mode), for reads that do not open the room (`RoomLoad.boardAt`: `GET …?at=`, the history's
   /// base).
   public func historyLoad(room name: String) -> RoomLoad {
-    var load = RoomLoad(room: name, remembering: 0, boards: boards, limits: limits, node: cluster?.node.node)
+    var load = RoomLoad(
+      room: name, remembering: 0, boards: boards, limits: limits, node: cluster?.node.node,
+      compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval)
     load.encodesBoard = false
     return load
   }

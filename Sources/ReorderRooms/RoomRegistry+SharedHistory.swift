@@ -45,7 +45,7 @@ extension RoomRegistry {
       .load(
         RoomLoad(
           room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-          node: cluster.node.node)))
+          node: cluster.node.node, compactEvery: cluster.node.compactEvery)))
     return actions
   }
 

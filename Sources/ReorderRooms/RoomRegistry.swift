@@ -106,7 +106,8 @@ public final class RoomRegistry {
       loading[name] = []
       var load = RoomLoad(
         room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-        node: cluster?.node.node)
+        node: cluster?.node.node,
+        compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval)
       load.mayView = cluster == nil
       actions.append(.load(load))
     }
@@ -260,9 +261,9 @@ extension RoomRegistry {
   /// `loaded(room:result:now:)`). Any other failure drops the room (`fail`). While the room
   /// rebuilds, failures are of writes the store refused after the first one (`RoomStore`'s rule):
   /// their ops were rejected already. In cluster mode the room stays: its only writes here are
-  /// snapshots (ops go through the shared log, which holds every one), of a board it never
-  /// compacts, so a snapshot not stored costs a longer load, not the room; the next one is due
-  /// `snapshotEvery` ops later.
+  /// snapshots (ops go through the shared log, which holds every one), and its compactions are
+  /// part of the log's history (every replay compacts at the same seqs), so a snapshot not stored
+  /// costs a longer load, not the room; the next one is due at a later boundary.
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
     if cluster != nil { return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])] }

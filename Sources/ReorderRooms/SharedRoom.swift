@@ -15,6 +15,11 @@ struct SharedRoom: Sendable {
     var api = false
     /// Whether it was made at seq 0 (`SharedAppend.creates`).
     var creates = true
+    /// The member's request, to make the op again when the log refuses it `stale`; nil for the
+    /// API's ops (their job keeps the intent).
+    var remake: OpRequest? = nil
+    /// The highest seq the op may get (`SharedAppend.until`).
+    var until: UInt64 = 0
   }
 
   /// An op that names what an op of this node still out (in flight, or answered and not yet
@@ -24,6 +29,9 @@ struct SharedRoom: Sendable {
     var request: OpRequest
     var key: String
     var ticket: UInt64
+    /// Made again only once the room has applied this seq (a compaction boundary the log refused
+    /// the op's first making across, `stale`); 0: whenever it is retried.
+    var after: UInt64 = 0
   }
 
   /// A session on another node, as this room knows it.
@@ -43,8 +51,11 @@ struct SharedRoom: Sendable {
   /// Ops waiting for this node's ops before them, in arrival order. A connection with one waiting
   /// has all its later ops wait behind it, so each client's ops are made in the order sent.
   var deferred: [Deferred] = []
-  /// Whether ops of this node are still to be applied here: made ops wait behind them.
-  var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty }
+  /// Whether ops of this node are still to be applied here: made ops wait behind them (an op the
+  /// log refused `stale` is still out: it waits to be made again).
+  var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty || deferred.contains { $0.after > 0 } }
+  /// The room's compaction interval (`ClusterNode.compactEvery`), the same on every node.
+  let compactEvery: UInt64
   /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,
   /// and entries after a gap.
   var ahead: [UInt64: [UInt8]] = [:]
@@ -69,9 +80,20 @@ struct SharedRoom: Sendable {
   /// below the window's start are dropped as it moves on.
   var stamps: [UInt64: OpStamp] = [:]
 
-  init(node: String) {
+  init(node: String, compactEvery: UInt64) {
     self.node = node
+    self.compactEvery = compactEvery
     idTag = SharedRoom.tag(node)
+  }
+
+  /// The first compaction boundary after seq `made`: the highest seq an op made on the state at
+  /// `made` may get (`SharedAppend.until`).
+  func boundary(after made: UInt64) -> UInt64 { (made / compactEvery + 1) * compactEvery }
+
+  /// Whether a replica compacts its board right after applying `record` at `seq`
+  /// (`ClusterNode.compacts(after:seq:every:)`).
+  func compactsAfter(_ record: OpRecord, seq: UInt64) -> Bool {
+    ClusterNode.compacts(after: record, seq: seq, every: compactEvery)
   }
 
   /// The ids for the next op this node makes (there is no seq yet to name them after).

@@ -117,6 +117,10 @@ public enum ClusterBackup {
         guard entry.seq > base else { continue }
         var record = try OpRecord(payload: entry.op)
         record.resolved = try board.applyLogged(record.logged)
+        // As every replica did: later ops were made on the board compacted here.
+        if ClusterNode.compacts(after: record, seq: entry.seq, every: ClusterNode.compactionInterval) {
+          board.compact()
+        }
         ops.append(StoredOp(seq: entry.seq, payload: record.encoded()))
       }
       let seq = copy.meta.seq

@@ -19,7 +19,7 @@ struct FuzzClient {
 /// A randomized cluster: 3 nodes sharing one fake log, 6 clients sending random ops (many
 /// invalid, many concurrent), every append, reply, stream entry, read and presence message
 /// delivered in a random order, nodes restarting (losing what was in flight) and clients moving
-/// between nodes, log outages, snapshots and trimming.
+/// between nodes, log outages, compaction at agreed seqs, snapshots and trimming.
 final class ClusterFuzz {
   var random: SplitMix64
   let cluster: ClusterHarness
@@ -33,7 +33,8 @@ final class ClusterFuzz {
     var limits = RoomLimits()
     limits.snapshotEvery = 25
     limits.maxOpsPerSecond = 100_000
-    cluster = ClusterHarness(nodes: 3, limits: limits)
+    // Compaction every 25 seqs, where the snapshots fall too: many boundaries per run.
+    cluster = ClusterHarness(nodes: 3, limits: limits, compactEvery: 25)
     for k in 0..<6 {
       let node = k % 3
       clients.append(FuzzClient(client: "k\(k)", node: node, connection: connect(node, client: "k\(k)")))

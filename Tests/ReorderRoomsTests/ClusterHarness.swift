@@ -25,6 +25,8 @@ final class ClusterHarness {
     /// Presence messages of other nodes not yet delivered.
     var presence: [(room: String, node: String, payload: [UInt8])] = []
     var logs: [(level: Log.Level, event: String)] = []
+    /// Every snapshot the node returned (the log keeps one of them), in order.
+    var snapshots: [RoomSnapshot] = []
 
     init(name: String, replica: UInt64, registry: RoomRegistry) {
       self.name = name
@@ -45,10 +47,14 @@ final class ClusterHarness {
   var nodes: [Node] = []
   var now = 1_000.0
   let limits: RoomLimits
+
+  /// test crosses boundaries.
+  let compactEvery: UInt64
   var boots = 0
 
-  init(nodes count: Int, limits: RoomLimits = RoomLimits()) {
+  init(nodes count: Int, limits: RoomLimits = RoomLimits(), compactEvery: UInt64? = nil) {
     self.limits = limits
+    self.compactEvery = compactEvery ?? UInt64(limits.snapshotEvery)
     for i in 0..<count {
       let name = String(UnicodeScalar(UInt8(ascii: "A") + UInt8(i)))
       nodes.append(
@@ -59,7 +65,7 @@ final class ClusterHarness {
   func makeRegistry(name: String, replica: UInt64) -> RoomRegistry {
     RoomRegistry(
       limits: limits, boards: CRDTRoomBoard.factory(replica: ReplicaID(replica)), sessionPrefix: "\(name)-s",
-      cluster: ClusterNode(node: name))
+      cluster: ClusterNode(node: name, compactEvery: compactEvery))
   }
 
   /// The node starts again (a new process: new node id, same replica); its connections are gone
@@ -96,7 +102,9 @@ final class ClusterHarness {
           try load.prepare(log.history(room: load.room, remembering: load.remembering))
         }
         perform(i, node.registry.loaded(room: load.room, result: result, now: now))
-      case .snapshot(let room, let snapshot): log.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes)
+      case .snapshot(let room, let snapshot):
+        node.snapshots.append(snapshot)
+        log.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes)
       case .read(let read):
         let result = log.range(room: read.room, after: read.after, through: read.after + UInt64(read.limit))
           .map { $0.map(\.logEntry) }.mapError { _ in RoomStoreError.unavailable("shared log") }
@@ -255,6 +263,7 @@ final class ClusterHarness {
     let load = RoomLoad(room: room, boards: CRDTRoomBoard.factory(replica: ReplicaID(99)), limits: limits)
     var sharedLoad = load
     sharedLoad.node = "fresh"
+    sharedLoad.compactEvery = compactEvery
     return try sharedLoad.prepare(log.history(room: room, remembering: 100)).boardJSON()
   }
 }

@@ -3,7 +3,7 @@
 /// A test double of the cluster's SHARED LOG with the contract's semantics (docs/CLUSTER.md): per
 /// room an entry log with gap-free seqs, the meta epoch and seq, the op ids, the latest snapshot,
 /// and `reorder_append`'s rules (epoch check, first op creates the room, known keys answer their
-/// seq). Plus the presence channel's messages and the roster's entries. No time, no threads.
+/// seq; an op whose seq would pass its `until` is refused `stale`, unrecorded). Plus the presence channel's messages and the roster's entries. No time, no threads.
 final class FakeSharedLog {
   struct RoomLog {
     var epoch: String?
@@ -19,6 +19,8 @@ final class FakeSharedLog {
   var available = true
   /// Appends that reached the log (applied or known), for counting.
   var appendCalls = 0
+  /// Appends refused `stale`.
+  var staleRefusals = 0
 
   /// `FCALL reorder_append`.
   func append(_ a: SharedAppend) -> Result<AppendReply, SharedLogError> {
@@ -35,6 +37,11 @@ final class FakeSharedLog {
       return .success(.known(known))
     }
     let seq = log.seq + 1
+    if a.until > 0 && seq > a.until {
+      staleRefusals += 1
+      rooms[a.room] = log
+      return .failure(.stale(a.until))
+    }
     log.entries.append(SharedLogEntry(seq: seq, node: a.node, key: a.key, payload: a.payload))
     log.ids[a.key] = seq
     rooms[a.room] = log
