@@ -68,7 +68,9 @@ public final class ClusterAppender: @unchecked Sendable {
   /// One pipeline for `batch`, and its answers in order.
   private func roundTrip(_ batch: [SharedAppend]) -> [Answer] {
     let ops = batch.map {
-      ClusterAppend(room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, until: $0.until)
+      ClusterAppend(
+        room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, creates: $0.creates,
+        until: $0.until)
     }
     do {
       let outcomes = try link.run { (redis) throws(RedisError) in try redis.append(ops) }
