@@ -61,7 +61,9 @@ extension RoomRegistry {
         + failShared(room: name, reason: "storage failure: \(error.kind)")
     case .success(let prepared):
       loadsCompleted += 1
+      roomInstances += 1
       var room = prepared.room
+      room.shared?.instance = roomInstances
       // An empty board (a `PUT` of no lists) has no op 1 to carry its epoch: it is the one the log
       // held when the change was seen (a delete since then is seen by the tail's next check).
       if room.seq == 0 { room.epoch = old.shared!.reloading! }

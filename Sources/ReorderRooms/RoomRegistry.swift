@@ -54,6 +54,9 @@ public final class RoomRegistry {
   /// Rooms `tick` unloaded, until the caller takes them (`takeUnloaded()`) to free them elsewhere.
   var unloaded: [Room] = []
   var loadsCompleted = 0
+  /// Rooms taken from loads so far: each one's number tells the ids it generates apart from those
+  /// an earlier load of the same room generated (`SharedRoom.instance`).
+  var roomInstances: UInt64 = 0
   var loadsFailed = 0
   var messagesReceived: [String: Int] = [:]
   /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
@@ -147,6 +150,8 @@ public final class RoomRegistry {
       var room = prepared.room
       room.idleSince = now
       loadsCompleted += 1
+      roomInstances += 1
+      room.shared?.instance = roomInstances
       rooms[name] = room
       actions.append(
         .log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)"), ("view", room.isView ? "true" : "false")]))

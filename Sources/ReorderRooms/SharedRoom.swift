@@ -61,8 +61,11 @@ struct SharedRoom: Sendable {
   var ahead: [UInt64: [UInt8]] = [:]
   /// The last seq of the read-range out to fill a gap (0: none out).
   var readingThrough: UInt64 = 0
-  /// Ids generated so far (`_i<tag>.<n>`, …).
+  /// Ids generated so far by this instance of the room (`nextIDs`).
   var generated: UInt64 = 0
+  /// Which of this process' loads of the room this is (set by the registry when it takes the
+  /// loaded room; `RoomRegistry.roomInstances`).
+  var instance: UInt64 = 0
   /// Other nodes' sessions in the room, by session.
   var remote: [String: RemotePeer] = [:]
   /// This node's presence changes since the last publish.
@@ -96,11 +99,13 @@ struct SharedRoom: Sendable {
     ClusterNode.compacts(after: record, seq: seq, every: compactEvery)
   }
 
-  /// The ids for the next op this node makes (there is no seq yet to name them after).
+  /// The ids for the next op this node makes (there is no seq yet to name them after):
+  /// `_i<tag>.<instance>.<n>`, so that a room loaded again in the same process (its `generated`
+  /// back at 0) makes ids of its own.
   mutating func nextIDs() -> GeneratedIDs {
     generated += 1
     var ids = GeneratedIDs(seq: 0)
-    let suffix = idTag + "." + String(generated, radix: 36)
+    let suffix = idTag + "." + String(instance, radix: 36) + "." + String(generated, radix: 36)
     ids.item = "_i" + suffix
     ids.assignment = "_a" + suffix
     ids.list = "_l" + suffix

@@ -46,4 +46,39 @@ struct ClusterRegressionTests {
     cluster.settle()
     #expect(cluster.nodes[0].applied(c).map { $0["seq"] } == [.number(3)])
   }
+
+  @Test("Ids a node generates stay unique after the room is unloaded and loaded again in the same process")
+  func generatedIDsAfterReload() {
+    let cluster = ClusterHarness(nodes: 1)
+    let a = cluster.join(0, 1)
+    cluster.op(0, a, "l", #"{"kind":"createList","list":"L","title":"L","layout":"list"}"#)
+    cluster.settle()
+    func insertedIDs() -> [String] {
+      cluster.nodes[0].applied(a).compactMap { frame in
+        frame["op"]?["kind"] == .string("insert") ? frame["op"]?["item"]?.stringValue : nil
+      }
+    }
+    for n in 1...3 {
+      cluster.op(0, a, "i\(n)", #"{"kind":"insert","list":"L","fields":{}}"#)
+      cluster.settle()
+    }
+    let first = insertedIDs()
+    #expect(first.count == 3)
+    // Everyone leaves; the room unloads once idle, and the next join loads it again.
+    cluster.leave(0, a)
+    cluster.tick(RoomLimits().roomIdleSeconds + 1)
+    cluster.settle()
+    #expect(cluster.nodes[0].registry.room("r") == nil)
+    let b = cluster.join(0, 2)
+    cluster.settle()
+    for n in 4...6 {
+      cluster.op(0, b, "i\(n)", #"{"kind":"insert","list":"L","fields":{}}"#)
+      cluster.settle()
+    }
+    let second = cluster.nodes[0].applied(b).compactMap { frame in
+      frame["op"]?["kind"] == .string("insert") ? frame["op"]?["item"]?.stringValue : nil
+    }
+    #expect(second.count == 3, "each insert applied with an id of its own")
+    #expect(Set(first).isDisjoint(with: second), "the node generated \(first) and then \(second)")
+  }
 }
