@@ -7,7 +7,9 @@ import ReorderTransport
 ///
 /// The thread that drives it is its service thread: it opens connections (`connect`), delivers
 /// messages (`deliver`), makes HTTP requests (`request`) and runs what other threads posted and the
-/// ticks the handler asked for (`runPending`, `drive(until:)`, `fireTick`). What the handler sends
+/// ticks the handler asked for (`runPending`, `drive(until:)`, `fireTick`). What was posted before
+/// a client acts runs before the handler hears of it, as a service loop woken by the post would
+/// have run it first. What the handler sends
 /// is recorded per connection, in order (`events(of:)`, `nextEvent(of:)`). Other threads (a
 /// store's, a responder's) only `post`, which wakes a driver waiting in `drive`.
 ///
@@ -167,6 +169,7 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
 
   /// An upgrade, put to the handler as lws would put it (`admit`, then `connectionOpened`).
   public func connect(_ request: UpgradeRequest) -> Upgrade {
+    runPostedFirst()
     if shuttingDown || draining {
       counters.refused += 1
       return .refused(
@@ -192,6 +195,7 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
   /// `maxMessageBytes` it closes the connection with 1009 instead. False when not delivered.
   @discardableResult
   public func deliver(_ message: [UInt8], to connection: ConnectionID, isBinary: Bool = false) -> Bool {
+    runPostedFirst()
     guard connections[connection] == false else { return false }
     guard message.count <= configuration.maxMessageBytes else {
       close(
@@ -211,6 +215,7 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
 
   /// The client goes away (with `code`, or without a close frame: 1006); the handler hears it now.
   public func disconnect(_ connection: ConnectionID, code: UInt16? = CloseCode.normal) {
+    runPostedFirst()
     guard connections[connection] == false else { return }
     gone(connection, code: code ?? 1006)
   }
@@ -285,6 +290,7 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
   /// the route's limit, the handler's answer waited for (nil after `timeoutSeconds`). A request the
   /// handler passes on gets 404 (GET, HEAD: no static files here) or 405.
   public func request(_ request: HTTPRequest, timeoutSeconds: Double = 10) -> HTTPResponse? {
+    runPostedFirst()
     switch calling({ handler.route(request.head) }) {
     case .pass:
       return request.head.method == "GET" || request.head.method == "HEAD"
@@ -319,6 +325,11 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
     lifecycle.withLock { $0.open -= 1 }
     counters.disconnects[code, default: 0] += 1
     calling { handler.connectionClosed(connection) }
+  }
+
+  /// A client's event comes after what was posted before it (not when called from the handler).
+  private func runPostedFirst() {
+    if depth == 0 { runPosted() }
   }
 
   /// Runs what was posted so far (not what that posts); whether there was any.
