@@ -260,16 +260,18 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
   }
 
   /// Runs posted work and due ticks until `done()` holds, sleeping in between until something is
-  /// posted or the next tick is due; false when `timeoutSeconds` passed first.
+  /// posted, the next tick is due or `pollSeconds` passed (`done` may read what other threads
+  /// change without posting, e.g. a webhook receiver's deliveries); false when `timeoutSeconds`
+  /// passed first.
   @discardableResult
-  public func drive(timeoutSeconds: Double = 10, until done: () -> Bool) -> Bool {
+  public func drive(timeoutSeconds: Double = 10, pollSeconds: Double = 0.005, until done: () -> Bool) -> Bool {
     let deadline = MonotonicClock.now() + timeoutSeconds
     while true {
       if done() { return true }
       if runPending() { continue }
       let now = MonotonicClock.now()
       guard now < deadline else { return false }
-      let wake = min(deadline, tickDue ?? deadline)
+      let wake = min(deadline, tickDue ?? deadline, now + pollSeconds)
       inbox.lock()
       if posted.isEmpty && wake > now { _ = inbox.wait(until: Date(timeIntervalSinceNow: wake - now)) }
       inbox.unlock()
