@@ -30,9 +30,11 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
   /// The port the handler is told it listens on (`listenPort`; nothing is bound).
   public var nominalPort: Int
 
-  /// Posted work, and the condition a waiting driver sleeps on.
+  /// Posted work, and the condition a waiting driver sleeps on; `woken` wakes it with no work (an
+  /// HTTP answer), so that a wake-up is not taken for work done by a driver polling a condition.
   private let inbox = NSCondition()
   private var posted: [@Sendable () -> Void] = []
+  private var woken = false
   private let lifecycle = Locked((running: false, stopped: false, open: 0))
 
   // The driving thread only.
@@ -273,7 +275,8 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
       guard now < deadline else { return false }
       let wake = min(deadline, tickDue ?? deadline, now + pollSeconds)
       inbox.lock()
-      if posted.isEmpty && wake > now { _ = inbox.wait(until: Date(timeIntervalSinceNow: wake - now)) }
+      if posted.isEmpty && !woken && wake > now { _ = inbox.wait(until: Date(timeIntervalSinceNow: wake - now)) }
+      woken = false
       inbox.unlock()
     }
   }
@@ -306,10 +309,15 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
       let answer = Locked<HTTPResponse?>(nil)
       let responder = HTTPResponder { [self] response in
         answer.withLock { $0 = response }
-        post {}  // wakes the driver
+        wake()
       }
       calling { handler.handle(request, responder: responder) }
       drive(timeoutSeconds: timeoutSeconds) { answer.snapshot != nil }
+      // The answer's wake-up was for this wait only: a driver polling a condition that makes
+      // requests would otherwise never sleep.
+      inbox.lock()
+      woken = false
+      inbox.unlock()
       return answer.snapshot
     }
   }
@@ -327,6 +335,14 @@ public final class EmbeddedTransport: ServerTransport, @unchecked Sendable {
     lifecycle.withLock { $0.open -= 1 }
     counters.disconnects[code, default: 0] += 1
     calling { handler.connectionClosed(connection) }
+  }
+
+  /// Wakes a driver waiting in `drive`, with nothing to run.
+  private func wake() {
+    inbox.lock()
+    woken = true
+    inbox.signal()
+    inbox.unlock()
   }
 
   /// A client's event comes after what was posted before it (not when called from the handler).
