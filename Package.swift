@@ -26,6 +26,7 @@ import PackageDescription
 /// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
 /// | `TestSupport`, `TestRandom`, `TestTokens` | Transport; nothing; nothing | test helpers: child processes and sockets; the seeded generator; HS256 without the code under test |
+/// | `EmbeddedTransport` | Transport, Basics; never `CLibWebSockets` (*checked*); no `Sources/` module imports it (*checked*) | the in-process `ServerTransport` for tests and fuzzing: a handler run with no sockets |
 let package = Package(
   name: "Reorder",
   platforms: [.macOS(.v15)],
@@ -39,7 +40,7 @@ let package = Package(
       name: "ReorderFuzzable",
       targets: [
         "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
-        "ReorderRedis", "ReorderCluster", "TestTokens",
+        "ReorderRedis", "ReorderCluster", "TestTokens", "EmbeddedTransport",
       ]),
   ],
   targets: [
@@ -95,6 +96,8 @@ let package = Package(
       path: "Tests/TestSupport"
     ),
     .target(name: "TestRandom", path: "Tests/TestRandom"),
+    .target(
+      name: "EmbeddedTransport", dependencies: ["ReorderTransport", "ReorderBasics"], path: "Tests/EmbeddedTransport"),
     .testTarget(name: "ReorderCRDTTests", dependencies: ["ReorderCRDT", "TestRandom"]),
     .testTarget(name: "ReorderTransportTests", dependencies: ["ReorderTransport", "ReorderBasics", "TestSupport"]),
     .testTarget(name: "ReorderStoreTests", dependencies: ["ReorderStore", "ReorderBasics"]),
@@ -111,6 +114,7 @@ let package = Package(
       dependencies: [
         "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
         "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "TestSupport", "TestRandom", "TestTokens",
+        "EmbeddedTransport",
       ]
     ),
   ],

@@ -9,7 +9,9 @@
 #    upgrades and HTTP routes are the server's (WebSocketServerHandler.admit / route).
 #  - Sources/ReorderRooms imports neither ReorderStore nor CSQLite (storage is its RoomStore port);
 #  - every module imports only the modules its row of Package.swift's table names (`allowed` below),
-#    besides the toolchain's Foundation, Glibc (Darwin), Dispatch and Synchronization.
+#    besides the toolchain's Foundation, Glibc (Darwin), Dispatch and Synchronization;
+#  - no module under Sources imports a test helper (EmbeddedTransport, TestSupport, TestRandom,
+#    TestTokens); the in-process transport, like the real one, holds no room routing.
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,11 +38,13 @@ report "only Sources/ReorderLoad may import CEpoll" \
   "$(grep -rnE "${import_re}CEpoll\b" Sources Tests --include='*.swift' | grep -v '^Sources/ReorderLoad/' || true)"
 report "Sources/ReorderCRDT must import nothing" \
   "$(grep -rnE "${import_re}[A-Za-z_]" Sources/ReorderCRDT --include='*.swift' || true)"
-report "Sources/ReorderTransport must not hold room routing (the server's job)" \
-  "$(grep -rnE '/ws/|\broom|Room' Sources/ReorderTransport --include='*.swift' \
+report "Sources/ReorderTransport and Tests/EmbeddedTransport must not hold room routing (the server's job)" \
+  "$(grep -rnE '/ws/|\broom|Room' Sources/ReorderTransport Tests/EmbeddedTransport --include='*.swift' \
     | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)"
 report "Sources/ReorderRooms must not import ReorderStore or CSQLite (use the RoomStore port)" \
   "$(grep -rnE "${import_re}(ReorderStore|CSQLite)\b" Sources/ReorderRooms --include='*.swift' || true)"
+report "no module under Sources may import a test helper" \
+  "$(grep -rnE "${import_re}(EmbeddedTransport|TestSupport|TestRandom|TestTokens)\b" Sources --include='*.swift' || true)"
 
 # The layering table of Package.swift's header, one module per line: the modules it may import.
 allowed="

@@ -35,14 +35,11 @@ extension ReorderService {
   private func apply(_ material: ReloadedMaterial) {
     if configuration.metricsAuth { metricsEndpoint.keys.withLock { $0 = material.apiKeys } }
     if let secret = material.webhookSecret { webhooks?.replaceSecret(secret) }
-    let done = DispatchSemaphore(value: 0)
-    transport.post { [driver] in
+    transport.postAndWait(timeoutSeconds: 5) { [driver] in
       driver.registry.accessVerifier = material.verifier.map { TokenAccess(verifier: $0) }
       driver.apiKeys = material.apiKeys
       driver.reloads.succeeded += 1
-      done.signal()
     }
-    _ = done.wait(timeout: .now() + 5)
   }
 
   private func count(_ change: @escaping @Sendable (inout ReloadStatistics) -> Void) {

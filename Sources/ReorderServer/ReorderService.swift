@@ -29,7 +29,8 @@ public final class ReorderService: @unchecked Sendable {
   let store: Store
   let registry: RoomRegistry
   let driver: RoomsDriver
-  let transport: WebSocketServer
+  /// The transport port: `WebSocketServer` unless the maker given to `init` says otherwise.
+  let transport: any ServerTransport
   /// Cluster mode's Redis side, when `--redis` is given.
   let cluster: ClusterAdapter?
   /// Signed webhooks, when `--webhook-url` is given.
@@ -42,11 +43,25 @@ public final class ReorderService: @unchecked Sendable {
   private var boundMetricsPort = 0
   private var stopped = false
 
+  /// Makes the transport a service runs on from the transport part of its configuration and the
+  /// handler the transport is to call (the service's rooms); the transport owns the handler.
+  public typealias TransportMaker =
+    @Sendable (TransportConfiguration, any WebSocketServerHandler) throws -> any ServerTransport
+
+  /// The real transport: lws on a service thread of its own (`WebSocketServer`).
+  public static let socketTransport: TransportMaker = { configuration, handler in
+    try WebSocketServer(configuration: configuration, handler: handler)
+  }
+
   /// Opens the store and prepares the transport; nothing is bound until `start()`.
+  ///
+  /// `transport` makes the transport of the main port: sockets by default; a test may run the same
+  /// service on an in-process one (`EmbeddedTransport`). `--metrics-listen`'s server is always a
+  /// `WebSocketServer`.
   /// - Throws: `ConfigurationError` for settings that do not go together, `StoreError` when the
   ///   data directory cannot be used (or its node id kept), `TransportError` for a bad transport
   ///   configuration (e.g. a missing web root).
-  public init(configuration: ServerConfiguration) throws {
+  public init(configuration: ServerConfiguration, transport makeTransport: TransportMaker = socketTransport) throws {
     self.configuration = configuration
     Log.configure(
       level: Log.Level(name: configuration.logLevel) ?? .info,
@@ -87,7 +102,7 @@ public final class ReorderService: @unchecked Sendable {
     driver.cluster = cluster
     cluster?.answers = driver
     do {
-      transport = try WebSocketServer(configuration: configuration.transportConfiguration, handler: driver)
+      transport = try makeTransport(configuration.transportConfiguration, driver)
     } catch {
       store.close()
       throw error
@@ -201,9 +216,11 @@ public final class ReorderService: @unchecked Sendable {
   /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
   /// Not on the service thread.
   public func statistics(timeoutSeconds: Double = 2) -> ServerStatistics? {
-    let answer = Answer<ServerStatistics>()
-    statistics { answer.set($0) }
-    return answer.wait(timeoutSeconds: timeoutSeconds)
+    let answer = Locked<ServerStatistics?>(nil)
+    transport.postAndWait(timeoutSeconds: timeoutSeconds) { [driver, store] in
+      answer.withLock { $0 = ReorderService.statistics(driver, store) }
+    }
+    return answer.withLock { $0 }
   }
 
   /// The bound port (0 before `start()`).
@@ -259,13 +276,8 @@ public final class ReorderService: @unchecked Sendable {
     guard !stopped else { return }
     stopped = true
     if transport.isRunning {
-      let done = DispatchSemaphore(value: 0)
-      transport.post { [driver] in
-        driver.perform(driver.registry.shutdown())
-        done.signal()
-      }
-      _ = done.wait(timeout: .now() + 2)
-      transport.shutdown()
+      transport.postAndWait(timeoutSeconds: 2) { [driver] in driver.perform(driver.registry.shutdown()) }
+      transport.shutdown(timeoutSeconds: 1.5)
     }
     metricsServer?.shutdown()
     cluster?.stop()

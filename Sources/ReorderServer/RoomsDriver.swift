@@ -13,11 +13,16 @@ import ReorderWebhooks
 /// for storage: loads, appends, snapshots and reads are calls answered later.
 /// `@unchecked Sendable`: all state is confined to the service thread; the store's threads only
 /// read `transport` (set once before `start()`) to `post`.
+///
+/// The transport is the `ServerTransport` port: `WebSocketServer` in service, `EmbeddedTransport`
+/// in tests (the same driver, rooms and store, with no sockets).
 final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let registry: RoomRegistry
   let storage: any RoomStore
-  /// Set right after the transport is made; the transport owns this driver, hence `weak`.
-  weak var transport: WebSocketServer?
+  /// Set right after the transport is made; the transport owns this driver, hence `weak`. An
+  /// existential of a class-bound protocol: a reference and a witness table, no box, so a send
+  /// through it costs one indirect call.
+  weak var transport: (any ServerTransport)?
   /// When the driver was made (`MonotonicClock`), for `/healthz`'s uptime.
   let startedAt = MonotonicClock.now()
   /// Answers `/metrics` on this port; nil when `--metrics-listen` serves it elsewhere (404 here).
@@ -122,7 +127,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Whether a member is too busy for presence this tick (the transport decides: `isBusy`); when no
   /// connection waits for its socket, a constant (a flush asks about every member, and a lookup
   /// each would cost more than the flush's own work).
-  private func busy(_ transport: WebSocketServer) -> (ConnectionHandle) -> Bool {
+  private func busy(_ transport: any ServerTransport) -> (ConnectionHandle) -> Bool {
     guard transport.hasBacklog else { return { _ in false } }
     return { connection in transport.isBusy(ConnectionID(rawValue: connection.rawValue)) }
   }

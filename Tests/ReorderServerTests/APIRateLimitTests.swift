@@ -14,22 +14,22 @@ struct APIRateLimitTests {
     defer { directory.remove() }
     let other = "k-fedcba9876543210fedcba9876543210"
     try directory.write("keys", APITests.key + "\n" + other + "\n")
-    let server = try TestServer { configuration in
+    let server = try InProcessServer { configuration in
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.apiRequestsPerSecond = 1
     }
     // A burst of twice the rate goes through; the rest of a quick run of requests is refused.
-    let statuses = try (0..<6).map { _ in try APITests().call(server.port, "GET", "/api/v1/boards").status }
+    let statuses = try (0..<6).map { _ in try APITests().call(server, "GET", "/api/v1/boards").status }
     #expect(statuses.prefix(2).allSatisfy { $0 == 200 })
     #expect(statuses.contains(429))
-    let refused = try APITests().call(server.port, "GET", "/api/v1/boards")
+    let refused = try APITests().call(server, "GET", "/api/v1/boards")
     #expect(refused.status == 429)
     #expect(refused.headers["content-type"] == "application/problem+json")
     #expect(refused.json?["status"] == .number(429))
     #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
-    #expect(try APITests().call(server.port, "GET", "/api/v1/boards", key: other).status == 200)
+    #expect(try APITests().call(server, "GET", "/api/v1/boards", key: other).status == 200)
     // A wrong key is 401 before any rate is counted.
-    #expect(try APITests().call(server.port, "GET", "/api/v1/boards", key: "wrong").status == 401)
+    #expect(try APITests().call(server, "GET", "/api/v1/boards", key: "wrong").status == 401)
     server.server.shutdown()
   }
 

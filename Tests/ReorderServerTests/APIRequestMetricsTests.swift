@@ -15,11 +15,11 @@ struct APIRequestMetricsTests {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     try directory.write("keys", Self.key + "\n")
-    let server = try TestServer { $0.apiKeyFile = directory.path + "/keys" }
+    let server = try InProcessServer { $0.apiKeyFile = directory.path + "/keys" }
     defer { server.server.shutdown() }
     let auth = ["Authorization": "Bearer \(Self.key)"]
     func scrape() throws -> PrometheusParse {
-      let parsed = try PrometheusParse(try httpGet(port: server.port, rawPath: "/metrics").text)
+      let parsed = try PrometheusParse(try server.get("/metrics").text)
       #expect(parsed.problems() == [])
       return parsed
     }
@@ -36,14 +36,11 @@ struct APIRequestMetricsTests {
 
     let board = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"i","fields":{"title":"I"}}]}]}"#
     #expect(
-      try httpRequest(
-        port: server.port, method: "PUT", rawPath: "/api/v1/boards/food", headers: auth,
-        body: Array(board.utf8)
-      ).status == 201)
-    #expect(try httpGet(port: server.port, rawPath: "/api/v1/boards/food", headers: auth).status == 200)
-    #expect(try httpGet(port: server.port, rawPath: "/api/v1/boards/drinks", headers: auth).status == 404)
-    #expect(try httpGet(port: server.port, rawPath: "/api/v1/boards/food").status == 401)
-    #expect(try httpGet(port: server.port, rawPath: "/api/v1/nothing", headers: auth).status == 404)
+      try server.http("PUT", "/api/v1/boards/food", headers: auth, body: Array(board.utf8)).status == 201)
+    #expect(try server.get("/api/v1/boards/food", headers: auth).status == 200)
+    #expect(try server.get("/api/v1/boards/drinks", headers: auth).status == 404)
+    #expect(try server.get("/api/v1/boards/food").status == 401)
+    #expect(try server.get("/api/v1/nothing", headers: auth).status == 404)
 
     let after = try scrape()
     let board1 = "GET /api/v1/boards/{room}"

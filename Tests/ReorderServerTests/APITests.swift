@@ -7,46 +7,63 @@ import Testing
 
 @testable import ReorderServer
 
-@Suite("HTTP API /api/v1", .serialized)
+@Suite("HTTP API /api/v1 (in-process; request framing over sockets)", .serialized)
 struct APITests {
   static let key = "k-0123456789abcdef0123456789abcdef"
 
-  /// A server with the demo boards, an API key and HS256 tokens.
-  final class APIServer {
+  /// A server with the demo boards, an API key and HS256 tokens; in-process unless `sockets`
+  /// (for what the transport decides: request framing, status lines, the URL parser).
+  final class APIServer: RoomServer {
     let directory: TemporaryDirectory
-    let server: TestServer
-    init(api: Bool = true) throws {
+    let server: any RoomServer
+    init(api: Bool = true, sockets: Bool = false) throws {
       directory = try TemporaryDirectory()
       try directory.write("keys", "\n" + APITests.key + "\n")
       try directory.write("secret", String(decoding: AuthOverSocketsTests.secret, as: UTF8.self))
       let path = directory.path
-      server = try TestServer { configuration in
+      let configure = { (configuration: inout ServerConfiguration) in
         configuration.demo = true
         if api { configuration.apiKeyFile = path + "/keys" }
         configuration.authSecretFile = path + "/secret"
         configuration.authAudience = AuthOverSocketsTests.audience
         configuration.authIssuer = AuthOverSocketsTests.issuer
       }
+      server = sockets ? try TestServer(configure: configure) : try InProcessServer(configure: configure)
     }
     deinit { directory.remove() }
-    var port: Int { server.port }
+    /// The bound port (a server made with `sockets` only).
+    var port: Int {
+      guard let sockets = server as? TestServer else { preconditionFailure("an in-process APIServer has no port") }
+      return sockets.port
+    }
+    func connect(room: String) throws -> RoomClient { try server.connect(room: room) }
+    func http(_ method: String, _ rawPath: String, headers: [String: String], body: [UInt8]?) throws -> HTTPReply {
+      try server.http(method, rawPath, headers: headers, body: body)
+    }
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool { server.waitUntil(timeout: timeout, condition) }
   }
 
   func call(_ port: Int, _ method: String, _ path: String, key: String? = APITests.key, body: String? = nil) throws
     -> (status: Int, json: JSONValue?, headers: [String: String])
   {
+    try call(PortServer(port: port), method, path, key: key, body: body)
+  }
+
+  /// The same request to `server` (sockets or in-process).
+  func call(
+    _ server: some RoomServer, _ method: String, _ path: String, key: String? = APITests.key, body: String? = nil
+  ) throws -> (status: Int, json: JSONValue?, headers: [String: String]) {
     var headers: [String: String] = [:]
     if let key { headers["Authorization"] = "Bearer \(key)" }
-    let reply = try httpRequest(
-      port: port, method: method, rawPath: path, headers: headers,
-      body: body.map { Array($0.utf8) } ?? (method == "POST" ? [] : nil))
+    let reply = try server.http(
+      method, path, headers: headers, body: body.map { Array($0.utf8) } ?? (method == "POST" ? [] : nil))
     return (reply.status, try? JSONValue.parse(reply.body), reply.headers)
   }
 
   @Test("without --api-key-file the API is off (404, problem+json)")
   func off() throws {
     let server = try APIServer(api: false)
-    let reply = try call(server.port, "GET", "/api/v1/boards")
+    let reply = try call(server, "GET", "/api/v1/boards")
     #expect(reply.status == 404)
     #expect(reply.headers["content-type"] == "application/problem+json")
     #expect(reply.json?["status"] == .number(404))
@@ -56,38 +73,38 @@ struct APITests {
   func authAndRoutes() throws {
     let server = try APIServer()
     for key in [nil, "wrong", APITests.key + "x"] {
-      let reply = try call(server.port, "GET", "/api/v1/boards", key: key)
+      let reply = try call(server, "GET", "/api/v1/boards", key: key)
       #expect(reply.status == 401, "\(String(describing: key))")
       #expect(reply.headers["www-authenticate"] == "Bearer")
       #expect(reply.json?["title"] == .string("unauthorized"))
     }
-    #expect(try call(server.port, "GET", "/api/v1/nope").status == 404)
-    #expect(try call(server.port, "GET", "/api/v1/boards/a%20b").status == 404)
-    let patch = try call(server.port, "PATCH", "/api/v1/boards/food", body: "{}")
+    #expect(try call(server, "GET", "/api/v1/nope").status == 404)
+    #expect(try call(server, "GET", "/api/v1/boards/a%20b").status == 404)
+    let patch = try call(server, "PATCH", "/api/v1/boards/food", body: "{}")
     #expect(patch.status == 405)
     #expect(patch.headers["allow"] == "GET, PUT, DELETE")
-    #expect(try call(server.port, "GET", "/api/v1/boards/never-was").status == 404)
+    #expect(try call(server, "GET", "/api/v1/boards/never-was").status == 404)
   }
 
   @Test("GET boards lists the stored boards; GET a board reads it from memory or from storage")
   func readBoards() throws {
     let server = try APIServer()
-    let list = try call(server.port, "GET", "/api/v1/boards")
+    let list = try call(server, "GET", "/api/v1/boards")
     #expect(list.status == 200)
     guard case .array(let boards)? = list.json?["boards"] else {
       Issue.record("no boards")
       return
     }
     #expect(Set(boards.compactMap { $0["room"]?.stringValue }) == ["food", "home", "numbers", "cities"])
-    let stored = try call(server.port, "GET", "/api/v1/boards/cities")
+    let stored = try call(server, "GET", "/api/v1/boards/cities")
     #expect(stored.status == 200)
     #expect(stored.json?["room"] == .string("cities"))
-    let editor = try RoomClient.connect(port: server.port, room: "cities")
+    let editor = try server.connect(room: "cities")
     try editor.hello(
       room: "cities", client: "e", token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "cities"])))
     editor.op("e:1", Ops.move("paris", list: "cities"))
     _ = try editor.applied(id: "e:1")
-    let loaded = try call(server.port, "GET", "/api/v1/boards/cities")
+    let loaded = try call(server, "GET", "/api/v1/boards/cities")
     #expect(loaded.status == 200)
     #expect(loaded.json?["seq"] == .number((stored.json?["seq"]?.numberValue ?? 0) + 1))
     #expect(loaded.json?["epoch"] == stored.json?["epoch"])
@@ -97,7 +114,7 @@ struct APITests {
       return
     }
     #expect(items.last?["id"] == .string("paris"))
-    let online = try call(server.port, "GET", "/api/v1/boards")
+    let online = try call(server, "GET", "/api/v1/boards")
     guard case .array(let now)? = online.json?["boards"] else { return }
     #expect(now.first { $0["room"] == .string("cities") }?["online"] == .number(1))
     editor.close()
@@ -107,22 +124,22 @@ struct APITests {
   func disconnect() throws {
     let server = try APIServer()
     func join(_ sub: String) throws -> RoomClient {
-      let c = try RoomClient.connect(port: server.port, room: "food")
+      let c = try server.connect(room: "food")
       try c.hello(
         room: "food", client: sub,
         token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "food", "sub": sub])))
       return c
     }
     let (u1, u2, u3) = (try join("u1"), try join("u2"), try join("u3"))
-    let one = try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":"u1"}"#)
+    let one = try call(server, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":"u1"}"#)
     #expect(one.status == 200)
     #expect(one.json?["disconnected"] == .number(1))
     let closed = u1.waitForClose(timeout: 10)
     #expect(closed?.code == 4100)
     #expect(closed?.reason == "access changed")
-    #expect(try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":5}"#).status == 422)
-    #expect(try call(server.port, "POST", "/api/v1/boards/food/disconnect", body: "nope").status == 400)
-    let rest = try call(server.port, "POST", "/api/v1/boards/food/disconnect")
+    #expect(try call(server, "POST", "/api/v1/boards/food/disconnect", body: #"{"sub":5}"#).status == 422)
+    #expect(try call(server, "POST", "/api/v1/boards/food/disconnect", body: "nope").status == 400)
+    let rest = try call(server, "POST", "/api/v1/boards/food/disconnect")
     #expect(rest.json?["disconnected"] == .number(2))
     #expect(u2.waitForClose(timeout: 10)?.code == 4100)
     #expect(u3.waitForClose(timeout: 10)?.code == 4100)
@@ -131,7 +148,7 @@ struct APITests {
   @Test("GET ops since returns the applied messages after a seq; GET presence lists the peers with their sub")
   func opsAndPresence() throws {
     let server = try APIServer()
-    let editor = try RoomClient.connect(port: server.port, room: "numbers")
+    let editor = try server.connect(room: "numbers")
     try editor.hello(
       room: "numbers", client: "e",
       token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["room": "numbers", "sub": "ed", "name": "Ed"])))
@@ -139,7 +156,7 @@ struct APITests {
     editor.op("e:1", Ops.move("n1", list: "numbers", after: "n2"))
     editor.op("e:2", Ops.move("n3", list: "numbers", after: "n4"))
     _ = try editor.applied(id: "e:2")
-    let ops = try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=\(base)&limit=10")
+    let ops = try call(server, "GET", "/api/v1/boards/numbers/ops?since=\(base)&limit=10")
     #expect(ops.status == 200)
     guard case .array(let applied)? = ops.json?["ops"] else {
       Issue.record("no ops: \(String(describing: ops.json))")
@@ -147,14 +164,14 @@ struct APITests {
     }
     #expect(applied.map { $0["id"] } == [.string("e:1"), .string("e:2")])
     #expect(applied.map { $0["seq"] } == [.number(Double(base + 1)), .number(Double(base + 2))])
-    #expect(try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=x").status == 400)
-    #expect(try call(server.port, "GET", "/api/v1/boards/numbers/ops?since=0&limit=5000").status == 400)
-    #expect(try call(server.port, "GET", "/api/v1/boards/never/ops?since=0").status == 404)
+    #expect(try call(server, "GET", "/api/v1/boards/numbers/ops?since=x").status == 400)
+    #expect(try call(server, "GET", "/api/v1/boards/numbers/ops?since=0&limit=5000").status == 400)
+    #expect(try call(server, "GET", "/api/v1/boards/never/ops?since=0").status == 404)
     editor.send(#"{"type":"drag","phase":"start","item":"n5","list":"numbers"}"#)
     var peers: [JSONValue] = []
     #expect(
-      waitUntil {
-        guard let reply = try? call(server.port, "GET", "/api/v1/boards/numbers/presence"),
+      server.waitUntil(timeout: 10) {
+        guard let reply = try? call(server, "GET", "/api/v1/boards/numbers/presence"),
           case .array(let list)? = reply.json?["peers"]
         else { return false }
         peers = list
@@ -178,7 +195,7 @@ struct APITests {
 
   @Test("a POST, PUT or PATCH without a body or Content-Length is an empty body: disconnect answers, PATCH is 405")
   func bodylessRequests() throws {
-    let server = try APIServer()
+    let server = try APIServer(sockets: true)
     let disconnect = try bodyless(server.port, "POST", "/api/v1/boards/food/disconnect")
     #expect(disconnect.status == 200)
     #expect(try JSONValue.parse(disconnect.body)["disconnected"] == .number(0))
@@ -193,7 +210,7 @@ struct APITests {
 
   @Test("every status line carries its reason phrase; a 204 has no content-type")
   func statusLines() throws {
-    let server = try APIServer()
+    let server = try APIServer(sockets: true)
     func line(_ method: String, _ path: String, body: String? = nil) throws -> String {
       var headers = ["Authorization": "Bearer \(APITests.key)"]
       if body != nil { headers["Content-Type"] = "application/json" }
@@ -271,7 +288,7 @@ struct APITests {
 
   @Test("a bad percent-escape is refused by the parser with the 403 API.md names; the server answers on")
   func badPercentEscape() throws {
-    let server = try APIServer()
+    let server = try APIServer(sockets: true)
     let refused = try httpGet(
       port: server.port, rawPath: "/api/v1/boards?cursor=%%%", headers: ["Authorization": "Bearer \(Self.key)"])
     #expect(refused.status == 403)
@@ -319,13 +336,13 @@ struct APITests {
           continue
         }
         let verb = method.uppercased()
-        let anonymous = try call(server.port, verb, good.path, key: nil, body: good.body)
+        let anonymous = try call(server, verb, good.path, key: nil, body: good.body)
         #expect(anonymous.status == 401 && responses["401"] != nil, "\(name) without a key")
-        let goodReply = try call(server.port, verb, good.path, body: good.body)
+        let goodReply = try call(server, verb, good.path, body: good.body)
         #expect(goodReply.status == good.status, "\(name): \(goodReply.status)")
         #expect(responses["\(good.status)"] != nil, "\(name): \(good.status) is not documented")
         if let bad {
-          let badReply = try call(server.port, verb, bad.path, body: bad.body)
+          let badReply = try call(server, verb, bad.path, body: bad.body)
           #expect(badReply.status == bad.status, "\(name) (bad): \(badReply.status)")
           #expect(responses["\(bad.status)"] != nil, "\(name): \(bad.status) is not documented")
           if bad.status != 204 { Self.expectProblem(badReply, name) }
@@ -335,7 +352,7 @@ struct APITests {
       }
       let methods = ["get", "post", "put", "delete"].filter { item[$0] != nil }
       let path = try #require(Self.specCases["\(methods[0]) \(template)"]?.good.path)
-      let other = try call(server.port, "PATCH", path, body: "{}")
+      let other = try call(server, "PATCH", path, body: "{}")
       #expect(other.status == 405, "PATCH \(template)")
       #expect(
         methods.allSatisfy {

@@ -7,14 +7,14 @@ import Testing
 
 /// The API's writes where they meet other traffic or older data: a replace while a client's ops
 /// are being committed, a full server, boards stored before summaries were kept.
-@Suite("HTTP API writes: edges", .serialized)
+@Suite("HTTP API writes: edges (in-process)", .serialized)
 struct APIWriteEdgeTests {
   @Test(
     "A replace while a client's ops are committed: after the second welcome only the new history's ops arrive, gap-free"
   )
   func replaceUnderTraffic() throws {
     let server = try APIWriteTests.Server(demo: true)
-    let client = try RoomClient.join(port: server.port, room: "numbers", client: "c")
+    let client = try server.join(room: "numbers", client: "c")
     for n in 1...60 { client.op("c:\(n)", Ops.move("n\(n % 100 + 1)", list: "numbers")) }
     let body = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"a"},{"id":"b"}]}]}"#
     let replaced = try server.call("PUT", "/api/v1/boards/numbers?replace=true", body: body)
@@ -42,18 +42,18 @@ struct APIWriteEdgeTests {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     try directory.write("keys", APITests.key + "\n")
-    let server = try TestServer { configuration in
+    let server = try InProcessServer { configuration in
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.maxRooms = 1
     }
-    let client = try RoomClient.join(port: server.port, room: "one", client: "c")
+    let client = try server.join(room: "one", client: "c")
     let reply = try APITests().call(
-      server.port, "PUT", "/api/v1/boards/two", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#)
+      server, "PUT", "/api/v1/boards/two", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#)
     #expect(reply.status == 503)
     #expect(reply.headers["content-type"] == "application/problem+json")
     #expect(
       try APITests().call(
-        server.port, "PUT", "/api/v1/boards/one", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#
+        server, "PUT", "/api/v1/boards/one", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#
       )
       .status == 201)
     client.close()
@@ -89,23 +89,23 @@ struct APIWriteEdgeTests {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     try directory.write("keys", APITests.key + "\n")
-    let server = try TestServer(data: directory.path + "/data") { configuration in
+    let server = try InProcessServer(data: directory.path + "/data") { configuration in
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.roomIdleSeconds = 0
     }
     let body = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"a"},{"id":"b"}]}]}"#
-    #expect(try APITests().call(server.port, "PUT", "/api/v1/boards/idle", body: body).status == 201)
-    #expect(waitUntil { RoomLifecycleTests().roomsLoaded(server.port) == 0 })
+    #expect(try APITests().call(server, "PUT", "/api/v1/boards/idle", body: body).status == 201)
+    #expect(server.waitUntil(timeout: 10) { RoomLifecycleTests().roomsLoaded(server) == 0 })
     let ops = #"{"ops":[{"id":"1","op":{"kind":"move","item":"a","list":"l","after":"b"}}]}"#
-    let reply = try APITests().call(server.port, "POST", "/api/v1/boards/idle/ops", body: ops)
+    let reply = try APITests().call(server, "POST", "/api/v1/boards/idle/ops", body: ops)
     guard case .array(let results)? = reply.json?["results"] else {
       Issue.record("no results")
       return
     }
     #expect(results.first?["seq"] == .number(4))
-    #expect(waitUntil { RoomLifecycleTests().roomsLoaded(server.port) == 0 })
+    #expect(server.waitUntil(timeout: 10) { RoomLifecycleTests().roomsLoaded(server) == 0 })
     // Loaded again from storage: the move is there.
-    let board = try APITests().call(server.port, "GET", "/api/v1/boards/idle")
+    let board = try APITests().call(server, "GET", "/api/v1/boards/idle")
     #expect(boardItems(board.json?["board"], list: "l") == ["b", "a"])
   }
 }

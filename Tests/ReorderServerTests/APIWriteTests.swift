@@ -5,14 +5,14 @@ import Testing
 
 @testable import ReorderServer
 
-/// The API's writes over real sockets: `PUT` and `DELETE /api/v1/boards/{room}`, `POST …/ops`,
-/// and the paginated board list, each with its documented errors.
+/// The API's writes (in-process): `PUT` and `DELETE /api/v1/boards/{room}`, `POST …/ops`, and the
+/// paginated board list, each with its documented errors.
 @Suite("HTTP API writes", .serialized)
 struct APIWriteTests {
   /// A server without tokens, with an API key, on a data directory (so a restart can be checked).
-  final class Server {
+  final class Server: RoomServer {
     let directory: TemporaryDirectory
-    var server: TestServer?
+    var server: InProcessServer?
     init(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
       directory = try TemporaryDirectory()
       try directory.write("keys", APITests.key + "\n")
@@ -20,7 +20,7 @@ struct APIWriteTests {
     }
     func start(demo: Bool = false, maxItems: Int? = nil, historyOps: Int? = nil) throws {
       let path = directory.path
-      server = try TestServer(data: path + "/data") { configuration in
+      server = try InProcessServer(data: path + "/data") { configuration in
         configuration.demo = demo
         configuration.apiKeyFile = path + "/keys"
         if let maxItems { configuration.maxItemsPerRoom = maxItems }
@@ -35,12 +35,16 @@ struct APIWriteTests {
       server = nil
       directory.remove()
     }
-    var port: Int { server!.port }
     func call(_ method: String, _ path: String, key: String? = APITests.key, body: String? = nil) throws
       -> (status: Int, json: JSONValue?, headers: [String: String])
     {
-      try APITests().call(port, method, path, key: key, body: body)
+      try APITests().call(self, method, path, key: key, body: body)
     }
+    func connect(room: String) throws -> RoomClient { try server!.connect(room: room) }
+    func http(_ method: String, _ rawPath: String, headers: [String: String], body: [UInt8]?) throws -> HTTPReply {
+      try server!.http(method, rawPath, headers: headers, body: body)
+    }
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool { server!.waitUntil(timeout: timeout, condition) }
   }
 
   static let board = #"""
@@ -59,7 +63,7 @@ struct APIWriteTests {
     #expect(seq == 6)  // 2 lists + 3 items + 1 assignment
     #expect(boardItems(created.json?["board"], list: "todo") == ["a", "b"])
     #expect(created.json?["board"]?["totals"]?["ann"]?["count"] == .number(1))
-    let client = try RoomClient.join(port: server.port, room: "plan", client: "c")
+    let client = try server.join(room: "plan", client: "c")
     #expect(client.welcome["seq"]?.numberValue == seq)
     #expect(client.welcome["epoch"] == created.json?["epoch"])
     #expect(boardItems(client.welcome["board"], list: "people") == ["ann"])
@@ -81,7 +85,7 @@ struct APIWriteTests {
     let metrics = MetricsTests()
     func applied() throws -> Double? {
       metrics.value(
-        try metrics.parsed(try httpGet(port: server.port, rawPath: "/metrics").text), "reorder_ops_applied_total{}")
+        try metrics.parsed(try server.get("/metrics").text), "reorder_ops_applied_total{}")
     }
     #expect(try applied() == 0)
     #expect(try server.call("PUT", "/api/v1/boards/plan", body: Self.board).status == 201)
@@ -142,7 +146,7 @@ struct APIWriteTests {
   @Test("PUT ?replace=true replaces a board (200, new epoch); its connected clients get a fresh welcome")
   func replace() throws {
     let server = try Server(demo: true)
-    let old = try RoomClient.join(port: server.port, room: "cities", client: "c")
+    let old = try server.join(room: "cities", client: "c")
     let oldEpoch = old.welcome["epoch"]
     old.op("c:1", Ops.move("paris", list: "cities"))
     _ = try old.applied(id: "c:1")
@@ -169,8 +173,8 @@ struct APIWriteTests {
     "DELETE closes the board's connections with 4404 and removes it from storage and the list; 404 if it never existed")
   func delete() throws {
     let server = try Server(demo: true)
-    let a = try RoomClient.join(port: server.port, room: "food", client: "a")
-    let b = try RoomClient.join(port: server.port, room: "food", client: "b")
+    let a = try server.join(room: "food", client: "a")
+    let b = try server.join(room: "food", client: "b")
     let deleted = try server.call("DELETE", "/api/v1/boards/food")
     #expect(deleted.status == 204)
     for client in [a, b] {
@@ -189,7 +193,7 @@ struct APIWriteTests {
     #expect(try server.call("DELETE", "/api/v1/boards/food").status == 404)
     #expect(try server.call("DELETE", "/api/v1/boards/never-was").status == 404)
     // A later join starts an empty board with a new epoch; a restart does not bring the old one back.
-    let c = try RoomClient.join(port: server.port, room: "food", client: "c")
+    let c = try server.join(room: "food", client: "c")
     #expect(c.welcome["seq"] == .number(0))
     #expect(boardItems(c.welcome["board"], list: "foods").isEmpty)
     c.close()
@@ -201,7 +205,7 @@ struct APIWriteTests {
   @Test("POST ops applies them in order as by api, once durable; the same id again answers the same result")
   func ops() throws {
     let server = try Server(demo: true)
-    let watcher = try RoomClient.join(port: server.port, room: "cities", client: "w")
+    let watcher = try server.join(room: "cities", client: "w")
     let base = watcher.welcome["seq"]?.numberValue ?? 0
     let body = """
       {"ops":[{"id":"o1","op":\(Ops.move("paris", list: "cities").jsonText)},
@@ -266,7 +270,7 @@ struct APIWriteTests {
   @Test("GET boards lists every board with seq, epoch, lists, items, online, updated_at, a page at a time")
   func list() throws {
     let server = try Server(demo: true)
-    let c = try RoomClient.join(port: server.port, room: "home", client: "c")
+    let c = try server.join(room: "home", client: "c")
     var names: [String] = []
     var cursor: String?
     var pages = 0
@@ -313,9 +317,9 @@ struct APIWriteTests {
     }
     let before = try stamps()
     #expect(before.count == 4)
-    let c = try RoomClient.join(port: server.port, room: "food", client: "c")
+    let c = try server.join(room: "food", client: "c")
     c.close()
-    Thread.sleep(forTimeInterval: 1.1)
+    _ = server.waitUntil(timeout: 1.1) { false }  // the server runs for 1.1 s
     #expect(try stamps() == before)
     try server.restart()
     #expect(try stamps() == before)
@@ -323,7 +327,7 @@ struct APIWriteTests {
       "POST", "/api/v1/boards/food/ops", body: #"{"ops":[{"id":"u1","op":{"kind":"delete","item":"pizza"}}]}"#)
     #expect(edited.status == 200)
     // The summary is committed with the append or in the writer's next commit, just after.
-    #expect(waitUntil(timeout: 5) { (try? stamps())?["food"] != before["food"] })
+    #expect(server.waitUntil(timeout: 5) { (try? stamps())?["food"] != before["food"] })
     let after = try stamps()
     #expect(after["food"] != before["food"])
     #expect(after.filter { $0.key != "food" } == before.filter { $0.key != "food" })

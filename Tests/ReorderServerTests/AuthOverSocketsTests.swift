@@ -1,29 +1,32 @@
 import Foundation
 import ReorderRooms
+import ReorderServer
 import ReorderTransport
 import TestRandom
 import TestSupport
 import TestTokens
 import Testing
 
-/// Tokens over real websockets: every bad token gets its documented error and close code and
-/// changes no board; viewers cannot edit; refreshes.
-@Suite("Room tokens over sockets", .serialized)
+/// Tokens through the server's websockets (in-process; the frame limit over real sockets): every
+/// bad token gets its documented error and close code and changes no board; viewers cannot edit;
+/// refreshes.
+@Suite("Room tokens", .serialized)
 struct AuthOverSocketsTests {
   static let secret = Array("0123456789abcdef0123456789abcdef-test-secret".utf8)
   static let audience = "reorder-tests"
   static let issuer = "test-backend"
 
-  /// A server that checks HS256 tokens (audience and issuer set), in a temp directory.
-  final class AuthServer {
+  /// A server that checks HS256 tokens (audience and issuer set), in a temp directory; in-process
+  /// unless `sockets`.
+  final class AuthServer: RoomServer {
     let directory: TemporaryDirectory
-    let server: TestServer
+    let server: any RoomServer
 
-    init(publicKey: String? = nil) throws {
+    init(publicKey: String? = nil, sockets: Bool = false) throws {
       directory = try TemporaryDirectory()
       try directory.write("secret", String(decoding: AuthOverSocketsTests.secret, as: UTF8.self))
       let secretPath = directory.path + "/secret"
-      server = try TestServer { configuration in
+      let configure = { (configuration: inout ServerConfiguration) in
         if let publicKey {
           configuration.authPublicKey = publicKey
         } else {
@@ -32,10 +35,15 @@ struct AuthOverSocketsTests {
           configuration.authIssuer = AuthOverSocketsTests.issuer
         }
       }
+      server = sockets ? try TestServer(configure: configure) : try InProcessServer(configure: configure)
     }
 
     deinit { directory.remove() }
-    var port: Int { server.port }
+    func connect(room: String) throws -> RoomClient { try server.connect(room: room) }
+    func http(_ method: String, _ rawPath: String, headers: [String: String], body: [UInt8]?) throws -> HTTPReply {
+      try server.http(method, rawPath, headers: headers, body: body)
+    }
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool { server.waitUntil(timeout: timeout, condition) }
   }
 
   static var now: Int { Int(Date().timeIntervalSince1970) }
@@ -56,8 +64,10 @@ struct AuthOverSocketsTests {
   }
 
   /// Opens `/ws/t`, sends hello (with `token` when given) and then an op; returns what came back.
-  static func attempt(port: Int, token: String?) throws -> (error: JSONValue?, close: (UInt16?, String)?) {
-    let client = try RoomClient.connect(port: port, room: "t")
+  static func attempt(on server: some RoomServer, token: String?) throws -> (
+    error: JSONValue?, close: (UInt16?, String)?
+  ) {
+    let client = try server.connect(room: "t")
     var hello: [(key: String, value: JSONValue)] = [
       ("type", .string("hello")), ("room", .string("t")), ("client", .string("bad")), ("name", .string("B")),
       ("color", .string("#123456")),
@@ -126,10 +136,10 @@ struct AuthOverSocketsTests {
   @Test("each bad token gets its documented error and close code, and changes no board", arguments: badCases)
   func badToken(_ bad: BadCase) throws {
     let server = try AuthServer()
-    let outcome = try Self.attempt(port: server.port, token: bad.token)
+    let outcome = try Self.attempt(on: server, token: bad.token)
     #expect(outcome.error?["code"] == .string(bad.code), "\(bad)")
     #expect(outcome.close?.0 == bad.close, "\(bad): \(String(describing: outcome.close))")
-    let probe = try RoomClient.connect(port: server.port, room: "t")
+    let probe = try server.connect(room: "t")
     try probe.hello(room: "t", client: "probe", token: Self.token())
     #expect(probe.welcome["board"]?["lists"] == .array([]), "\(bad) changed the board")
     probe.close()
@@ -137,8 +147,8 @@ struct AuthOverSocketsTests {
 
   @Test("a 64 KiB token is over the frame limit: closed with 1009 before any check")
   func hugeToken() throws {
-    let server = try AuthServer()
-    let outcome = try Self.attempt(port: server.port, token: String(repeating: "a", count: 64 * 1024))
+    let server = try AuthServer(sockets: true)
+    let outcome = try Self.attempt(on: server, token: String(repeating: "a", count: 64 * 1024))
     #expect(outcome.close?.0 == 1009)
   }
 
@@ -158,7 +168,7 @@ struct AuthOverSocketsTests {
     let server = try AuthServer(publicKey: publicKey)
     let pem = try #require(FileManager.default.contents(atPath: publicKey))
     let confused = HandMadeToken.hs256(claims: Self.claims(remove: ["aud", "iss"]), secret: [UInt8](pem))
-    let outcome = try Self.attempt(port: server.port, token: confused)
+    let outcome = try Self.attempt(on: server, token: confused)
     #expect(outcome.error?["code"] == .string("unauthorized"))
     #expect(outcome.close?.0 == 4401)
   }
@@ -166,11 +176,11 @@ struct AuthOverSocketsTests {
   @Test("editors and viewers: the viewer sees the editor's moves and drags, its ops are rejected read_only")
   func viewers() throws {
     let server = try AuthServer()
-    let editor = try RoomClient.connect(port: server.port, room: "t")
+    let editor = try server.connect(room: "t")
     try editor.hello(room: "t", client: "e", token: Self.token())
     #expect(editor.welcome["role"] == .string("editor"))
     #expect((editor.welcome["expires_in_s"]?.numberValue ?? 0) > 3500)
-    let viewer = try RoomClient.connect(port: server.port, room: "t")
+    let viewer = try server.connect(room: "t")
     try viewer.hello(room: "t", client: "v", token: Self.token(Self.claims(["role": "viewer", "sub": "v"])))
     #expect(viewer.welcome["role"] == .string("viewer"))
     viewer.op("v:1", Ops.createList("nope"))
@@ -190,12 +200,12 @@ struct AuthOverSocketsTests {
   func randomizedViewers() throws {
     let server = try AuthServer()
     let editors = try (0..<2).map { i -> RoomClient in
-      let c = try RoomClient.connect(port: server.port, room: "t")
+      let c = try server.connect(room: "t")
       try c.hello(room: "t", client: "e\(i)", token: Self.token(Self.claims(["sub": "e\(i)"])))
       return c
     }
     let viewers = try (0..<2).map { i -> RoomClient in
-      let c = try RoomClient.connect(port: server.port, room: "t")
+      let c = try server.connect(room: "t")
       try c.hello(room: "t", client: "v\(i)", token: Self.token(Self.claims(["sub": "v\(i)", "role": "viewer"])))
       return c
     }
@@ -236,7 +246,7 @@ struct AuthOverSocketsTests {
     #expect(rejected.allSatisfy { $0["code"] == .string("read_only") || $0["code"] == .string("rate_limited") })
     // The board is what the editors' applied moves make of it: a fresh welcome equals the order
     // an editor ends with after applying every applied frame to its welcome.
-    let fresh = try RoomClient.connect(port: server.port, room: "t")
+    let fresh = try server.connect(room: "t")
     try fresh.hello(room: "t", client: "fresh", token: Self.token(Self.claims(["sub": "fresh"])))
     var model = ClientModel(welcome: editors[1].welcome)
     for frame in applied { model.apply(frame) }
@@ -248,7 +258,7 @@ struct AuthOverSocketsTests {
   @Test("refresh: a new role applies at once; another sub, another room or garbage is refused and the old rights stay")
   func refresh() throws {
     let server = try AuthServer()
-    let c = try RoomClient.connect(port: server.port, room: "t")
+    let c = try server.connect(room: "t")
     try c.hello(room: "t", client: "r", token: Self.token(Self.claims(["exp": Self.now + 30])))
     #expect(try c.next(type: "token_expiring")["expires_in_s"] != nil, "a short token is told at once")
     for bad in [
@@ -272,7 +282,7 @@ struct AuthOverSocketsTests {
   func expiredWithinLeewayClosesAtExpPlusLeeway() throws {
     let server = try AuthServer()
     // exp + 60 s of leeway falls 3 s after the join: closed then, not 60 s after the join.
-    let c = try RoomClient.connect(port: server.port, room: "t")
+    let c = try server.connect(room: "t")
     let joined = Date()
     try c.hello(room: "t", client: "late", token: Self.token(Self.claims(["exp": Self.now - 57])))
     #expect(c.welcome["expires_in_s"] == .number(0))
@@ -282,7 +292,7 @@ struct AuthOverSocketsTests {
     #expect(close?.reason == "token expired")
     #expect(elapsed < 3 + 5, "closed \(elapsed) s after the join")
     // A join after exp plus the leeway is refused at once.
-    let outcome = try Self.attempt(port: server.port, token: Self.token(Self.claims(["exp": Self.now - 61])))
+    let outcome = try Self.attempt(on: server, token: Self.token(Self.claims(["exp": Self.now - 61])))
     #expect(outcome.error?["code"] == .string("unauthorized"))
     #expect(outcome.close?.0 == 4401)
   }

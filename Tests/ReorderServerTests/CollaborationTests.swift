@@ -4,14 +4,12 @@ import ReorderTransport
 import TestRandom
 import Testing
 
-@Suite("Collaboration over real sockets", .serialized)
+@Suite("Collaboration (in-process)", .serialized)
 struct CollaborationTests {
-  /// Joins `n` clients on one client context and seeds list `l` with `items`.
-  func room(_ server: TestServer, clients n: Int, items: [String], context: WebSocketClientContext) throws
-    -> [RoomClient]
-  {
+  /// Joins `n` clients and seeds list `l` with `items`.
+  func room(_ server: InProcessServer, clients n: Int, items: [String]) throws -> [RoomClient] {
     var clients: [RoomClient] = []
-    for i in 0..<n { clients.append(try RoomClient.join(port: server.port, client: "c\(i)", context: context)) }
+    for i in 0..<n { clients.append(try server.join(client: "c\(i)")) }
     clients[0].op("seed:0", Ops.createList("l"))
     var previous: String?
     for (i, item) in items.enumerated() {
@@ -24,11 +22,9 @@ struct CollaborationTests {
 
   @Test("2 and 10 clients see every applied in the same seq order and end with identical boards", arguments: [2, 10])
   func sameOrderSameBoard(clients n: Int) throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
+    let server = try InProcessServer()
     let items = (0..<12).map { "i\($0)" }
-    let clients = try room(server, clients: n, items: items, context: context)
+    let clients = try room(server, clients: n, items: items)
     var models = try clients.map { c -> ClientModel in
       var m = ClientModel(welcome: c.welcome)
       _ = try c.follow(&m, until: UInt64(items.count + 1))
@@ -49,7 +45,7 @@ struct CollaborationTests {
     for (k, c) in clients.enumerated() { orders.append(try c.follow(&models[k], until: total)) }
     for order in orders { #expect(order == orders[0]) }
     #expect(orders[0] == Array((UInt64(items.count + 2))...total))
-    let fresh = try RoomClient.join(port: server.port, client: "fresh", context: context)
+    let fresh = try server.join(client: "fresh")
     let truth = ClientModel(welcome: fresh.welcome)
     for m in models {
       #expect(m.lists == truth.lists)
@@ -60,10 +56,8 @@ struct CollaborationTests {
 
   @Test("Drags are relayed in drags frames; a client that disconnects mid-drag is cancelled for the others")
   func dragsAndCancelOnDisconnect() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 3, items: ["p", "q"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 3, items: ["p", "q"])
     let (a, b, c) = (clients[0], clients[1], clients[2])
     a.send(#"{"type":"drag","phase":"start","item":"p","list":"l","index":0,"x":0.1,"y":0.2}"#)
     a.send(#"{"type":"drag","phase":"move","item":"p","list":"l","over":"q","index":1,"x":0.3,"y":0.9,"t":"abc"}"#)
@@ -80,7 +74,7 @@ struct CollaborationTests {
       #expect(mine?["name"] == .string("Tester"))
     }
     // A newcomer sees who holds what.
-    let d = try RoomClient.join(port: server.port, client: "d", context: context)
+    let d = try server.join(client: "d")
     guard case .array(let peers)? = d.welcome["peers"] else {
       Issue.record("no peers")
       return
@@ -99,10 +93,8 @@ struct CollaborationTests {
 
   @Test("Concurrent moves of the same item leave it in exactly one place, the same for everyone")
   func concurrentMovesSameItem() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 2, items: ["p", "q", "r", "s"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 2, items: ["p", "q", "r", "s"])
     clients[0].op("l2", Ops.createList("m"))
     _ = try clients[0].applied(id: "l2")
     var models = clients.map { ClientModel(welcome: $0.welcome) }
@@ -119,10 +111,8 @@ struct CollaborationTests {
 
   @Test("Move against a concurrent delete: the item ends deleted everywhere")
   func moveVersusDelete() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 2, items: ["p", "q", "r"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 2, items: ["p", "q", "r"])
     var models = clients.map { ClientModel(welcome: $0.welcome) }
     clients[0].op("a1", Ops.move("q", list: "l", after: "r"))
     clients[1].op("b1", Ops.delete("q"))
@@ -132,16 +122,14 @@ struct CollaborationTests {
       _ = try c.follow(&models[k], until: max(seq, 5))
       #expect(models[k].occurrences("q") == 0)
     }
-    let fresh = try RoomClient.join(port: server.port, client: "fresh", context: context)
+    let fresh = try server.join(client: "fresh")
     #expect(boardItems(fresh.welcome["board"], list: "l") == ["p", "r"])
   }
 
   @Test("A cross-list move is atomic: the item is never in two lists nor in none")
   func crossListAtomic() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 2, items: ["p", "q"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 2, items: ["p", "q"])
     clients[0].op("m", Ops.createList("m"))
     _ = try clients[0].applied(id: "m")
     var model = ClientModel(welcome: clients[1].welcome)
@@ -161,10 +149,8 @@ struct CollaborationTests {
 
   @Test("Two clients inserting runs at the same gap do not interleave")
   func runsDoNotInterleave() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 2, items: ["p", "z"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 2, items: ["p", "z"])
     var previous = ["a": "p", "b": "p"]
     for i in 0..<5 {
       for (k, who) in ["a", "b"].enumerated() {
@@ -175,7 +161,7 @@ struct CollaborationTests {
     }
     _ = try clients[0].applied(id: "a4")
     _ = try clients[1].applied(id: "b4")
-    let fresh = try RoomClient.join(port: server.port, client: "fresh", context: context)
+    let fresh = try server.join(client: "fresh")
     let order = boardItems(fresh.welcome["board"], list: "l")
     let runA = order.filter { $0.hasPrefix("a") }
     let runB = order.filter { $0.hasPrefix("b") }
@@ -192,17 +178,14 @@ struct CollaborationTests {
 
   @Test("A client reconnecting with since gets exactly the ops it missed")
   func sinceCatchUpExact() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 2, items: ["p", "q", "r"], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 2, items: ["p", "q", "r"])
     var model = ClientModel(welcome: clients[1].welcome)
     _ = try clients[1].follow(&model, until: 4)
     clients[1].close()
     for i in 0..<7 { clients[0].op("m\(i)", Ops.move(["p", "q", "r"][i % 3], list: "l")) }
     _ = try clients[0].applied(id: "m6")
-    let back = try RoomClient.join(
-      port: server.port, client: "c1", since: 4, epoch: clients[1].welcome["epoch"], context: context)
+    let back = try server.join(client: "c1", since: 4, epoch: clients[1].welcome["epoch"])
     #expect(back.welcome["board"] == nil)
     guard case .array(let ops)? = back.welcome["ops"] else {
       Issue.record("no ops in welcome")
@@ -211,24 +194,22 @@ struct CollaborationTests {
     #expect(ops.map { $0["seq"] } == (5...11).map { JSONValue.number(Double($0)) })
     #expect(ops.map { $0["id"] } == (0..<7).map { JSONValue.string("m\($0)") })
     for op in ops { model.apply(op) }
-    let fresh = try RoomClient.join(port: server.port, client: "fresh", context: context)
+    let fresh = try server.join(client: "fresh")
     #expect(model.lists == ClientModel(welcome: fresh.welcome).lists)
   }
 
   @Test("Rooms are isolated: ops, drags and peers of one room never reach another")
   func roomsIsolated() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let a = try RoomClient.join(port: server.port, room: "one", client: "a", context: context)
-    let b = try RoomClient.join(port: server.port, room: "two", client: "b", context: context)
+    let server = try InProcessServer()
+    let a = try server.join(room: "one", client: "a")
+    let b = try server.join(room: "two", client: "b")
     a.op("a:1", Ops.createList("l"))
     a.op("a:2", Ops.insert("p", list: "l"))
     _ = try a.applied(id: "a:2")
     a.send(#"{"type":"drag","phase":"start","item":"p"}"#)
     b.op("b:1", Ops.createList("l"))
     #expect(try b.applied(id: "b:1")["seq"] == .number(1))
-    let probe = try RoomClient.join(port: server.port, room: "two", client: "probe", context: context)
+    let probe = try server.join(room: "two", client: "probe")
     #expect(boardItems(probe.welcome["board"], list: "l").isEmpty)
     _ = try b.next(type: "peer")
     #expect(!b.buffer.contains { $0["type"] == .string("drags") || $0["id"] == .string("a:1") })
@@ -236,15 +217,12 @@ struct CollaborationTests {
 
   @Test("Re-sent unacknowledged ops are applied exactly once")
   func resentOpsAppliedOnce() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let clients = try room(server, clients: 1, items: [], context: context)
+    let server = try InProcessServer()
+    let clients = try room(server, clients: 1, items: [])
     let a = clients[0]
     for i in 0..<50 { a.op("a:\(i)", Ops.insert("n\(i)", list: "l")) }
     a.close()  // without waiting for the acks
-    let again = try RoomClient.join(
-      port: server.port, client: "c0", since: 1, epoch: a.welcome["epoch"], context: context)
+    let again = try server.join(client: "c0", since: 1, epoch: a.welcome["epoch"])
     for i in 0..<50 { again.op("a:\(i)", Ops.insert("n\(i)", list: "l")) }
     var seqByID: [String: Set<Double>] = [:]
     var caughtUp: [JSONValue] = []
@@ -257,7 +235,7 @@ struct CollaborationTests {
       seqByID["a:\(i)", default: []].insert(applied["seq"]?.numberValue ?? 0)
     }
     for i in 0..<50 { #expect(seqByID["a:\(i)"]?.count == 1, "op a:\(i) got several seqs") }
-    let fresh = try RoomClient.join(port: server.port, client: "fresh", context: context)
+    let fresh = try server.join(client: "fresh")
     let items = boardItems(fresh.welcome["board"], list: "l")
     #expect(items.count == 50)
     #expect(Set(items).count == 50)

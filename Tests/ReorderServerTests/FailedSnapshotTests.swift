@@ -9,7 +9,7 @@ import Testing
 
 /// A room compacts its board when it snapshots, and the ops after the snapshot are made on the
 /// compacted board: if that snapshot is not stored, none of them may be.
-@Suite("A failed snapshot write, end to end", .serialized)
+@Suite("A failed snapshot write (in-process)", .serialized)
 struct FailedSnapshotTests {
   /// Snapshots every 20 ops; the one at seq 40 fails.
   static let every = 20
@@ -31,9 +31,9 @@ struct FailedSnapshotTests {
     let data = directory.path + "/data"
     let seen: Session
     do {
-      let server = try TestServer(data: data, configure: Self.configure)
+      let server = try InProcessServer(data: data, configure: Self.configure)
       failSnapshots(of: server, from: Self.failing)
-      seen = try Session.run(port: server.port)
+      seen = try Session.run(on: server)
       server.server.shutdown()
     }
     #expect(seen.closed?.code == 1011, "the room is dropped when its snapshot is not stored")
@@ -56,8 +56,8 @@ struct FailedSnapshotTests {
       """, in: data)
     let seen: Session
     do {
-      let server = try TestServer(data: data, configure: Self.configure)
-      seen = try Session.run(port: server.port)
+      let server = try InProcessServer(data: data, configure: Self.configure)
+      seen = try Session.run(on: server)
       server.server.shutdown()
     }
     #expect(seen.closed?.code == 1011)
@@ -75,8 +75,8 @@ struct FailedSnapshotTests {
 
     /// Sends `sent` ops: up to the one before the failing snapshot, acknowledged first (so the
     /// snapshot before it is stored), then the rest at once; receives until the room closes it.
-    static func run(port: Int) throws -> Session {
-      let writer = try RoomClient.join(port: port, client: "w")
+    static func run(on server: some RoomServer) throws -> Session {
+      let writer = try server.join(client: "w")
       var session = Session(model: ClientModel(welcome: writer.welcome))
       writer.op("l", Ops.createList("l"))
       for i in 0..<10 { writer.op("i\(i)", Ops.insert("i\(i)", list: "l", after: i == 0 ? nil : "i\(i - 1)")) }
@@ -108,22 +108,22 @@ struct FailedSnapshotTests {
   /// acknowledged, and takes ops again (an op id never acknowledged applies now).
   private func restartShows(_ seen: Session, data: String) throws {
     #expect(seen.seqs == Array(1...UInt64(seen.seqs.count)), "acknowledged in seq order, without gaps")
-    let server = try TestServer(data: data, configure: Self.configure)
-    let reader = try RoomClient.join(port: server.port, client: "r")
+    let server = try InProcessServer(data: data, configure: Self.configure)
+    let reader = try server.join(client: "r")
     #expect(
       ClientModel(welcome: reader.welcome) == seen.model, "the board after the restart is not what the client saw")
     let stored = try server.server.store.ops(room: "t", after: 0, limit: 10_000).map(\.seq)
     #expect(stored == Array(1...seen.model.seq), "only the acknowledged ops are stored")
     reader.op("again", Ops.move("i0", list: "l"))
     #expect(try reader.applied(id: "again")["seq"] == .number(Double(seen.model.seq + 1)))
-    let writer = try RoomClient.join(port: server.port, client: "w")
+    let writer = try server.join(client: "w")
     writer.op("m100", Ops.move("i1", list: "l"))
     #expect(try writer.applied(id: "m100")["seq"] == .number(Double(seen.model.seq + 2)))
   }
 
   /// Makes every snapshot at seq `from` or later fail alone (the store's fault point: its write
   /// fails while the appends around it are stored), until the server stops.
-  private func failSnapshots(of server: TestServer, from seq: UInt64) {
+  private func failSnapshots(of server: InProcessServer, from seq: UInt64) {
     let writer = server.server.store.writer
     _ = writer.enqueue(
       .barrier({

@@ -5,8 +5,8 @@ import Testing
 
 @testable import ReorderServer
 
-/// Who moved what and when, over real sockets: `GET …/history`, `GET …?at=SEQ`, and the
-/// websocket's `history`, on one node (with a restart and a trimmed log) and in cluster mode.
+/// Who moved what and when: `GET …/history`, `GET …?at=SEQ`, and the websocket's `history`, on one
+/// node in-process (with a restart and a trimmed log) and in cluster mode over real sockets.
 @Suite("History with authors", .serialized)
 struct HistoryTests {
   typealias Server = APIWriteTests.Server
@@ -37,7 +37,7 @@ struct HistoryTests {
   func oneNode() throws {
     let server = try Server()
     #expect(try server.call("PUT", "/api/v1/boards/plan", body: APIWriteTests.board).status == 201)  // ops 1-6
-    let ana = try RoomClient.join(port: server.port, room: "plan", client: "c-ana", name: "Ana")
+    let ana = try server.join(room: "plan", client: "c-ana", name: "Ana")
     ana.op("c-ana:1", Ops.move("b", list: "todo", before: "a"))  // 7
     _ = try ana.applied(id: "c-ana:1")
     ana.op("c-ana:2", Ops.move("a", list: "todo", before: "b"))  // 8
@@ -137,7 +137,7 @@ struct HistoryTests {
   func overTheWebsocket() throws {
     let server = try Server()
     #expect(try server.call("PUT", "/api/v1/boards/plan", body: APIWriteTests.board).status == 201)  // ops 1-6
-    let ana = try RoomClient.join(port: server.port, room: "plan", client: "c-ana", name: "Ana")
+    let ana = try server.join(room: "plan", client: "c-ana", name: "Ana")
     ana.op("c-ana:1", Ops.move("b", list: "todo", before: "a"))  // 7
     _ = try ana.applied(id: "c-ana:1")
     ana.send(.object([("type", .string("history")), ("limit", .number(2))]))
@@ -181,7 +181,7 @@ struct HistoryTests {
     ana.send(.object([("type", .string("history")), ("limit", .number(201))]))
     #expect(try ana.next(type: "error")["code"] == .string("invalid_value"))
 
-    let early = try RoomClient.connect(port: server.port, room: "plan")
+    let early = try server.connect(room: "plan")
     early.send(.object([("type", .string("history"))]))
     #expect(try early.next(type: "error")["code"] == .string("not_joined"))
   }

@@ -8,8 +8,9 @@ import Testing
 
 @testable import ReorderServer
 
-/// A served node with `--auth-jwks-file`: keys that rotate, a token's `kid` picking its key.
-@Suite("Room tokens with a JWK Set, over sockets", .serialized)
+/// A node with `--auth-jwks-file` (in-process; `reorder serve` as a process for its refusals): keys
+/// that rotate, a token's `kid` picking its key.
+@Suite("Room tokens with a JWK Set", .serialized)
 struct JWKSOverSocketsTests {
   static let secret = Array("the HS256 key of kid hs-old, 32 bytes or more".utf8)
 
@@ -17,7 +18,7 @@ struct JWKSOverSocketsTests {
   /// and the private set that mints for both.
   final class JWKSServer {
     let directory: TemporaryDirectory
-    let server: TestServer
+    let server: InProcessServer
     let signing: JSONWebKeySet
 
     init() throws {
@@ -32,11 +33,10 @@ struct JWKSOverSocketsTests {
         Array(OpenSSLKeys.jwks([oct, try OpenSSLKeys.jwk(privateKeyFile: ecPrivate, kid: "es-new")]).utf8),
         path: "private")
       let path = directory.path + "/keys.jwks"
-      server = try TestServer { $0.authJWKSFile = path }
+      server = try InProcessServer { $0.authJWKSFile = path }
     }
 
     deinit { directory.remove() }
-    var port: Int { server.port }
 
     /// A token for room `t` signed with the key of `kid`.
     func token(kid: String, sub: String = "u") throws -> String {
@@ -51,7 +51,7 @@ struct JWKSOverSocketsTests {
   func eachKidJoins() throws {
     let server = try JWKSServer()
     for kid in ["hs-old", "es-new"] {
-      let client = try RoomClient.connect(port: server.port, room: "t")
+      let client = try server.server.connect(room: "t")
       try client.hello(room: "t", client: kid, token: try server.token(kid: kid, sub: kid))
       #expect(client.welcome["role"] == .string("editor"), "\(kid)")
       client.close()
@@ -64,7 +64,7 @@ struct JWKSOverSocketsTests {
       claims: #"{"sub":"u","room":"t","role":"editor","exp":\#(TokenVerifier.systemClock() + 600)}"#,
       secret: Self.secret)
     for token in [unknown, noKid] {
-      let client = try RoomClient.connect(port: server.port, room: "t")
+      let client = try server.server.connect(room: "t")
       client.send(
         .object([
           ("type", .string("hello")), ("room", .string("t")), ("client", .string("x")), ("name", .string("X")),

@@ -2,19 +2,17 @@ import ReorderRooms
 import ReorderTransport
 import Testing
 
-@Suite("Large rooms end to end", .serialized)
+@Suite("Large rooms (in-process)", .serialized)
 struct LargeRoomEndToEndTests {
   @Test("Past 100 members joins and leaves arrive as coalesced peers frames with the exact count")
   func coalescedOverSockets() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let first = try RoomClient.join(port: server.port, client: "c0", context: context)
+    let server = try InProcessServer()
+    let first = try server.join(client: "c0")
     #expect(first.welcome["peer_count"] == .number(0))
     // One connection on a light server: the default pacing flushes every 1 ms (1 / --presence-max-hz).
     #expect(first.welcome["presence_interval_ms"] == .number(1))
     var clients = [first]
-    for i in 1..<110 { clients.append(try RoomClient.join(port: server.port, client: "c\(i)", context: context)) }
+    for i in 1..<110 { clients.append(try server.join(client: "c\(i)")) }
     let last = clients[109]
     #expect(last.welcome["peer_count"] == .number(109))
     guard case .array(let listed)? = last.welcome["peers"] else {

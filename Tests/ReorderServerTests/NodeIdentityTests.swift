@@ -54,10 +54,10 @@ struct NodeIdentityTests {
 
   @Test("two servers on one board mint different sessions and ops as different replicas")
   func serversDiffer() throws {
-    let a = try TestServer { $0.nodeID = "alpha" }
-    let b = try TestServer { $0.nodeID = "beta" }
-    let ca = try RoomClient.join(port: a.port, client: "x")
-    let cb = try RoomClient.join(port: b.port, client: "y")
+    let a = try InProcessServer { $0.nodeID = "alpha" }
+    let b = try InProcessServer { $0.nodeID = "beta" }
+    let ca = try a.join(client: "x")
+    let cb = try b.join(client: "y")
     #expect(ca.session.hasPrefix("salpha."))
     #expect(cb.session.hasPrefix("sbeta."))
     #expect(a.server.identity.replica != b.server.identity.replica)

@@ -4,18 +4,16 @@ import ReorderTransport
 import TestSupport
 import Testing
 
-/// Custom presence states and broadcasts over real websockets on one node: relayed to the others,
+/// Custom presence states and broadcasts through the server's websockets on one node (in-process): relayed to the others,
 /// in a joiner's welcome, gone with their session; bad input, floods and the `broadcast: false`
 /// claim get their errors and the connection goes on.
-@Suite("Presence states and broadcasts over sockets", .serialized)
+@Suite("Presence states and broadcasts (in-process)", .serialized)
 struct PresenceStateOverSocketsTests {
   @Test("A state reaches the other member and a joiner's welcome; it leaves as null with its session")
   func statesRelayed() throws {
-    let server = try TestServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let a = try RoomClient.join(port: server.port, client: "a", context: context)
-    let b = try RoomClient.join(port: server.port, client: "b", context: context)
+    let server = try InProcessServer()
+    let a = try server.join(client: "a")
+    let b = try server.join(client: "b")
     a.send(#"{"type":"presence","state":{"list":"foods"}}"#)
     let frame = try b.next(type: "presence")
     guard case .array(let updates)? = frame["updates"] else {
@@ -24,7 +22,7 @@ struct PresenceStateOverSocketsTests {
     }
     #expect(updates.first?["session"] == .string(a.session))
     #expect(updates.first?["state"]?["list"] == .string("foods"))
-    let c = try RoomClient.join(port: server.port, client: "c", context: context)
+    let c = try server.join(client: "c")
     guard case .array(let states)? = c.welcome["presence"] else {
       Issue.record("no presence in the welcome")
       return
@@ -37,11 +35,9 @@ struct PresenceStateOverSocketsTests {
 
   @Test("A broadcast reaches the others, not the sender; bad input and floods get errors, the connection lives on")
   func broadcastsAndLimits() throws {
-    let server = try TestServer { $0.maxBroadcastsPerSecond = 3 }
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let a = try RoomClient.join(port: server.port, client: "a", context: context)
-    let b = try RoomClient.join(port: server.port, client: "b", context: context)
+    let server = try InProcessServer { $0.maxBroadcastsPerSecond = 3 }
+    let a = try server.join(client: "a")
+    let b = try server.join(client: "b")
     let big = String(repeating: "x", count: WireLimits.maxPresenceStateBytes + 1)
     a.send(#"{"type":"presence","state":{"k":"\#(big)"}}"#)
     #expect(try a.next(type: "error")["code"] == .string("too_large"))
@@ -63,19 +59,17 @@ struct PresenceStateOverSocketsTests {
   }
 }
 
-/// The `broadcast: false` claim of a real signed token, over sockets.
-@Suite("Broadcast claim over sockets", .serialized)
+/// The `broadcast: false` claim of a real signed token (in-process).
+@Suite("Broadcast claim (in-process)", .serialized)
 struct BroadcastClaimOverSocketsTests {
   @Test("a viewer whose token says broadcast: false gets forbidden for a broadcast, stays open, and its state goes out")
   func broadcastForbidden() throws {
     let server = try AuthOverSocketsTests.AuthServer()
-    let context = try WebSocketClientContext()
-    defer { context.shutdown() }
-    let quiet = try RoomClient.connect(port: server.port, room: "t", context: context)
+    let quiet = try server.connect(room: "t")
     try quiet.hello(
       room: "t", client: "q",
       token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["role": "viewer", "broadcast": false])))
-    let other = try RoomClient.connect(port: server.port, room: "t", context: context)
+    let other = try server.connect(room: "t")
     try other.hello(
       room: "t", client: "o", token: AuthOverSocketsTests.token(AuthOverSocketsTests.claims(["sub": "user-2"])))
     quiet.send(#"{"type":"broadcast","event":{"n":1}}"#)

@@ -26,8 +26,8 @@ struct ReloadTests {
   }
 
   /// Opens `/ws/r` and says hello with `token`; the welcome, or the close code when refused.
-  static func join(port: Int, token: String, client: String) throws -> (RoomClient?, UInt16?) {
-    let c = try RoomClient.connect(port: port, room: "r")
+  static func join(on server: some RoomServer, token: String, client: String) throws -> (RoomClient?, UInt16?) {
+    let c = try server.connect(room: "r")
     c.send(
       .object([
         ("type", .string("hello")), ("room", .string("r")), ("client", .string(client)), ("name", .string(client)),
@@ -37,13 +37,13 @@ struct ReloadTests {
     return (c, nil)
   }
 
-  func api(_ port: Int, key: String) throws -> Int {
-    try httpGet(port: port, rawPath: "/api/v1/boards", headers: ["Authorization": "Bearer \(key)"]).status
+  func api(_ server: some RoomServer, key: String) throws -> Int {
+    try server.get("/api/v1/boards", headers: ["Authorization": "Bearer \(key)"]).status
   }
 
-  func reloads(_ port: Int, key: String) throws -> (success: Double?, failure: Double?) {
+  func reloads(_ server: some RoomServer, key: String) throws -> (success: Double?, failure: Double?) {
     let metrics = MetricsTests()
-    let reply = try httpGet(port: port, rawPath: "/metrics", headers: ["Authorization": "Bearer \(key)"])
+    let reply = try server.get("/metrics", headers: ["Authorization": "Bearer \(key)"])
     let samples = try metrics.parsed(reply.text)
     return (
       metrics.value(samples, "reorder_reloads_total{result=success}"),
@@ -61,7 +61,7 @@ struct ReloadTests {
     try directory.write("hook-old", Self.oldHookSecret + "\n")
     let receiver = try WebhookReceiver(secret: Self.newHookSecret)
     defer { receiver.stop() }
-    let server = try TestServer { configuration in
+    let server = try InProcessServer { configuration in
       configuration.authSecretFile = directory.path + "/secret"
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.metricsAuth = true
@@ -71,12 +71,11 @@ struct ReloadTests {
         debounceSeconds: 0.1, maxWaitSeconds: 1, retryDelays: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2],
         attemptTimeoutSeconds: 5)
     }
-    let (before, refused) = try Self.join(
-      port: server.port, token: Self.token(secret: Self.oldSecret, sub: "a"), client: "a")
+    let (before, refused) = try Self.join(on: server, token: Self.token(secret: Self.oldSecret, sub: "a"), client: "a")
     let early = try #require(before, "closed \(String(describing: refused))")
     early.op("a:1", Ops.createList("l"))
     _ = try early.applied(id: "a:1")
-    #expect(try reloads(server.port, key: Self.oldKey) == (0, 0), "both results are there before the first reload")
+    #expect(try reloads(server, key: Self.oldKey) == (0, 0), "both results are there before the first reload")
 
     try directory.write("secret", Self.newSecret)
     try directory.write("keys", Self.newKey + "\n")
@@ -84,19 +83,20 @@ struct ReloadTests {
     try FileManager.default.copyItem(atPath: directory.path + "/hook", toPath: directory.path + "/hook-old")
     #expect(server.server.reload())
 
-    #expect(try api(server.port, key: Self.oldKey) == 401)
-    #expect(try api(server.port, key: Self.newKey) == 200)
-    let (_, oldToken) = try Self.join(
-      port: server.port, token: Self.token(secret: Self.oldSecret, sub: "b"), client: "b")
+    #expect(try api(server, key: Self.oldKey) == 401)
+    #expect(try api(server, key: Self.newKey) == 200)
+    let (_, oldToken) = try Self.join(on: server, token: Self.token(secret: Self.oldSecret, sub: "b"), client: "b")
     #expect(oldToken == 4401, "a token of the old secret is refused")
-    let (after, _) = try Self.join(port: server.port, token: Self.token(secret: Self.newSecret, sub: "c"), client: "c")
+    let (after, _) = try Self.join(on: server, token: Self.token(secret: Self.newSecret, sub: "c"), client: "c")
     #expect(after != nil, "a token of the new secret joins")
     early.op("a:2", Ops.insert("x", list: "l"))
     #expect(try early.applied(id: "a:2")["seq"] == .number(2), "the websocket opened before the reload edits on")
     #expect(
-      waitUntil(timeout: 20) { receiver.deliveries.contains { $0.signatureOK && $0.body["to_seq"] as? Int == 2 } },
+      server.waitUntil(timeout: 20) {
+        receiver.deliveries.contains { $0.signatureOK && $0.body["to_seq"] as? Int == 2 }
+      },
       "webhooks are signed with the new secret: \(receiver.deliveries.map(\.signatureOK))")
-    #expect(try reloads(server.port, key: Self.newKey) == (1, 0))
+    #expect(try reloads(server, key: Self.newKey) == (1, 0))
     after?.close()
     early.close()
   }
@@ -107,7 +107,7 @@ struct ReloadTests {
     defer { directory.remove() }
     try directory.write("secret", Self.oldSecret)
     try directory.write("keys", Self.oldKey + "\n")
-    let server = try TestServer { configuration in
+    let server = try InProcessServer { configuration in
       configuration.authSecretFile = directory.path + "/secret"
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.metricsAuth = true
@@ -115,14 +115,14 @@ struct ReloadTests {
     try directory.write("keys", Self.newKey + "\n")
     try directory.write("secret", "short")  // under 32 bytes: refused, so nothing changes
     #expect(!server.server.reload())
-    #expect(try api(server.port, key: Self.oldKey) == 200, "the old API key still works")
-    #expect(try api(server.port, key: Self.newKey) == 401, "the new one was not taken alone")
-    let (kept, _) = try Self.join(port: server.port, token: Self.token(secret: Self.oldSecret, sub: "a"), client: "a")
+    #expect(try api(server, key: Self.oldKey) == 200, "the old API key still works")
+    #expect(try api(server, key: Self.newKey) == 401, "the new one was not taken alone")
+    let (kept, _) = try Self.join(on: server, token: Self.token(secret: Self.oldSecret, sub: "a"), client: "a")
     #expect(kept != nil, "tokens of the old secret still join")
     try FileManager.default.removeItem(atPath: directory.path + "/keys")
     try directory.write("secret", Self.newSecret)
     #expect(!server.server.reload(), "an unreadable key file fails the reload")
-    #expect(try reloads(server.port, key: Self.oldKey) == (0, 2))
+    #expect(try reloads(server, key: Self.oldKey) == (0, 2))
     kept?.close()
   }
 }
@@ -152,25 +152,25 @@ struct JWKSReloadTests {
     }
     try directory.write("keys.jwks", try set(both, includePrivate: false))
     let path = directory.path + "/keys.jwks"
-    let server = try TestServer { $0.authJWKSFile = path }
+    let server = try InProcessServer { $0.authJWKSFile = path }
 
-    let (opened, _) = try ReloadTests.join(port: server.port, token: try token("k-old", sub: "a"), client: "a")
+    let (opened, _) = try ReloadTests.join(on: server, token: try token("k-old", sub: "a"), client: "a")
     let early = try #require(opened, "a token of k-old joins before the rotation")
     early.op("a:1", Ops.createList("l"))
     _ = try early.applied(id: "a:1")
 
     try directory.write("keys.jwks", try set([("k-new", newKey)], includePrivate: false))
     #expect(server.server.reload())
-    let (_, removed) = try ReloadTests.join(port: server.port, token: try token("k-old", sub: "b"), client: "b")
+    let (_, removed) = try ReloadTests.join(on: server, token: try token("k-old", sub: "b"), client: "b")
     #expect(removed == 4401, "a token of the removed kid")
-    let (fresh, _) = try ReloadTests.join(port: server.port, token: try token("k-new", sub: "c"), client: "c")
+    let (fresh, _) = try ReloadTests.join(on: server, token: try token("k-new", sub: "c"), client: "c")
     #expect(fresh != nil, "a token of the new kid joins")
     early.op("a:2", Ops.insert("x", list: "l"))
     #expect(try early.applied(id: "a:2")["seq"] == .number(2), "the websocket opened before the reload edits on")
 
     try directory.write("keys.jwks", #"{"keys":[{"kty":"EC","crv":"P-384"}]}"#)
     #expect(!server.server.reload(), "a bad set is refused")
-    let (still, _) = try ReloadTests.join(port: server.port, token: try token("k-new", sub: "d"), client: "d")
+    let (still, _) = try ReloadTests.join(on: server, token: try token("k-new", sub: "d"), client: "d")
     #expect(still != nil, "and the set in use stays")
     fresh?.close()
     still?.close()

@@ -4,9 +4,29 @@ import ReorderServer
 import ReorderTransport
 import TestSupport
 
-/// A test client speaking the Reorder protocol over a real websocket.
-final class RoomClient: @unchecked Sendable {
+/// A client's end of a websocket: a real one (`SocketLink`) or one of an `EmbeddedTransport`
+/// (`EmbeddedLink`).
+protocol ClientLink {
+  /// Sends one text message.
+  func send(_ text: String)
+  /// The next event; throws when none came within `timeout` seconds.
+  func receive(timeout: Double) throws -> WebSocketEvent
+  /// Closes from the client's side (1000).
+  func close()
+}
+
+/// A websocket over a socket.
+struct SocketLink: ClientLink {
   let socket: WebSocket
+  func send(_ text: String) { socket.send(text) }
+  func receive(timeout: Double) throws -> WebSocketEvent { try socket.receive(timeout: timeout) }
+  func close() { socket.close() }
+}
+
+/// A test client speaking the Reorder protocol over a websocket: a real one, or one of an
+/// `InProcessServer`.
+final class RoomClient: @unchecked Sendable {
+  let link: any ClientLink
   /// Frames received but not yet consumed by `next`.
   var buffer: [JSONValue] = []
   /// The close event, once seen.
@@ -14,13 +34,13 @@ final class RoomClient: @unchecked Sendable {
   var session = ""
   var welcome: JSONValue = .null
 
-  init(socket: WebSocket) { self.socket = socket }
+  init(link: any ClientLink) { self.link = link }
 
   /// Connects to `/ws/<room>` on 127.0.0.1:`port`.
   static func connect(port: Int, room: String, context: WebSocketClientContext? = nil) throws -> RoomClient {
     let url = "ws://127.0.0.1:\(port)/ws/\(room)"
     let socket = try context.map { try WebSocket.connect(url, on: $0) } ?? WebSocket.connect(url)
-    return RoomClient(socket: socket)
+    return RoomClient(link: SocketLink(socket: socket))
   }
 
   /// Connects, says hello and waits for the welcome.
@@ -51,8 +71,8 @@ final class RoomClient: @unchecked Sendable {
     session = welcome["session"]?.stringValue ?? ""
   }
 
-  func send(_ text: String) { socket.send(text) }
-  func send(_ value: JSONValue) { socket.send(value.jsonText) }
+  func send(_ text: String) { link.send(text) }
+  func send(_ value: JSONValue) { link.send(value.jsonText) }
 
   /// Sends an op.
   func op(_ id: String, _ op: JSONValue) { send(.object([("type", .string("op")), ("id", .string(id)), ("op", op)])) }
@@ -60,7 +80,7 @@ final class RoomClient: @unchecked Sendable {
   /// Receives one more frame into the buffer; false on timeout or close.
   @discardableResult
   func pump(timeout: Double) -> Bool {
-    guard closeEvent == nil, let event = try? socket.receive(timeout: timeout) else { return false }
+    guard closeEvent == nil, let event = try? link.receive(timeout: timeout) else { return false }
     switch event {
     case .text(let text):
       if let value = try? JSONValue.parse(text) { buffer.append(value) }
@@ -116,15 +136,59 @@ final class RoomClient: @unchecked Sendable {
     return closeEvent
   }
 
-  func close() { socket.close() }
+  func close() { link.close() }
 }
 
 struct ClientTimeout: Error, CustomStringConvertible {
   var description: String
 }
 
+/// A server tests open websockets on and send HTTP requests to: over sockets (`TestServer`) or
+/// in-process (`InProcessServer`), so that a helper serves tests of either kind.
+protocol RoomServer {
+  /// Opens a websocket to `/ws/<room>` (no hello yet).
+  func connect(room: String) throws -> RoomClient
+  /// One HTTP request (`rawPath` with its query); header names of the reply lowercased.
+  func http(_ method: String, _ rawPath: String, headers: [String: String], body: [UInt8]?) throws -> HTTPReply
+  /// Whether `condition` holds within `timeout` seconds (an in-process server runs meanwhile).
+  func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool
+}
+
+extension RoomServer {
+  /// Connects, says hello and waits for the welcome.
+  func join(
+    room: String = "t", client: String, name: String = "Tester", since: UInt64? = nil, epoch: JSONValue? = nil
+  ) throws -> RoomClient {
+    let c = try connect(room: room)
+    try c.hello(room: room, client: client, name: name, since: since, epoch: epoch)
+    return c
+  }
+
+  /// A GET.
+  func get(_ rawPath: String, headers: [String: String] = [:]) throws -> HTTPReply {
+    try http("GET", rawPath, headers: headers, body: nil)
+  }
+}
+
+/// A server some other code started, reached over sockets on `port`.
+struct PortServer: RoomServer {
+  let port: Int
+
+  func connect(room: String) throws -> RoomClient { try RoomClient.connect(port: port, room: room) }
+
+  func http(_ method: String, _ rawPath: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws
+    -> HTTPReply
+  {
+    try httpRequest(port: port, method: method, rawPath: rawPath, headers: headers, body: body)
+  }
+
+  func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    TestSupport.waitUntil(timeout: timeout, condition)
+  }
+}
+
 /// A ReorderService in this process on an ephemeral port.
-final class TestServer {
+final class TestServer: RoomServer {
   let server: ReorderService
   let port: Int
 
@@ -139,6 +203,18 @@ final class TestServer {
   }
 
   deinit { server.shutdown() }
+
+  func connect(room: String) throws -> RoomClient { try RoomClient.connect(port: port, room: room) }
+
+  func http(_ method: String, _ rawPath: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws
+    -> HTTPReply
+  {
+    try httpRequest(port: port, method: method, rawPath: rawPath, headers: headers, body: body)
+  }
+
+  func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    TestSupport.waitUntil(timeout: timeout, condition)
+  }
 }
 
 /// JSON shorthands for ops.

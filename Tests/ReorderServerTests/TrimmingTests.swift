@@ -20,12 +20,12 @@ struct TrimmingTests {
     let every = 500
     var lastSeq: UInt64 = 0
     do {
-      let server = try TestServer(data: data) {
+      let server = try InProcessServer(data: data) {
         $0.historyOps = 1_000
         $0.snapshotEvery = every
         $0.maxOpsPerSecond = 1_000_000
       }
-      let c = try RoomClient.join(port: server.port, client: "mover")
+      let c = try server.join(client: "mover")
       c.op("l", Ops.createList("l"))
       for i in 0..<20 { c.op("i\(i)", Ops.insert("i\(i)", list: "l")) }
       _ = try c.applied(id: "i19")
@@ -56,25 +56,24 @@ struct TrimmingTests {
 
     try directory.write("keys", String(repeating: "k", count: 40))
     let keyFile = directory.path + "/keys"
-    let server = try TestServer(data: data) {
+    let server = try InProcessServer(data: data) {
       $0.historyOps = 1_000
       $0.apiKeyFile = keyFile
     }
-    let gone = try httpGet(
-      port: server.port, rawPath: "/api/v1/boards/t/ops?since=5",
-      headers: ["Authorization": "Bearer " + String(repeating: "k", count: 40)])
+    let gone = try server.get(
+      "/api/v1/boards/t/ops?since=5", headers: ["Authorization": "Bearer " + String(repeating: "k", count: 40)])
     #expect(gone.status == 410, "a since the log no longer reaches is 410: \(gone.text)")
     #expect(gone.text.contains("earliest kept"))
-    let probe = try RoomClient.join(port: server.port, client: "probe")
+    let probe = try server.join(client: "probe")
     let epoch = probe.welcome["epoch"] ?? .null
     probe.close()
-    let inside = try RoomClient.join(port: server.port, client: "a", since: lastSeq - 500, epoch: epoch)
+    let inside = try server.join(client: "a", since: lastSeq - 500, epoch: epoch)
     guard case .array(let ops)? = inside.welcome["ops"] else {
       Issue.record("a since inside the window got no ops: \(inside.welcome)")
       return
     }
     #expect(ops.count == 500)
-    let outside = try RoomClient.join(port: server.port, client: "b", since: lastSeq - 5_000, epoch: epoch)
+    let outside = try server.join(client: "b", since: lastSeq - 5_000, epoch: epoch)
     #expect(outside.welcome["board"] != nil, "a since outside the window gets the full board")
     inside.close()
     outside.close()

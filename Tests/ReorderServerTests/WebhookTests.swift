@@ -13,17 +13,17 @@ struct WebhookTests {
 
   /// A server whose webhooks go to `receiver`, with `timing`.
   func server(_ receiver: WebhookReceiver, _ timing: WebhookTiming, directory: TemporaryDirectory) throws
-    -> TestServer
+    -> InProcessServer
   {
     try directory.write("webhook-secret", Self.secret + "\n")
-    return try TestServer { configuration in
+    return try InProcessServer { configuration in
       configuration.webhookURL = receiver.url
       configuration.webhookSecretFile = directory.path + "/webhook-secret"
       configuration.webhookTiming = timing
     }
   }
 
-  func webhookStatistics(_ server: TestServer) -> WebhookStatistics {
+  func webhookStatistics(_ server: InProcessServer) -> WebhookStatistics {
     server.server.statistics()?.webhooks ?? WebhookStatistics()
   }
 
@@ -36,11 +36,11 @@ struct WebhookTests {
     let timing = WebhookTiming(
       debounceSeconds: 1, maxWaitSeconds: 10, retryDelays: [0.2, 0.4, 0.8, 1.6], attemptTimeoutSeconds: 5)
     let server = try server(receiver, timing, directory: directory)
-    let client = try RoomClient.join(port: server.port, room: "hooked", client: "a", name: "Ana")
+    let client = try server.join(room: "hooked", client: "a", name: "Ana")
     client.op("a:0", Ops.createList("l"))
     for n in 1...9 { client.op("a:\(n)", Ops.insert("i\(n)", list: "l", after: n == 1 ? nil : "i\(n - 1)")) }
     _ = try client.applied(id: "a:9")
-    #expect(waitUntil(timeout: 20) { webhookStatistics(server).delivered == 1 })
+    #expect(server.waitUntil(timeout: 20) { webhookStatistics(server).delivered == 1 })
     let deliveries = receiver.deliveries
     #expect(deliveries.map(\.status) == [503, 503, 204])
     #expect(deliveries.allSatisfy { $0.signatureOK })
@@ -61,7 +61,7 @@ struct WebhookTests {
     #expect(statistics.retried == 2)
     #expect(statistics.failed == 0)
     let metrics = MetricsTests()
-    let samples = try metrics.parsed(try httpGet(port: server.port, rawPath: "/metrics").text)
+    let samples = try metrics.parsed(try server.get("/metrics").text)
     #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=delivered}") == 1)
     #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=retried}") == 2)
     #expect(metrics.value(samples, "reorder_webhook_deliveries_total{result=dropped}") == 0)
@@ -77,7 +77,7 @@ struct WebhookTests {
     defer { receiver.stop() }
     let timing = WebhookTiming(debounceSeconds: 0.5, maxWaitSeconds: 1, retryDelays: [0.2], attemptTimeoutSeconds: 5)
     let server = try server(receiver, timing, directory: directory)
-    let client = try RoomClient.join(port: server.port, room: "busy", client: "b")
+    let client = try server.join(room: "busy", client: "b")
     client.op("b:0", Ops.createList("l"))
     client.op("b:1", Ops.insert("x", list: "l"))
     client.op("b:2", Ops.insert("y", list: "l"))
@@ -88,9 +88,9 @@ struct WebhookTests {
       client.op("b:\(ops)", Ops.move(ops % 2 == 0 ? "x" : "y", list: "l"))
       _ = try client.applied(id: "b:\(ops)")
       ops += 1
-      Thread.sleep(forTimeInterval: 0.1)
+      _ = server.waitUntil(timeout: 0.1) { false }  // the server runs meanwhile
     }
-    #expect(waitUntil(timeout: 10) { receiver.deliveries.last?.body["to_seq"] as? Int == ops })
+    #expect(server.waitUntil(timeout: 10) { receiver.deliveries.last?.body["to_seq"] as? Int == ops })
     let ranges = receiver.deliveries.map { ($0.body["from_seq"] as? Int ?? 0, $0.body["to_seq"] as? Int ?? 0) }
     #expect(ranges.count >= 2, "more than one event while the changes went on")
     #expect(ranges.first?.0 == 1)
@@ -112,23 +112,23 @@ struct WebhookTests {
     try directory.write("webhook-secret", Self.secret + "\n")
     let timing = WebhookTiming(
       debounceSeconds: 0.05, maxWaitSeconds: 1, retryDelays: [0.1, 0.1, 0.1, 0.1], attemptTimeoutSeconds: 5)
-    let server = try TestServer { configuration in
+    let server = try InProcessServer { configuration in
       configuration.apiKeyFile = directory.path + "/keys"
       configuration.webhookURL = receiver.url
       configuration.webhookSecretFile = directory.path + "/webhook-secret"
       configuration.webhookTiming = timing
     }
-    let created = try APITests().call(server.port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
+    let created = try APITests().call(server, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board)
     #expect(created.status == 201)
-    #expect(try APITests().call(server.port, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board).status == 409)
+    #expect(try APITests().call(server, "PUT", "/api/v1/boards/hooked", body: APIWriteTests.board).status == 409)
     let epoch = created.json?["epoch"]?.stringValue
     let posted = try APITests().call(
-      server.port, "POST", "/api/v1/boards/hooked/ops",
+      server, "POST", "/api/v1/boards/hooked/ops",
       body: #"{"ops":[{"id":"x1","op":{"kind":"move","item":"b","list":"todo"}}]}"#)
     #expect(posted.status == 200)
-    #expect(try APITests().call(server.port, "DELETE", "/api/v1/boards/hooked").status == 204)
+    #expect(try APITests().call(server, "DELETE", "/api/v1/boards/hooked").status == 204)
     try #require(
-      waitUntil(timeout: 60) {
+      server.waitUntil(timeout: 60) {
         receiver.deliveries.compactMap(\.body).contains { $0["type"] as? String == "board.deleted" }
       })
     let bodies = receiver.deliveries.compactMap(\.body)
@@ -160,7 +160,7 @@ struct WebhookTests {
     let timing = WebhookTiming(
       debounceSeconds: 0.02, maxWaitSeconds: 0.1, retryDelays: [0.05, 0.05, 0.05, 0.05], attemptTimeoutSeconds: 0.3)
     let server = try server(receiver, timing, directory: directory)
-    let clients = try (0..<3).map { try RoomClient.join(port: server.port, room: "r\($0)", client: "c\($0)") }
+    let clients = try (0..<3).map { try server.join(room: "r\($0)", client: "c\($0)") }
     for (index, client) in clients.enumerated() { client.op("c\(index):0", Ops.createList("l")) }
     for n in 1...60 {
       for (index, client) in clients.enumerated() {
@@ -168,7 +168,7 @@ struct WebhookTests {
         _ = try client.applied(id: "c\(index):\(n)")
       }
     }
-    #expect(waitUntil(timeout: 20) { webhookStatistics(server).retried >= 3 })
+    #expect(server.waitUntil(timeout: 20) { webhookStatistics(server).retried >= 3 })
     let statistics = webhookStatistics(server)
     #expect(statistics.delivered == 0)
     for client in clients { client.close() }

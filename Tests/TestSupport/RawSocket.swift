@@ -115,6 +115,14 @@ public struct HTTPReply: Sendable {
   public let body: [UInt8]
   /// The body as UTF-8 text.
   public var text: String { String(decoding: body, as: UTF8.self) }
+
+  /// A reply (for a transport without sockets, whose answers tests read the same way).
+  public init(status: Int, statusLine: String = "", headers: [String: String], body: [UInt8]) {
+    self.status = status
+    self.statusLine = statusLine
+    self.headers = headers
+    self.body = body
+  }
 }
 
 /// Sends `GET <rawPath>` (plus `headers`) exactly as given (no normalisation) to 127.0.0.1:`port` and reads the
