@@ -129,9 +129,10 @@ public struct ClusterNode: Sendable, Equatable {
   /// `compactionInterval` (tests use small ones).
   public var compactEvery: UInt64
 
-  /// The compaction interval of every cluster room (the default `--snapshot-every`: snapshots are
-  /// taken at boundaries, so each interval's snapshot is a compacted one).
-  public static let compactionInterval: UInt64 = 1_000
+  /// The compaction interval of every cluster room. It bounds how many ops a node may have out
+  /// before a boundary refuses them `stale` (an overloaded node with more out than this makes
+  /// little progress), and how many moves' tombstones a snapshot between two boundaries keeps.
+  public static let compactionInterval: UInt64 = 5_000
 
   /// Whether a replica of a cluster room compacts its board right after applying `record` at
   /// `seq`: at every multiple of `every` (the room's `compactEvery`), when the op was made by a

@@ -30,8 +30,8 @@ extension Room {
     let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
     // An append out that may still be refused `stale` would be made again after this op: this one
     // waits for its answer, so each client's ops reach the log in the order sent.
-    if shared!.deferred.contains(where: { $0.connection == connection }) || shared!.inFlight.mayBeStale(at: seq) {
-      if !shared!.deferred.contains(where: { $0.key == key }) { shared!.deferred.append(deferral) }
+    if shared!.deferred.waits(connection) || shared!.inFlight.mayBeStale(at: seq) {
+      if !shared!.deferred.contains(key: key) { shared!.deferred.append(deferral) }
       return []
     }
     do {
@@ -65,8 +65,7 @@ extension Room {
   /// boundary); called after every append answer and log entry.
   mutating func retryDeferred() -> [RoomAction] {
     guard shared != nil, !shared!.deferred.isEmpty else { return [] }
-    let waiting = shared!.deferred
-    shared!.deferred = []
+    let waiting = shared!.deferred.takeAll()
     return waiting.flatMap { op -> [RoomAction] in
       if op.after > seq {
         shared!.deferred.append(op)
@@ -92,8 +91,8 @@ extension Room {
     let retry = SharedRoom.Deferred(
       connection: connection, request: request, key: op.key, ticket: ticket, after: boundary)
     let first =
-      shared!.deferred.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
-      ?? shared!.deferred.endIndex
+      shared!.deferred.list.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
+      ?? shared!.deferred.list.endIndex
     shared!.deferred.insert(retry, at: first)
     return []
   }

@@ -38,7 +38,7 @@ extension RoomRegistry {
     for (ticket, op) in inFlight.sorted(by: { $0.key < $1.key }) {
       actions.append(contentsOf: rooms[name]!.refuse(op, ticket: ticket, Room.replacingError))
     }
-    let waiting = rooms[name]!.shared!.deferred.map(\.connection)
+    let waiting = rooms[name]!.shared!.deferred.list.map(\.connection)
     actions.append(contentsOf: rooms[name]!.refuseDeferred(of: waiting, Room.replacingError))
     actions.append(.log(.info, "board replaced; reloading", [("room", name), ("epoch", epoch)]))
     actions.append(

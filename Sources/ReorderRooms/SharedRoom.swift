@@ -50,10 +50,10 @@ struct SharedRoom: Sendable {
   var inFlight = InFlightAppends()
   /// Ops waiting for this node's ops before them, in arrival order. A connection with one waiting
   /// has all its later ops wait behind it, so each client's ops are made in the order sent.
-  var deferred: [Deferred] = []
+  var deferred = DeferredOps()
   /// Whether ops of this node are still to be applied here: made ops wait behind them (an op the
   /// log refused `stale` is still out: it waits to be made again).
-  var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty || deferred.contains { $0.after > 0 } }
+  var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty || deferred.hasRemakes }
   /// The room's compaction interval (`ClusterNode.compactEvery`), the same on every node.
   let compactEvery: UInt64
   /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,

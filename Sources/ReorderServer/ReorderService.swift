@@ -82,7 +82,8 @@ public final class ReorderService: @unchecked Sendable {
     if let redisURL = try configuration.redisURL {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
-      let node = ClusterNode(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
+      let node = ClusterNode(
+        node: "\(identity.id)-\(String(identity.boot, radix: 36))", compactEvery: configuration.clusterCompactEvery)
       let adapter = ClusterAdapter(url: redisURL, node: node, retainedOps: configuration.retainedOps)
       cluster = adapter
       storage = adapter.storage

@@ -117,6 +117,9 @@ public struct ServerConfiguration: Sendable {
   public var redis: String?
   /// The file holding the Redis password (`--redis-password-file`; needs `redis`).
   public var redisPasswordFile: String?
+  /// Cluster rooms' compaction interval: part of the stored format, so not a flag (always
+  /// `ClusterNode.compactionInterval` in `reorder serve`); tests set smaller ones.
+  var clusterCompactEvery = ClusterNode.compactionInterval
   /// `error`, `warn`, `info`, `debug` (`--log-level`).
   public var logLevel = "info"
   /// `text` or `json` (`--log-format`).

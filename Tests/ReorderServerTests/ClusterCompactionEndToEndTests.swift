@@ -10,7 +10,7 @@ import Testing
 @testable import ReorderServer
 
 /// Compaction in cluster mode over real sockets and a real `redis-server`: two nodes making moves
-/// across the server's compaction boundaries (`ClusterNode.compactionInterval`), a third node
+/// across compaction boundaries (every 1,000 seqs here), a third node
 /// loading the room late from the lease holder's compacted snapshot.
 @Suite("Cluster mode: compaction end to end", .serialized)
 struct ClusterCompactionEndToEndTests {
@@ -22,6 +22,7 @@ struct ClusterCompactionEndToEndTests {
     let configure: (inout ServerConfiguration) -> Void = {
       $0.redis = url
       $0.maxOpsPerSecond = 100_000
+      $0.clusterCompactEvery = 1_000
     }
     let a = try TestServer(configure: configure)
     let b = try TestServer(configure: configure)
