@@ -22,11 +22,12 @@ arch=$(uname -m)
   || { echo "build.sh: no $libfuzzer/libclang_rt.fuzzer_no_main-$arch.a (the Swift toolchain's libFuzzer)" >&2; exit 1; }
 # The build plan is made again each time: SwiftPM keeps a file the root package has since removed
 # in the plan of a path dependency ("missing inputs"), and a new plan costs a few seconds.
+# The manifest lists the targets from Sources/: evaluated each time, as in run.sh.
 rm -f .build/check/debug.yaml
-swift build --scratch-path .build/check \
+swift build --manifest-cache none --scratch-path .build/check \
   -Xlinker -L"$libfuzzer" -Xlinker -lclang_rt.fuzzer_no_main-"$arch" -Xlinker -lstdc++
 
-bin=$(swift build --scratch-path .build/check --show-bin-path)
+bin=$(swift build --manifest-cache none --scratch-path .build/check --show-bin-path)
 mkdir -p .build/check/logs
 failed=0
 for dir in Sources/Fuzz*/; do

@@ -34,9 +34,12 @@ fi
 # The build plan is made again: SwiftPM keeps a file the root package has since removed in the plan
 # of a path dependency ("missing inputs").
 rm -f .build/release.yaml
-# One product per call: `swift build` honours only the last of several `--product` flags.
+# One product per call: `swift build` honours only the last of several `--product` flags. The
+# manifest lists the targets from Sources/, so it is evaluated each time (`--manifest-cache none`):
+# a cached evaluation keeps the list it had, and a target added since is "no product named".
 for name in "${targets[@]}"; do
-  swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "Fuzz$name"
+  swift build --manifest-cache none -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
+    --product "Fuzz$name"
 done
 
 mkdir -p .build/fuzz/logs

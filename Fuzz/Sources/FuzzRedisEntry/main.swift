@@ -3,8 +3,8 @@ import RedisWire
 import ReorderBasics
 import ReorderRooms
 
-@testable import ReorderRedis
 @testable import ReorderCluster
+@testable import ReorderRedis
 
 // The Redis stream entries: the bytes are one RESP2 reply as Redis sends it for `XRANGE` of a
 // room's log (`*n` entries, each `*2` of the id `<seq>-1` and the fields `node`, `key`, `op`);

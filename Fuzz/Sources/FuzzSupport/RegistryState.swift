@@ -11,7 +11,8 @@
 /// it is listed here, rather than leaking state from one input into the next.
 struct RegistryState {
   static let copied: Set<String> = [
-    "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "loadsFailed",
+    "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "roomInstances",
+    "loadsFailed",
     "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded",
   ]
   static let fixed: Set<String> = [
@@ -25,6 +26,7 @@ struct RegistryState {
   let attached: [String: Int]
   let counters: RoomCounters
   let loadsCompleted: Int
+  let roomInstances: UInt64
   let loadsFailed: Int
   let messagesReceived: [String: Int]
   let deadlines: DeadlineQueue
@@ -46,6 +48,7 @@ struct RegistryState {
     attached = registry.attached
     counters = registry.counters
     loadsCompleted = registry.loadsCompleted
+    roomInstances = registry.roomInstances
     loadsFailed = registry.loadsFailed
     messagesReceived = registry.messagesReceived
     deadlines = registry.deadlines
@@ -64,6 +67,7 @@ struct RegistryState {
     registry.attached = attached
     registry.counters = counters
     registry.loadsCompleted = loadsCompleted
+    registry.roomInstances = roomInstances
     registry.loadsFailed = loadsFailed
     registry.messagesReceived = messagesReceived
     registry.deadlines = deadlines
