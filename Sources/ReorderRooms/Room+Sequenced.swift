@@ -65,6 +65,9 @@ extension Room {
   /// boundary); called after every append answer and log entry.
   mutating func retryDeferred() -> [RoomAction] {
     guard shared != nil, !shared!.deferred.isEmpty else { return [] }
+    // While an append out will be refused `stale`, every waiting op would wait again: no pass
+    // over them (thousands while a node is overloaded) for each answer.
+    guard !shared!.inFlight.mayBeStale(at: seq) else { return [] }
     let waiting = shared!.deferred.takeAll()
     return waiting.flatMap { op -> [RoomAction] in
       if op.after > seq {
