@@ -181,7 +181,7 @@ public protocol ClusterAnswers: AnyObject, Sendable {
   func clusterPresence(_ messages: [ReorderRedis.PresenceMessage])
   /// `room`'s roster was read.
   func clusterRoster(room: String, entries: [[UInt8]])
-  /// `room` is no longer followed here.
+  /// This node stopped following `room` (it was unloaded or dropped): what waits on it ends.
   func clusterRoomGone(_ room: String)
   /// An API request's ops were all answered (`results`), or will not be (`failure`).
   func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?)

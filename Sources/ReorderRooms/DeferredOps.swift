@@ -49,10 +49,12 @@ struct DeferredOps: Sendable {
     list = kept
   }
 
+  /// Counts `op` in (`change` 1) or out (-1); a count that reaches 0 is removed.
   private mutating func count(_ op: SharedRoom.Deferred, _ change: Int) {
-    func add(_ value: inout Int?) { value = (value ?? 0) + change == 0 ? nil : (value ?? 0) + change }
-    add(&perConnection[op.connection])
-    add(&perKey[op.key])
+    let connections = perConnection[op.connection, default: 0] + change
+    perConnection[op.connection] = connections == 0 ? nil : connections
+    let keys = perKey[op.key, default: 0] + change
+    perKey[op.key] = keys == 0 ? nil : keys
     if op.after > 0 { remakes += change }
   }
 }
