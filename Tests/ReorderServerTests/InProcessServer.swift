@@ -15,11 +15,7 @@ final class InProcessServer: RoomServer {
   let transport: EmbeddedTransport
 
   init(data: String = ":memory:", configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-    var configuration = ServerConfiguration()
-    configuration.port = 8080
-    configuration.webRoot = ""
-    configuration.dataPath = data
-    configure(&configuration)
+    let configuration = ServerConfiguration.forTests(port: 8080, data: data, configure)
     let made = Locked<EmbeddedTransport?>(nil)
     server = try ReorderService(configuration: configuration) { transportConfiguration, handler in
       let transport = EmbeddedTransport(configuration: transportConfiguration, handler: handler)

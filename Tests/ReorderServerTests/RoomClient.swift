@@ -187,18 +187,25 @@ struct PortServer: RoomServer {
   }
 }
 
+extension ServerConfiguration {
+  /// A test server's configuration: on `port`, no web root, its data in `data`, then `configure`.
+  static func forTests(port: Int, data: String, _ configure: (inout ServerConfiguration) -> Void) -> Self {
+    var configuration = ServerConfiguration()
+    configuration.port = port
+    configuration.webRoot = ""
+    configuration.dataPath = data
+    configure(&configuration)
+    return configuration
+  }
+}
+
 /// A ReorderService in this process on an ephemeral port.
 final class TestServer: RoomServer {
   let server: ReorderService
   let port: Int
 
   init(data: String = ":memory:", configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
-    var configuration = ServerConfiguration()
-    configuration.port = 0
-    configuration.webRoot = ""
-    configuration.dataPath = data
-    configure(&configuration)
-    server = try ReorderService(configuration: configuration)
+    server = try ReorderService(configuration: .forTests(port: 0, data: data, configure))
     port = try server.start()
   }
 
