@@ -7,13 +7,13 @@ import ReorderRooms
 /// here waits on the service thread: `perform` only queues.
 ///
 /// - appends: `ClusterAppender` (one pipeline per round trip of everything queued);
-/// - the followed rooms' logs: `ClusterTail` (one `XREAD BLOCK` over all of them);
+/// - the followed rooms' logs: `ClusterTail` (each room's appends channel, and reads of its log);
 /// - presence channels: `ClusterPresence` (`SSUBSCRIBE`);
 /// - publishes, rosters, the rooms' log seqs: `ClusterControl`;
 /// - the board list's summaries and `board.changed`: `ClusterSummaries`.
 ///
-/// Each has its own connection (`RedisLink`, reconnecting with backoff); their failures make
-/// `/healthz` `degraded` (`health`).
+/// Each has its own connections (`RedisLink`, reconnecting with backoff), to one Redis or to every
+/// master of a Redis Cluster (`RedisTarget`); their failures make `/healthz` `degraded` (`health`).
 public final class ClusterAdapter: @unchecked Sendable {
   /// This node in the cluster (the registry's).
   public let node: ClusterNode
@@ -30,9 +30,9 @@ public final class ClusterAdapter: @unchecked Sendable {
   private let presence: ClusterPresence
   private let control: ClusterControl
 
-  /// Prepares the threads for `url` (nothing connects before `start()`). `retainedOps`: the ops
-  /// kept before each snapshot when trimming (`ServerConfiguration.retainedOps`).
-  public init(url: RedisURL, node: ClusterNode, retainedOps: Int) {
+  /// Prepares the threads for `target` (nothing connects before `start()`). `retainedOps`: the
+  /// ops kept before each snapshot when trimming (`ServerConfiguration.retainedOps`).
+  public init(target: RedisTarget, node: ClusterNode, retainedOps: Int) {
     self.node = node
     let health = ClusterHealth()
     let metrics = RedisMetrics()
@@ -41,7 +41,7 @@ public final class ClusterAdapter: @unchecked Sendable {
     self.metrics = metrics
     self.sink = sink
     func link() -> RedisLink {
-      RedisLink(url: url, metrics: metrics, prepare: { (redis) throws(RedisError) in try redis.loadFunctions() })
+      RedisLink(target: target, metrics: metrics, prepare: { (redis) throws(RedisError) in try redis.loadFunctions() })
     }
     storage = RedisRoomStorage(link: link(), node: node.node, retainedOps: retainedOps, health: health)
     summaries = ClusterSummaries(link: link(), node: node.node, health: health)
@@ -49,7 +49,7 @@ public final class ClusterAdapter: @unchecked Sendable {
       sink.post { $0.clusterAppended(answers) }
     }
     let tail = ClusterTail(
-      link: link(), health: health,
+      link: link(), subscriber: ShardedSubscriber(target: target, metrics: metrics), health: health,
       deliver: { [sink] room, entries in
         sink.post { $0.clusterLogged(room: room, entries: entries) }
       },
@@ -57,7 +57,7 @@ public final class ClusterAdapter: @unchecked Sendable {
         sink.post { $0.clusterHistoryChanged(room: room, epoch: epoch) }
       })
     self.tail = tail
-    presence = ClusterPresence(url: url, node: node.node, metrics: metrics, health: health) { [sink] messages in
+    presence = ClusterPresence(target: target, node: node.node, metrics: metrics, health: health) { [sink] messages in
       sink.post { $0.clusterPresence(messages) }
     }
     control = ClusterControl(

@@ -184,7 +184,7 @@ final class ClusterControl: @unchecked Sendable {
     let mine = worker.withLock { $0.sessions }
     let followed = followed()
     // A probe, so that /healthz follows Redis on a node with no rooms too.
-    call { (redis) throws(RedisError) in _ = try redis.command("PING") }
+    call { (redis) throws(RedisError) in try redis.ping() }
     sendLeaves()
     for (room, peers) in mine {
       call { (redis) throws(RedisError) in
@@ -231,7 +231,7 @@ final class ClusterControl: @unchecked Sendable {
 
   /// Runs `body` on the link; nil when it failed (the health says why).
   @discardableResult
-  private func call<T>(_ body: (RedisConnection) throws(RedisError) -> T) -> T? {
+  private func call<T>(_ body: (any RedisCommands) throws(RedisError) -> T) -> T? {
     do {
       let value = try link.run(body)
       health.succeeded(.control)

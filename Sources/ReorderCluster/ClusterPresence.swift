@@ -7,7 +7,7 @@ import ReorderRedis
 /// posts to the service thread); this node's own are dropped by `PresenceSubscriber`.
 ///
 /// The set of channels changes between two receives (each waits at most `waitSeconds`). A lost
-/// connection is made again with backoff and subscribes to every followed room again; what was
+/// connection is made again with backoff and subscribes to its followed rooms again; what was
 /// published meanwhile is lost, which presence may be (the roster heals joins and leaves). Its
 /// reconnects are not in `reorder_redis_reconnects_total`, which counts the links'
 /// (`RedisLink`: appends, tail, store, roster).
@@ -15,7 +15,7 @@ final class ClusterPresence: @unchecked Sendable {
   /// Longest wait of one receive: how late a change of the followed rooms is taken.
   static let waitSeconds = 0.1
 
-  private let url: RedisURL
+  private let target: RedisTarget
   private let node: String
   private let metrics: RedisMetrics
   private let health: ClusterHealth
@@ -34,10 +34,10 @@ final class ClusterPresence: @unchecked Sendable {
   private var backoff = RedisBackoff()
 
   init(
-    url: RedisURL, node: String, metrics: RedisMetrics, health: ClusterHealth,
+    target: RedisTarget, node: String, metrics: RedisMetrics, health: ClusterHealth,
     deliver: @escaping @Sendable ([ReorderRedis.PresenceMessage]) -> Void
   ) {
-    self.url = url
+    self.target = target
     self.node = node
     self.metrics = metrics
     self.health = health
@@ -82,24 +82,18 @@ final class ClusterPresence: @unchecked Sendable {
 
   /// One receive on the channels of `rooms` (following them first); thread only.
   private func receive(_ rooms: Set<String>) {
+    let current = subscriber ?? PresenceSubscriber(target: target, nodeID: node, metrics: metrics)
+    subscriber = current
     do throws(RedisError) {
-      if subscriber == nil || subscriber!.isBroken {
-        subscriber?.close()
-        subscriber = nil
-        let fresh = try PresenceSubscriber(url: url, nodeID: node, metrics: metrics)
-        subscriber = fresh
-      }
-      let current = subscriber!
-      try current.unfollow(Array(current.rooms.subtracting(rooms)))
-      try current.follow(Array(rooms))
+      current.unfollow(Array(current.rooms.subtracting(rooms)))
+      current.follow(Array(rooms))
       let messages = try current.receive(waitSeconds: Self.waitSeconds)
       health.succeeded(.presence)
       backoff.succeeded()
       if !messages.isEmpty { deliver(messages) }
     } catch {
       health.failed(.presence, error)
-      subscriber?.close()
-      subscriber = nil
+      current.close()
       // A stop ends the backoff's wait.
       worker.pause(seconds: backoff.failed())
     }

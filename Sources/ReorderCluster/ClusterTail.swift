@@ -3,31 +3,37 @@ import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 
-/// Tails the logs of the rooms this node follows on a thread and a connection of its own
-/// (`XREAD BLOCK` over every followed room at once), handing each batch of entries to `deliver`
-/// (which posts to the service thread).
+/// Tails the logs of the rooms this node follows, on a thread of its own, and hands each batch of
+/// entries to `deliver` (which posts to the service thread). The same on one Redis and on a Redis
+/// Cluster: every command it sends names one room's keys or channel.
 ///
-/// The set of rooms changes under a blocked read: a read blocks at most `blockMilliseconds`, and
-/// the next one takes the new set (a room followed meanwhile starts from the seq it was loaded
-/// at, so nothing is missed, only delayed by up to that block). A read whose room was followed
-/// again meanwhile does not move that room's position. While Redis is unreachable the thread
-/// retries with the link's backoff and resumes from where each room stood.
+/// - `reorder_append` publishes each entry it logs on the room's appends shard channel
+///   (`ClusterNotice`); the tail subscribes to the followed rooms' channels (`ShardedSubscriber`,
+///   each on its slot's master) and delivers an entry that follows the room's position at once.
+/// - Pub/sub loses what is published while a channel is not subscribed (before its confirmation,
+///   after a lost connection, while its slot moves), so the tail reads the log (`XRANGE`, one
+///   pipeline for the rooms concerned) after a room's subscription is confirmed, when a notice
+///   skips seqs, and when the rooms' metas (checked at least every `checkSeconds`) show seqs the
+///   tail has not delivered.
+/// - Whole-board changes (the API's `PUT` replacing a board, `DELETE`) rewrite a room's keys
+///   rather than append to its log. The metas' check also compares each room's epoch with the one
+///   its replica holds, and runs at once after an entry of another epoch came (entries carry
+///   theirs; such entries are never delivered). When the epoch is not the room's (or gone), the
+///   room is paused (not read) and `changed` says what the log holds; the registry answers with a
+///   new `follow` (the same history, or the reloaded board) or an `unfollow` (deleted). The check
+///   runs after the pass's reads, so whatever a read returned after a change, the check that
+///   follows it sees the change before anything is delivered.
 ///
-/// Whole-board changes (the API's `PUT` replacing a board, `DELETE`) rewrite a room's keys
-/// rather than append to its log, so the tail also checks each followed room's epoch in `meta`
-/// (one pipelined `HGET` per room) after a read, at most every `epochCheckSeconds`, and at once
-/// after a read that returned an entry of another epoch (entries carry theirs). When the epoch is
-/// not the one the room was followed with (or gone), the entries of that read are not delivered,
-/// the room is paused (not read) and `changed` says what the log holds; the registry answers with
-/// a new `follow` (the same history, or the reloaded board) or an `unfollow` (deleted). Checking
-/// after the read, not before, is what keeps a replaced history's entries from reaching the old
-/// replica: whatever a read returned after the change, the check that follows it sees the change.
+/// While Redis is unreachable the thread retries with backoff and resumes from where each room
+/// stood.
 final class ClusterTail: @unchecked Sendable {
-  /// Longest block of one read: how late a newly followed room's first remote entries can be.
-  static let blockMilliseconds = 100
-  /// Most time between two checks of the followed rooms' epochs: how late a replaced or deleted
-  /// board is noticed by a node that did not make the change (plus one block).
-  static let epochCheckSeconds = 0.1
+  /// Longest wait for notices in one pass: how late a change of the followed rooms is taken.
+  static let waitSeconds = 0.1
+  /// Most time between two checks of the followed rooms' metas: how late a lost notice, or a
+  /// replaced or deleted board, is noticed by a node that did not make the change.
+  static let checkSeconds = 0.1
+  /// Most entries of one room one read returns (the rest come with the next pass).
+  static let readLimit = 1000
 
   /// A followed room.
   private struct Follow {
@@ -43,6 +49,7 @@ final class ClusterTail: @unchecked Sendable {
   }
 
   private let link: RedisLink
+  private let subscriber: ShardedSubscriber
   private let health: ClusterHealth
   private let deliver: @Sendable (String, [SharedLogEntry]) -> Void
   private let changed: @Sendable (String, String?) -> Void
@@ -52,14 +59,19 @@ final class ClusterTail: @unchecked Sendable {
     var generation: UInt64 = 0
   }
   private let worker = WorkerThread(name: "reorder-redis-tail", state: Follows())
-  /// When the epochs were last checked; the thread's only.
+  /// The thread's own: when the metas were last checked, the rooms whose log must be read, and
+  /// the reconnect backoff.
   private var lastCheck = 0.0
+  private var toRead: Set<String> = []
+  private var backoff = RedisBackoff()
 
   init(
-    link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void,
+    link: RedisLink, subscriber: ShardedSubscriber, health: ClusterHealth,
+    deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void,
     changed: @escaping @Sendable (String, String?) -> Void
   ) {
     self.link = link
+    self.subscriber = subscriber
     self.health = health
     self.deliver = deliver
     self.changed = changed
@@ -75,10 +87,11 @@ final class ClusterTail: @unchecked Sendable {
       },
       perform: { [self] asked in
         guard let asked else {
+          subscriber.close()
           link.close()
           return
         }
-        read(asked)
+        pass(asked)
       })
   }
 
@@ -101,63 +114,118 @@ final class ClusterTail: @unchecked Sendable {
     worker.withLock { Array($0.positions.keys) }
   }
 
-  /// Ends the thread after the read in flight.
+  /// Ends the thread after the pass in flight.
   func stop() {
     worker.stop()
   }
 
-  /// What a read brought for one room, decided under the lock.
+  /// One pass over the `asked` rooms: notices, reads, the metas' check, deliveries; thread only.
+  private func pass(_ asked: [String: Follow]) {
+    do {
+      let channels = Dictionary(uniqueKeysWithValues: asked.keys.map { (ClusterKeys(room: $0).appends, $0) })
+      subscriber.unsubscribe(subscriber.channels.filter { channels[$0] == nil })
+      subscriber.subscribe(channels.keys)
+      toRead.formIntersection(asked.keys)
+      let events = try subscriber.receive(waitSeconds: toRead.isEmpty ? Self.waitSeconds : 0)
+      var noticed: [String: [ClusterLogEntry]] = [:]
+      for event in events {
+        switch event {
+        case .subscribed(let channel):
+          if let room = channels[channel] { toRead.insert(room) }
+        case .message(let channel, let payload):
+          if let room = channels[channel], let entry = ClusterNotice.entry(payload) {
+            noticed[room, default: []].append(entry)
+          }
+        }
+      }
+      let reading = toRead
+      var read: [String: [ClusterLogEntry]] = [:]
+      if !reading.isEmpty {
+        let positions = Dictionary(uniqueKeysWithValues: reading.map { ($0, asked[$0]!.seq) })
+        read = try link.run { (redis) throws(RedisError) in try redis.entries(after: positions, limit: Self.readLimit) }
+        toRead.subtract(reading)
+      }
+      let foreign = (noticed.merging(read) { $0 + $1 }).contains { room, entries in
+        entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
+      }
+      var metas: [String: ClusterRoomMeta]?
+      let now = MonotonicClock.now()
+      if foreign || now - lastCheck >= Self.checkSeconds {
+        let rooms = Array(asked.keys)
+        metas = try link.run { (redis) throws(RedisError) in try redis.metas(rooms: rooms) }
+        lastCheck = now
+      }
+      health.succeeded(.tail)
+      backoff.succeeded()
+      for (room, follow) in asked {
+        take(room, follow: follow, read: read[room] ?? [], noticed: noticed[room] ?? [], meta: metas?[room])
+      }
+    } catch {
+      health.failed(.tail, error)
+      // Everything is read again once Redis answers: notices may have been lost meanwhile.
+      toRead.formUnion(asked.keys)
+      // The link throws at once while its backoff waits: pause rather than spin.
+      worker.pause(seconds: max(Self.waitSeconds, backoff.failed()))
+    }
+  }
+
+  /// What the pass brought for one room, decided under the lock.
   private enum Outcome {
     /// Followed again, or no more, meanwhile: nothing to do.
     case stale
     /// The log's epoch is not the replica's: the room is paused.
     case changed(String?)
-    /// Deliver the read's entries.
-    case deliver
+    /// Deliver these entries.
+    case deliver([ClusterLogEntry])
   }
 
-  /// One read of the `asked` rooms, and its entries delivered; thread only.
-  private func read(_ asked: [String: Follow]) {
-    do {
-      let read = try link.run { (redis) throws(RedisError) in
-        try redis.tail(asked.mapValues(\.seq), blockMilliseconds: Self.blockMilliseconds)
-      }
-      let now = MonotonicClock.now()
-      let foreign = read.contains { room, entries in
-        entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
-      }
-      var epochs: [String: String?]?
-      if foreign || now - lastCheck >= Self.epochCheckSeconds {
-        let rooms = Array(asked.keys)
-        epochs = try link.run { (redis) throws(RedisError) in try redis.epochs(rooms: rooms) }
-        lastCheck = now
-      }
-      health.succeeded(.tail)
-      for (room, follow) in asked {
-        let entries = read[room] ?? []
-        let outcome = worker.withLock { follows -> Outcome in
-          guard let current = follows.positions[room], current.generation == follow.generation else { return .stale }
-          if let epochs, let logEpoch = epochs[room] {
-            if current.epoch == nil {
-              follows.positions[room]!.epoch = logEpoch
-            } else if logEpoch != current.epoch {
-              follows.positions[room]!.paused = true
-              return .changed(logEpoch)
-            }
-          }
-          if let last = entries.last { follows.positions[room]!.seq = max(current.seq, last.seq) }
-          return .deliver
-        }
-        switch outcome {
-        case .stale: continue
-        case .changed(let logEpoch): changed(room, logEpoch)
-        case .deliver: if !entries.isEmpty { deliver(room, entries.map { SharedLogEntry($0) }) }
+  /// Delivers what the pass brought for `room` and is of its epoch: the entries read (all of
+  /// them, as the log has them: a gap there is one the room asks about), then the notices that
+  /// follow without a gap. Marks the room for a read when a notice skips seqs or the meta shows
+  /// more; pauses it when its epoch changed.
+  private func take(
+    _ room: String, follow: Follow, read: [ClusterLogEntry], noticed: [ClusterLogEntry], meta: ClusterRoomMeta?
+  ) {
+    var gap = false
+    let outcome = worker.withLock { follows -> Outcome in
+      guard var current = follows.positions[room], current.generation == follow.generation else { return .stale }
+      if let meta {
+        if current.epoch == nil, let logEpoch = meta.epoch {
+          current.epoch = logEpoch
+        } else if current.epoch != nil, meta.epoch != current.epoch {
+          follows.positions[room]!.paused = true
+          return .changed(meta.epoch)
         }
       }
-    } catch {
-      health.failed(.tail, error)
-      // The link throws at once while its backoff waits: pause rather than spin.
-      worker.pause(seconds: Double(Self.blockMilliseconds) / 1000)
+      var taken: [ClusterLogEntry] = []
+      func ofEpoch(_ entry: ClusterLogEntry) -> Bool {
+        guard let epoch = entry.epoch else { return true }
+        if current.epoch == nil { current.epoch = epoch }
+        return epoch == current.epoch
+      }
+      for entry in read where entry.seq > current.seq {
+        guard ofEpoch(entry) else { break }
+        taken.append(entry)
+        current.seq = entry.seq
+      }
+      for entry in noticed where entry.seq > current.seq {
+        guard ofEpoch(entry) else { break }
+        guard entry.seq == current.seq + 1 else {
+          gap = true
+          break
+        }
+        taken.append(entry)
+        current.seq = entry.seq
+      }
+      if let meta, meta.seq > current.seq, meta.epoch == current.epoch { gap = true }
+      follows.positions[room] = current
+      return .deliver(taken)
+    }
+    if gap { toRead.insert(room) }
+    switch outcome {
+    case .stale: return
+    case .changed(let logEpoch): changed(room, logEpoch)
+    case .deliver(let taken): if !taken.isEmpty { deliver(room, taken.map { SharedLogEntry($0) }) }
     }
   }
 }

@@ -216,7 +216,7 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   }
 
   /// Lists a board just written in the board list's directory, with its figures.
-  private static func list(_ room: String, _ summary: ClusterSummary, _ redis: RedisConnection) {
+  private static func list(_ room: String, _ summary: ClusterSummary, _ redis: any RedisCommands) {
     do {
       _ = try redis.putSummary(room: room, summary)
     } catch {
@@ -226,7 +226,7 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   /// Takes a deleted board out of the board list's directory (not a key of the room, so the
   /// delete function leaves it).
-  private static func unlist(_ room: String, _ redis: RedisConnection) {
+  private static func unlist(_ room: String, _ redis: any RedisCommands) {
     do {
       try redis.removeFromDirectory(room: room)
     } catch {
@@ -236,8 +236,8 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   private static func wallMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1_000).rounded()) }
 
-  /// Every room with a meta hash (`RedisConnection.roomNames`), sorted.
-  private static func scanRooms(_ redis: RedisConnection) throws(RedisError) -> [String] { try redis.roomNames() }
+  /// Every room with a meta hash (`RedisCommands.roomNames`), sorted.
+  private static func scanRooms(_ redis: any RedisCommands) throws(RedisError) -> [String] { try redis.roomNames() }
 
   private func entries(room: String, after: UInt64, limit: Int) throws(RoomStoreError) -> [LogEntry] {
     try call { (redis) throws(RedisError) in
@@ -247,7 +247,7 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   /// Runs `body` on the link; a Redis error becomes the port's `unavailable` (retry later), and
   /// the health of this part follows the outcome.
-  private func call<T>(_ body: (RedisConnection) throws(RedisError) -> T) throws(RoomStoreError) -> T {
+  private func call<T>(_ body: (any RedisCommands) throws(RedisError) -> T) throws(RoomStoreError) -> T {
     do {
       let value = try link.run(body)
       health.succeeded(.storage)

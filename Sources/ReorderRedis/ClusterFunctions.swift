@@ -8,7 +8,8 @@ public enum ClusterFunctions {
   /// The library's name.
   public static let library = "reorder"
 
-  /// Appends one op (KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates, until).
+  /// Appends one op and publishes it on the room's appends channel (KEYS log, meta, ids; ARGV
+  /// epoch, op key, node id, payload, creates, until, channel).
   public static let append = "reorder_append"
   /// Writes a whole board as a room's new history, unless it has ops and replacing was not asked
   /// for (KEYS log, meta, ids, snapshot; ARGV epoch, replace, node id, snapshot bytes, then op
@@ -49,11 +50,11 @@ public enum ClusterFunctions {
     local function num(n) return string.format('%d', n) end
 
     -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates ('0': the op was made on
-    -- a replica with applied ops, so it must not start a history of its own; absent counts as '1'),
-    -- until (the highest seq the op may get: the first compaction boundary after the state it was
-    -- made on; absent or '0': any). The epoch check, the idempotency check, the seq and the XADD
-    -- are one atomic step. A room without meta has no history (never made, or deleted): only an op
-    -- made at seq 0 starts one. An op beyond its until is refused 'STALE <until>' with nothing
+    -- a replica with applied ops, so it must not start a history of its own), until (the highest
+    -- seq the op may get: the first compaction boundary after the state it was made on; '0': any),
+    -- the room's appends channel. The epoch check, the idempotency check, the seq, the XADD and
+    -- the notice on the channel (ClusterNotice) are one atomic step. A room without meta has no
+    -- history (never made, or deleted): only an op made at seq 0 starts one. An op beyond its until is refused 'STALE <until>' with nothing
     -- written (its key stays free): its node makes it again on the board compacted there.
     local function append(keys, args)
       local log, meta, ids = keys[1], keys[2], keys[3]
@@ -74,6 +75,8 @@ public enum ClusterFunctions {
       redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
       redis.call('HSET', ids, key, num(seq))
       redis.call('HSET', meta, 'seq', num(seq))
+      redis.call('SPUBLISH', args[7], string.format('%d %d %d %d\n', seq, #epoch, #node, #key) .. epoch .. node
+        .. key .. payload)
       return {seq, 'applied'}
     end
 

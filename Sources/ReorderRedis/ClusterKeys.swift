@@ -31,6 +31,9 @@ public struct ClusterKeys: Sendable, Equatable {
   public var rosterNodes: String { prefix + "roster:nodes" }
   /// Integer: counts the roster's changes, so that a read of an unchanged roster returns nothing.
   public var rosterVersion: String { prefix + "roster:version" }
+  /// Shard channel on which each append is published as it is logged (`ClusterNotice`): what
+  /// the nodes' tails read.
+  public var appends: String { prefix + "appends" }
   /// Pub/sub channel of presence messages `<node id>\n<payload>`.
   public var presence: String { prefix + "presence" }
   /// Hash `epoch`, `seq`, `lists`, `items`, `updated_at` (ms since the epoch): the board list's
@@ -47,9 +50,14 @@ public struct ClusterKeys: Sendable, Equatable {
   public static let directory = "reorder:boards"
 
   /// The room of a presence channel name, or nil for another channel.
-  public static func room(ofPresenceChannel channel: String) -> String? {
+  public static func room(ofPresenceChannel channel: String) -> String? { room(of: channel, suffix: "presence") }
+
+  /// The room of an appends channel name, or nil for another channel.
+  public static func room(ofAppendsChannel channel: String) -> String? { room(of: channel, suffix: "appends") }
+
+  private static func room(of channel: String, suffix: String) -> String? {
     let head = "reorder:{"
-    let tail = "}:presence"
+    let tail = "}:" + suffix
     guard channel.hasPrefix(head), channel.hasSuffix(tail), channel.count > head.count + tail.count else { return nil }
     return String(channel.dropFirst(head.count).dropLast(tail.count))
   }

@@ -15,52 +15,44 @@ public struct PresenceMessage: Sendable, Equatable {
   }
 }
 
-/// A sharded-subscribe connection (`SSUBSCRIBE`, Redis 7.0) for the presence channels of the rooms
-/// this node follows, on a thread of its own; a node's own messages are dropped (`nodeID`). A
-/// room's channel is a shard channel in the room's slot (`reorder:{room}:presence`), so in a Redis
-/// Cluster its traffic stays on the shard that holds the room.
-///
-/// Subscribing writes the command and does not wait: Redis' confirmations come back through
-/// `receive`, which is the only call that waits (at most its `waitSeconds`), so the thread can
-/// change what it follows between two receives. After `RedisError.connectionLost`, make a new
-/// subscriber and follow the rooms again.
+/// The presence channels of the rooms this node follows (`SSUBSCRIBE`, Redis 7.0), on a thread
+/// of its own; a node's own messages are dropped (`nodeID`). A room's channel is a shard channel
+/// in the room's slot (`reorder:{room}:presence`), so in a Redis Cluster its traffic stays on the
+/// shard that holds the room (`ShardedSubscriber`, which also follows slot moves and lost
+/// connections).
 public final class PresenceSubscriber: @unchecked Sendable {
-  private let connection: RedisConnection
+  private let channels: ShardedSubscriber
   /// This node's id: messages it published are not returned.
   public let nodeID: String
   /// The rooms followed, as last asked (Redis confirms them asynchronously).
   public private(set) var rooms: Set<String> = []
 
-  /// Connects to `url` for node `nodeID`.
-  public init(url: RedisURL, nodeID: String, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil)
-    throws(RedisError)
-  {
+  /// A subscriber to `target` for node `nodeID`; it connects at the first `receive`.
+  public init(
+    target: RedisTarget, nodeID: String, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil
+  ) {
     self.nodeID = nodeID
-    connection = try RedisConnection(url: url, timeouts: timeouts, metrics: metrics)
+    channels = ShardedSubscriber(target: target, timeouts: timeouts, metrics: metrics)
   }
 
-  /// Closes the connection.
-  public func close() { connection.close() }
+  /// A subscriber to one Redis at `url`.
+  public convenience init(url: RedisURL, nodeID: String, timeouts: RedisTimeouts = RedisTimeouts()) {
+    self.init(target: .single(url), nodeID: nodeID, timeouts: timeouts)
+  }
 
-  /// Whether the connection failed or was closed.
-  public var isBroken: Bool { connection.isBroken }
+  /// Closes the connections (a later `receive` subscribes again).
+  public func close() { channels.close() }
 
-  /// Subscribes to the presence channels of `rooms` not followed yet.
-  public func follow(_ rooms: [String]) throws(RedisError) {
-    let new = rooms.filter { !self.rooms.contains($0) }
-    guard !new.isEmpty else { return }
-    // One command per channel: a cluster takes several shard channels in one SSUBSCRIBE only when
-    // they share a slot.
-    for room in new { try connection.send(["SSUBSCRIBE", ClusterKeys(room: room).presence]) }
-    self.rooms.formUnion(new)
+  /// Subscribes to the presence channels of `rooms` not followed yet (at the next `receive`).
+  public func follow(_ rooms: [String]) {
+    self.rooms.formUnion(rooms)
+    channels.subscribe(rooms.map { ClusterKeys(room: $0).presence })
   }
 
   /// Unsubscribes from the presence channels of `rooms`.
-  public func unfollow(_ rooms: [String]) throws(RedisError) {
-    let old = rooms.filter { self.rooms.contains($0) }
-    guard !old.isEmpty else { return }
-    for room in old { try connection.send(["SUNSUBSCRIBE", ClusterKeys(room: room).presence]) }
-    self.rooms.subtract(old)
+  public func unfollow(_ rooms: [String]) {
+    self.rooms.subtract(rooms)
+    channels.unsubscribe(rooms.map { ClusterKeys(room: $0).presence })
   }
 
   /// Waits up to `waitSeconds` for messages, then returns the messages of other nodes already
@@ -68,22 +60,13 @@ public final class PresenceSubscriber: @unchecked Sendable {
   /// wait for the next call), empty when none came in time. Confirmations and own messages are
   /// skipped.
   public func receive(waitSeconds: Double, limit: Int = 4096) throws(RedisError) -> [PresenceMessage] {
-    var messages: [PresenceMessage] = []
-    var wait = waitSeconds
-    var replies = 0
-    while replies < limit, let reply = try connection.receive(waitSeconds: wait) {
-      wait = 0  // after the first reply, take only what is already there
-      replies += 1
-      if let message = message(reply) { messages.append(message) }
-    }
-    return messages
+    try channels.receive(waitSeconds: waitSeconds, limit: limit).compactMap(message)
   }
 
-  /// `["smessage", channel, "<node>\n<payload>"]` of another node, or nil.
-  private func message(_ reply: RedisReply) -> PresenceMessage? {
-    guard let parts = reply.elements, parts.count == 3, parts[0].text == "smessage",
-      let channel = parts[1].text, let room = ClusterKeys.room(ofPresenceChannel: channel),
-      let body = parts[2].bytes, let newline = body.firstIndex(of: 0x0A)
+  /// A message of another node (`<node>\n<payload>`), or nil.
+  private func message(_ event: ShardEvent) -> PresenceMessage? {
+    guard case .message(let channel, let body) = event, let room = ClusterKeys.room(ofPresenceChannel: channel),
+      let newline = body.firstIndex(of: 0x0A)
     else { return nil }
     let node = String(decoding: body[..<newline], as: UTF8.self)
     guard node != nodeID else { return nil }

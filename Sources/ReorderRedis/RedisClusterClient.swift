@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// Commands to a Redis Cluster: each goes to the master of its key's slot, over one connection
 /// per master, following the cluster's redirections (docs/CLUSTER.md, "Redis Cluster").
@@ -13,7 +14,7 @@ import Foundation
 ///
 /// At most `maxRedirects` redirections or retries per command, then the last error is thrown.
 /// Not thread-safe: one client per thread, as `RedisConnection`.
-public final class RedisClusterClient: @unchecked Sendable {
+public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
   /// Where the map is first asked for.
   public let seeds: [RedisURL]
   /// The slot map as last read (nil before the first read).
@@ -37,6 +38,8 @@ public final class RedisClusterClient: @unchecked Sendable {
   private let metrics: RedisMetrics?
   private let prepare: (RedisConnection) throws(RedisError) -> Void
   private var connections: [RedisClusterNode: RedisConnection] = [:]
+  private var failing: [RedisClusterNode: Failing] = [:]
+  private let now: () -> Double = { MonotonicClock.now() }
 
   /// A client for the cluster that `seeds` belong to (their password, if any, is every node's).
   /// Nothing connects before the first command. `prepare` runs on each new connection (loading
@@ -78,105 +81,123 @@ public final class RedisClusterClient: @unchecked Sendable {
     throw lastError
   }
 
-  /// Sends `arguments` to the master of `key`'s slot and returns the reply, following
-  /// redirections. An error reply that is not a redirection throws `RedisError.server`.
-  @discardableResult
-  public func command(key: [UInt8], _ arguments: [any RedisArgument]) throws(RedisError) -> RedisReply {
-    let replies = try pipeline(key: key, [arguments])
-    if case .error(let message) = replies[0] {
-      throw .server(command: String(decoding: arguments[0].redisBytes, as: UTF8.self), message: message)
-    }
-    return replies[0]
-  }
-
-  /// Sends `commands`, every one of them on keys of `key`'s slot, to that slot's master in one
-  /// round trip, and returns their replies in order (error replies in their place). A command
-  /// redirected or told to try again is re-sent after that round trip, as are the ones redirected
-  /// with it, in their order; so only while the slot moves can a command run after a later one of
-  /// the same call.
-  public func pipeline(key: [UInt8], _ commands: [[any RedisArgument]]) throws(RedisError) -> [RedisReply] {
+  /// Sends each command to the master of its key's slot (a command without a key: to the first
+  /// master), one round trip per master, and returns their replies in order (error replies in
+  /// their place). A command redirected or told to try again is re-sent after that round trip,
+  /// with the others of its round in their order; so only while a slot moves can a command run
+  /// after a later one on its slot. A master that cannot be reached fails the call, after
+  /// `maxRedirects` attempts (its commands may or may not have run).
+  public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
     guard !commands.isEmpty else { return [] }
     if map == nil { try refreshMap() }
-    let slot = RedisKeySlot.slot(of: key)
     var replies = [RedisReply?](repeating: nil, count: commands.count)
-    var waiting = Array(commands.indices)
-    var asking: RedisClusterNode?
+    let slots = commands.map { $0.key.map { RedisKeySlot.slot(of: Array($0.utf8)) } }
+    var waiting: [(index: Int, asking: RedisClusterNode?)] = commands.indices.map { ($0, nil) }
     var attempts = 0
     while !waiting.isEmpty {
-      guard let node = asking ?? map?.master(ofSlot: slot) else {
-        try refreshMap()
-        attempts += 1
-        guard attempts <= Self.maxRedirects, map?.master(ofSlot: slot) != nil else {
-          throw .unexpectedReply(command: "CLUSTER SLOTS", reply: "no master serves slot \(slot)")
-        }
-        continue
-      }
-      let sent = waiting.map { commands[$0] }
-      let answers: [RedisReply]
-      do {
-        let connection = try connection(to: node)
-        answers = try connection.pipeline(asking == nil ? sent : sent.flatMap { [["ASKING"], $0] })
-      } catch {
-        guard error.isConnectionFailure, attempts < Self.maxRedirects else { throw error }
-        drop(node)
-        attempts += 1
-        asking = nil
-        try? refreshMap()
-        continue
-      }
-      let results = asking == nil ? answers : stride(from: 1, to: answers.count, by: 2).map { answers[$0] }
-      asking = nil
-      var again: [Int] = []
-      var redirect: RedisRedirect?
-      var pause = false
-      // Each command's reply so far; a redirected one keeps its error if it is not re-sent.
-      for (index, reply) in zip(waiting, results) {
-        replies[index] = reply
-        guard case .error(let message) = reply else { continue }
-        if let found = RedisRedirect(error: message, from: node) {
-          redirect = redirect ?? found
-          again.append(index)
-        } else if message.hasPrefix("TRYAGAIN") || message.hasPrefix("CLUSTERDOWN") {
-          pause = true
-          again.append(index)
-        }
-      }
-      waiting = again
       attempts += 1
-      guard !waiting.isEmpty, attempts <= Self.maxRedirects else { break }
-      if let redirect {
-        switch redirect.kind {
-        case .moved:
-          counts.moved += 1
-          map = map?.moving(slot: redirect.slot, to: redirect.target)
-          try? refreshMap()
-        case .ask:
-          counts.asked += 1
-          asking = redirect.target
+      var order: [RedisClusterNode] = []
+      var groups: [RedisClusterNode: [(index: Int, asking: Bool)]] = [:]
+      for (index, asking) in waiting {
+        guard let node = asking ?? target(slot: slots[index]) else {
+          replies[index] = .error("CLUSTERDOWN no master serves slot \(slots[index] ?? 0)")
+          continue
         }
-      } else if pause {
-        usleep(20_000)
+        if groups[node] == nil { order.append(node) }
+        groups[node, default: []].append((index, asking != nil))
       }
+      var again: [(index: Int, asking: RedisClusterNode?)] = []
+      var refresh = false
+      var pause = false
+      for node in order {
+        let members = groups[node]!
+        let answers: [RedisReply]
+        do {
+          let sent = members.flatMap { member -> [[any RedisArgument]] in
+            member.asking ? [["ASKING"], commands[member.index].arguments] : [commands[member.index].arguments]
+          }
+          let all = try connection(to: node).pipeline(sent)
+          var cursor = 0
+          answers = members.map { member in
+            cursor += member.asking ? 2 : 1
+            return all[cursor - 1]
+          }
+        } catch {
+          guard error.isConnectionFailure, attempts < Self.maxRedirects else { throw error }
+          drop(node)
+          refresh = true
+          again += members.map { ($0.index, nil) }
+          continue
+        }
+        for (member, reply) in zip(members, answers) {
+          replies[member.index] = reply
+          guard case .error(let message) = reply else { continue }
+          if let redirect = RedisRedirect(error: message, from: node) {
+            switch redirect.kind {
+            case .moved:
+              counts.moved += 1
+              map = map?.moving(slot: redirect.slot, to: redirect.target)
+              refresh = true
+              again.append((member.index, nil))
+            case .ask:
+              counts.asked += 1
+              again.append((member.index, redirect.target))
+            }
+          } else if message.hasPrefix("TRYAGAIN") || message.hasPrefix("CLUSTERDOWN") {
+            pause = true
+            again.append((member.index, nil))
+          }
+        }
+      }
+      guard !again.isEmpty, attempts < Self.maxRedirects else { break }
+      if refresh { try? refreshMap() }
+      if pause { usleep(20_000) }
+      waiting = again.sorted { $0.index < $1.index }
     }
     return replies.map { $0 ?? .null }
   }
 
   /// Runs `body` on every master's connection (loading functions, say), in map order.
-  public func forEachMaster(_ body: (RedisClusterNode, RedisConnection) throws(RedisError) -> Void)
-    throws(RedisError)
-  {
+  public func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError) {
     if map == nil { try refreshMap() }
-    for node in map?.masters ?? [] { try body(node, try connection(to: node)) }
+    for node in map?.masters ?? [] { try body(try connection(to: node)) }
   }
 
-  /// The connection to `node`, made (and prepared) if there is none or it broke.
+  /// The master of `slot` (nil: any master), if the map knows one.
+  private func target(slot: Int?) -> RedisClusterNode? {
+    guard let slot else { return map?.masters.first }
+    return map?.master(ofSlot: slot)
+  }
+
+  /// The connection to `node`, made (and prepared) if there is none or it broke. After a failed
+  /// attempt, the node's next one waits its backoff (`RedisBackoff`); until then this throws
+  /// `RedisError.unavailable` at once, so a dead master costs no connect timeout per command.
   private func connection(to node: RedisClusterNode) throws(RedisError) -> RedisConnection {
     if let open = connections[node], !open.isBroken { return open }
-    let url = RedisURL(host: node.host, port: node.port, password: seeds.first?.password)
-    let made = try RedisConnection(url: url, timeouts: timeouts, metrics: metrics)
-    try prepare(made)
-    connections[node] = made
-    return made
+    let time = now()
+    if let failing = failing[node], time < failing.nextAttempt {
+      throw .unavailable(retryInSeconds: failing.nextAttempt - time, lastError: failing.error.description)
+    }
+    let url = RedisURL(host: node.host, port: node.port, user: seeds.first?.user, password: seeds.first?.password)
+    do {
+      let made = try RedisConnection(url: url, timeouts: timeouts, metrics: metrics)
+      try prepare(made)
+      connections[node] = made
+      failing[node] = nil
+      return made
+    } catch {
+      var backoff = failing[node]?.backoff ?? RedisBackoff()
+      failing[node] = Failing(backoff: backoff, nextAttempt: time + backoff.failed(), error: error)
+      failing[node]?.backoff = backoff
+      throw error
+    }
+  }
+
+  /// A node whose last connection attempt failed.
+  private struct Failing {
+    var backoff: RedisBackoff
+    var nextAttempt: Double
+    var error: RedisError
   }
 
   private func drop(_ node: RedisClusterNode) {

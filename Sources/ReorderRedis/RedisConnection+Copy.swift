@@ -1,21 +1,23 @@
 /// Whole rooms read and written in one step each: what `reorder backup --redis` and
 /// `reorder restore --redis` move between Redis and a backup file (docs/DEPLOY.md, "Backups").
-extension RedisConnection {
+extension RedisCommands {
   /// Every room with a meta hash (`SCAN … MATCH reorder:{*}:meta`), sorted: the rooms that have a
   /// history. A room made or deleted during the scan may or may not be in it.
   public func roomNames() throws(RedisError) -> [String] {
-    var cursor = "0"
     var names: Set<String> = []
-    repeat {
-      let reply = try command("SCAN", cursor, "MATCH", "reorder:{*}:meta", "COUNT", 1_000)
-      guard let parts = reply.elements, parts.count == 2, let next = parts[0].text, let keys = parts[1].elements
-      else { throw .unexpectedReply(command: "SCAN", reply: reply.description) }
-      for key in keys {
-        guard let text = key.text, text.hasPrefix("reorder:{"), text.hasSuffix("}:meta") else { continue }
-        names.insert(String(text.dropFirst("reorder:{".count).dropLast("}:meta".count)))
-      }
-      cursor = next
-    } while cursor != "0"
+    try forEachNode { (node) throws(RedisError) in
+      var cursor = "0"
+      repeat {
+        let reply = try node.command("SCAN", cursor, "MATCH", "reorder:{*}:meta", "COUNT", 1_000)
+        guard let parts = reply.elements, parts.count == 2, let next = parts[0].text, let keys = parts[1].elements
+        else { throw .unexpectedReply(command: "SCAN", reply: reply.description) }
+        for key in keys {
+          guard let text = key.text, text.hasPrefix("reorder:{"), text.hasSuffix("}:meta") else { continue }
+          names.insert(String(text.dropFirst("reorder:{".count).dropLast("}:meta".count)))
+        }
+        cursor = next
+      } while cursor != "0"
+    }
     return names.sorted()
   }
 
@@ -25,10 +27,12 @@ extension RedisConnection {
   /// the windows the lease holder keeps (docs/CLUSTER.md, "Snapshots and trimming").
   public func roomCopy(room: String) throws(RedisError) -> ClusterRoomCopy? {
     let keys = ClusterKeys(room: room)
-    let replies = try pipeline([
-      ["MULTI"], ["HMGET", keys.meta, "epoch", "seq", "snapshot_seq", "trimmed_seq"],
-      ["HMGET", keys.snapshot, "seq", "bytes"], ["XRANGE", keys.log, "-", "+"], ["EXEC"],
-    ])
+    let replies = try pipeline(
+      key: ClusterKeys(room: room).meta,
+      [
+        ["MULTI"], ["HMGET", keys.meta, "epoch", "seq", "snapshot_seq", "trimmed_seq"],
+        ["HMGET", keys.snapshot, "seq", "bytes"], ["XRANGE", keys.log, "-", "+"], ["EXEC"],
+      ])
     for case .error(let message) in replies { throw .server(command: "MULTI", message: message) }
     guard let results = replies[4].elements, results.count == 3, let meta = results[0].elements, meta.count == 4,
       let snapshot = results[1].elements, snapshot.count == 2
@@ -42,7 +46,7 @@ extension RedisConnection {
       stored = ClusterSnapshot(seq: UInt64(seq), bytes: bytes)
     }
     return ClusterRoomCopy(
-      room: room, meta: roomMeta, snapshot: stored, entries: try Self.entries(results[2], command: "XRANGE"))
+      room: room, meta: roomMeta, snapshot: stored, entries: try ClusterReplies.entries(results[2], command: "XRANGE"))
   }
 
   /// Writes `copy` as the room's history in one step (a script): its log entries at their seqs
@@ -55,13 +59,13 @@ extension RedisConnection {
     let keys = ClusterKeys(room: copy.room)
     let trimmed = (copy.entries.first?.seq ?? copy.meta.seq + 1) - 1
     var arguments: [any RedisArgument] = [
-      "EVAL", Self.putRoomCopyScript, 5, keys.log, keys.meta, keys.ids, keys.snapshot, keys.summary,
+      "EVAL", ClusterScripts.putRoomCopy, 5, keys.log, keys.meta, keys.ids, keys.snapshot, keys.summary,
       copy.meta.epoch ?? "", replace ? "1" : "0", node, copy.meta.seq, trimmed, copy.snapshot?.seq ?? 0,
       copy.snapshot?.bytes ?? [],
     ]
     arguments.reserveCapacity(arguments.count + 3 * copy.entries.count)
     for entry in copy.entries { arguments += [entry.seq, entry.key, entry.op] }
-    let reply = try command(arguments)
+    let reply = try command(key: keys.meta, arguments)
     switch reply.text {
     case "created": return .created
     case "replaced": return .replaced
@@ -69,25 +73,6 @@ extension RedisConnection {
     default: throw .unexpectedReply(command: "EVAL putRoomCopy", reply: reply.description)
     }
   }
-
-  /// KEYS log, meta, ids, snapshot, summary; ARGV epoch, replace, node, seq, trimmed seq,
-  /// snapshot seq (0: none), snapshot bytes, then seq, op key, payload triples. A script rather
-  /// than a function of the `reorder` library, so that a Redis that never ran a node takes it too.
-  static let putRoomCopyScript = """
-    local function num(n) return string.format('%d', n) end
-    local had = (tonumber(redis.call('HGET', KEYS[2], 'seq')) or 0) > 0
-    if had and ARGV[2] ~= '1' then return 'exists' end
-    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-    for i = 8, #ARGV - 2, 3 do
-      redis.call('XADD', KEYS[1], ARGV[i] .. '-1', 'node', ARGV[3], 'key', ARGV[i + 1], 'op', ARGV[i + 2],
-        'epoch', ARGV[1])
-      redis.call('HSET', KEYS[3], ARGV[i + 1], ARGV[i])
-    end
-    redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[4], 'trimmed_seq', ARGV[5], 'snapshot_seq', ARGV[6])
-    if tonumber(ARGV[6]) > 0 then redis.call('HSET', KEYS[4], 'seq', ARGV[6], 'bytes', ARGV[7]) end
-    if had then return 'replaced' end
-    return 'created'
-    """
 }
 
 /// One room as `roomCopy` read it: its meta, latest snapshot and kept log, all of one instant.

@@ -1,35 +1,40 @@
 /// A room's snapshot, lease and roster (docs/CLUSTER.md).
-extension RedisConnection {
+extension RedisCommands {
   /// Stores `bytes` as the room's snapshot at `seq` unless one at `seq` or later is stored
   /// (`reorder_snapshot`, which also sets meta `snapshot_seq`). Whether it was stored.
   @discardableResult
   public func putSnapshot(room: String, seq: UInt64, bytes: [UInt8]) throws(RedisError) -> Bool {
     let keys = ClusterKeys(room: room)
-    return try command("FCALL", ClusterFunctions.putSnapshot, 3, keys.snapshot, keys.meta, keys.bases, seq, bytes)
-      .integer == 1
+    return try command(
+      key: ClusterKeys(room: room).meta, "FCALL", ClusterFunctions.putSnapshot, 3, keys.snapshot, keys.meta, keys.bases,
+      seq, bytes
+    )
+    .integer == 1
   }
 
   /// The seqs of the room's kept snapshots (`bases`), in order.
   public func baseSeqs(room: String) throws(RedisError) -> [UInt64] {
-    let reply = try command("HKEYS", ClusterKeys(room: room).bases)
+    let reply = try command(key: ClusterKeys(room: room).meta, "HKEYS", ClusterKeys(room: room).bases)
     guard let fields = reply.elements else { throw .unexpectedReply(command: "HKEYS", reply: reply.description) }
     return fields.compactMap { $0.text.flatMap { UInt64($0) } }.sorted()
   }
 
   /// The kept snapshot at `seq` (`bases`), nil when there is none.
   public func base(room: String, seq: UInt64) throws(RedisError) -> [UInt8]? {
-    try command("HGET", ClusterKeys(room: room).bases, seq).bytes
+    try command(key: ClusterKeys(room: room).meta, "HGET", ClusterKeys(room: room).bases, seq).bytes
   }
 
   /// Deletes the kept snapshots at these seqs (`HDEL`).
   public func dropBases(room: String, seqs: [UInt64]) throws(RedisError) {
     guard !seqs.isEmpty else { return }
-    _ = try command(["HDEL", ClusterKeys(room: room).bases] + seqs.map { $0 as any RedisArgument })
+    _ = try command(
+      key: ClusterKeys(room: room).meta, ["HDEL", ClusterKeys(room: room).bases] + seqs.map { $0 as any RedisArgument })
   }
 
   /// The room's latest snapshot, or nil when it has none.
   public func snapshot(room: String) throws(RedisError) -> ClusterSnapshot? {
-    let reply = try command("HMGET", ClusterKeys(room: room).snapshot, "seq", "bytes")
+    let reply = try command(
+      key: ClusterKeys(room: room).meta, "HMGET", ClusterKeys(room: room).snapshot, "seq", "bytes")
     guard let fields = reply.elements, fields.count == 2 else {
       throw .unexpectedReply(command: "HMGET", reply: reply.description)
     }
@@ -41,24 +46,30 @@ extension RedisConnection {
   /// `node` already holds it. Whether `node` holds it now.
   public func acquireLease(room: String, node: String, milliseconds: Int) throws(RedisError) -> Bool {
     let reply = try command(
+      key: ClusterKeys(room: room).meta,
       "FCALL", ClusterFunctions.acquireLease, 1, ClusterKeys(room: room).lease, node, milliseconds)
     return reply.text == node
   }
 
   /// Renews the lease for `milliseconds` if `node` holds it. Whether it did.
   public func renewLease(room: String, node: String, milliseconds: Int) throws(RedisError) -> Bool {
-    try command("FCALL", ClusterFunctions.renewLease, 1, ClusterKeys(room: room).lease, node, milliseconds).integer == 1
+    try command(
+      key: ClusterKeys(room: room).meta, "FCALL", ClusterFunctions.renewLease, 1, ClusterKeys(room: room).lease, node,
+      milliseconds
+    ).integer == 1
   }
 
   /// Releases the lease if `node` holds it. Whether it did.
   @discardableResult
   public func releaseLease(room: String, node: String) throws(RedisError) -> Bool {
-    try command("FCALL", ClusterFunctions.releaseLease, 1, ClusterKeys(room: room).lease, node).integer == 1
+    try command(
+      key: ClusterKeys(room: room).meta, "FCALL", ClusterFunctions.releaseLease, 1, ClusterKeys(room: room).lease, node
+    ).integer == 1
   }
 
   /// The node holding the room's lease, or nil.
   public func leaseHolder(room: String) throws(RedisError) -> String? {
-    try command("GET", ClusterKeys(room: room).lease).text
+    try command(key: ClusterKeys(room: room).meta, "GET", ClusterKeys(room: room).lease).text
   }
 
   /// Adds or replaces `node`'s sessions in the room's roster and beats the node's heartbeat,
@@ -73,7 +84,7 @@ extension RedisConnection {
       "FCALL", ClusterFunctions.putRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt,
     ]
     for entry in entries { arguments += [entry.session, entry.peer] }
-    try command(arguments)
+    try command(key: ClusterKeys(room: room).meta, arguments)
   }
 
   /// `node`'s heartbeat in the room: alive until `expiresAt`. True when the node was not listed
@@ -81,6 +92,7 @@ extension RedisConnection {
   public func beatRoster(room: String, node: String, expiresAt: Int64) throws(RedisError) -> Bool {
     let keys = ClusterKeys(room: room)
     let reply = try command(
+      key: ClusterKeys(room: room).meta,
       "FCALL", ClusterFunctions.beatRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt)
     return reply.integer == 1
   }
@@ -91,6 +103,7 @@ extension RedisConnection {
     guard !sessions.isEmpty else { return 0 }
     let keys = ClusterKeys(room: room)
     let reply = try command(
+      key: ClusterKeys(room: room).meta,
       ["FCALL", ClusterFunctions.removeRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion] + sessions)
     return Int(reply.integer ?? 0)
   }
@@ -101,8 +114,9 @@ extension RedisConnection {
   public func readRoster(room: String, now: Int64, known: String?) throws(RedisError) -> ClusterRoster {
     let keys = ClusterKeys(room: room)
     let reply = try command(
+      key: ClusterKeys(room: room).meta,
       "FCALL", ClusterFunctions.readRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, now, known ?? "")
-    let flat = try Self.texts(reply, command: "FCALL " + ClusterFunctions.readRoster)
+    let flat = try ClusterReplies.texts(reply, command: "FCALL " + ClusterFunctions.readRoster)
     guard let version = flat.first else {
       throw .unexpectedReply(command: "FCALL " + ClusterFunctions.readRoster, reply: reply.description)
     }
@@ -119,16 +133,9 @@ extension RedisConnection {
   public func publishPresence(room: String, node: String, payload: [UInt8]) throws(RedisError) -> Int {
     precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a message")
     return Int(
-      try command("SPUBLISH", ClusterKeys(room: room).presence, Array(node.utf8) + [0x0A] + payload).integer ?? 0)
-  }
-
-  static func texts(_ reply: RedisReply, command: String) throws(RedisError) -> [String] {
-    guard let items = reply.elements else { throw .unexpectedReply(command: command, reply: reply.description) }
-    var texts: [String] = []
-    for item in items {
-      guard let text = item.text else { throw .unexpectedReply(command: command, reply: item.description) }
-      texts.append(text)
-    }
-    return texts
+      try command(
+        key: ClusterKeys(room: room).meta, "SPUBLISH", ClusterKeys(room: room).presence,
+        Array(node.utf8) + [0x0A] + payload
+      ).integer ?? 0)
   }
 }

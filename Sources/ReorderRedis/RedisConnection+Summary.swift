@@ -1,7 +1,7 @@
 /// The board list of cluster mode (docs/CLUSTER.md, "Board list and webhooks in cluster mode"):
 /// a summary hash per room (`reorder:{R}:summary`) and one directory of every room with a
 /// summary (`reorder:boards`, a sorted set scored 0, read in name order with `ZRANGEBYLEX`).
-extension RedisConnection {
+extension RedisCommands {
   /// Stores `summary` as the room's unless the room has no log meta any more (it was deleted), its
   /// meta names another epoch (it was replaced: these figures are of the old history), or a
   /// summary of the same epoch at this seq or later is stored; then, unless the room was deleted
@@ -17,23 +17,25 @@ extension RedisConnection {
   ) {
     let keys = ClusterKeys(room: room)
     let reply = try command(
-      "EVAL", Self.putSummaryScript, 2, keys.meta, keys.summary, summary.epoch, summary.seq, summary.lists,
+      key: keys.meta, "EVAL", ClusterScripts.putSummary, 2, keys.meta, keys.summary, summary.epoch, summary.seq,
+      summary.lists,
       summary.items, summary.updatedMilliseconds)
     guard let parts = reply.elements, parts.count == 6, let stored = parts[0].integer else {
       throw .unexpectedReply(command: "EVAL putSummary", reply: reply.description)
     }
-    if stored >= 0 { try command("ZADD", ClusterKeys.directory, 0, room) }
-    return (stored == 1, Self.summary(Array(parts.dropFirst())))
+    if stored >= 0 { try command(key: ClusterKeys.directory, "ZADD", ClusterKeys.directory, 0, room) }
+    return (stored == 1, ClusterReplies.summary(Array(parts.dropFirst())))
   }
 
   /// The room's summary, or nil when it has none.
   public func summary(room: String) throws(RedisError) -> ClusterSummary? {
     let reply = try command(
-      "HMGET", ClusterKeys(room: room).summary, "epoch", "seq", "lists", "items", "updated_at")
+      key: ClusterKeys(room: room).summary, "HMGET", ClusterKeys(room: room).summary, "epoch", "seq", "lists", "items",
+      "updated_at")
     guard let fields = reply.elements, fields.count == 5 else {
       throw .unexpectedReply(command: "HMGET", reply: reply.description)
     }
-    return Self.summary(fields)
+    return ClusterReplies.summary(fields)
   }
 
   /// Takes the room out of the board list: its directory entry and its summary. What deleting a
@@ -41,8 +43,10 @@ extension RedisConnection {
   /// but not the directory entry, a key of no room). Whether it was listed.
   @discardableResult
   public func removeFromDirectory(room: String) throws(RedisError) -> Bool {
+    let summary = ClusterKeys(room: room).summary
     let replies = try pipeline([
-      ["ZREM", ClusterKeys.directory, room], ["DEL", ClusterKeys(room: room).summary],
+      RedisCommand(key: ClusterKeys.directory, ["ZREM", ClusterKeys.directory, room]),
+      RedisCommand(key: summary, ["DEL", summary]),
     ])
     if case .error(let message) = replies[0] { throw .server(command: "ZREM", message: message) }
     return (replies[0].integer ?? 0) > 0
@@ -50,17 +54,21 @@ extension RedisConnection {
 
   /// Up to `limit` rooms of the directory whose names sort after `after` (from the first without
   /// it), by name (bytewise), with their summaries and how many roster sessions of nodes alive at
-  /// `now` (ms since the epoch) each lists. Two round trips.
+  /// `now` (ms since the epoch) each lists. Two round trips (in a Redis Cluster, the second is one per master).
   public func listBoards(after: String?, limit: Int, now: Int64) throws(RedisError) -> [ClusterBoardListing] {
     let start = after.map { "(" + $0 } ?? "-"
-    let names = try Self.texts(
-      try command("ZRANGEBYLEX", ClusterKeys.directory, start, "+", "LIMIT", 0, max(1, limit)), command: "ZRANGEBYLEX")
+    let names = try ClusterReplies.texts(
+      try command(
+        key: ClusterKeys.directory, "ZRANGEBYLEX", ClusterKeys.directory, start, "+", "LIMIT", 0, max(1, limit)),
+      command: "ZRANGEBYLEX")
     guard !names.isEmpty else { return [] }
-    var commands: [[any RedisArgument]] = []
+    var commands: [RedisCommand] = []
     for name in names {
       let keys = ClusterKeys(room: name)
-      commands.append(["HMGET", keys.summary, "epoch", "seq", "lists", "items", "updated_at"])
-      commands.append(["FCALL", ClusterFunctions.onlineRoster, 2, keys.roster, keys.rosterNodes, now])
+      commands.append(
+        RedisCommand(key: keys.summary, ["HMGET", keys.summary, "epoch", "seq", "lists", "items", "updated_at"]))
+      commands.append(
+        RedisCommand(key: keys.roster, ["FCALL", ClusterFunctions.onlineRoster, 2, keys.roster, keys.rosterNodes, now]))
     }
     let replies = try pipeline(commands)
     var listings: [ClusterBoardListing] = []
@@ -71,32 +79,10 @@ extension RedisConnection {
         throw .unexpectedReply(
           command: "HMGET/FCALL " + ClusterFunctions.onlineRoster, reply: "\(fields.description), \(count.description)")
       }
-      listings.append(ClusterBoardListing(room: name, summary: Self.summary(fields), online: Int(online)))
+      listings.append(ClusterBoardListing(room: name, summary: ClusterReplies.summary(fields), online: Int(online)))
     }
     return listings
   }
-
-  static func summary(_ fields: [RedisReply]) -> ClusterSummary? {
-    guard fields.count == 5, let epoch = fields[0].text, let seq = fields[1].integer else { return nil }
-    return ClusterSummary(
-      epoch: epoch, seq: UInt64(max(0, seq)), lists: Int(fields[2].integer ?? 0), items: Int(fields[3].integer ?? 0),
-      updatedMilliseconds: fields[4].integer ?? 0)
-  }
-
-  /// KEYS meta, summary; ARGV epoch, seq, lists, items, updated_at. Replies
-  /// `{stored, epoch, seq, lists, items, updated_at}` with the fields stored before (nil when
-  /// none); `stored` is 1 when stored, 0 when a summary as recent is there, -1 when the room was
-  /// deleted or replaced.
-  static let putSummaryScript = """
-    local before = redis.call('HMGET', KEYS[2], 'epoch', 'seq', 'lists', 'items', 'updated_at')
-    local function reply(stored) return {stored, before[1], before[2], before[3], before[4], before[5]} end
-    local epoch = redis.call('HGET', KEYS[1], 'epoch')
-    if not epoch or epoch ~= ARGV[1] then return reply(-1) end
-    if before[1] == ARGV[1] and tonumber(before[2]) >= tonumber(ARGV[2]) then return reply(0) end
-    redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[2], 'lists', ARGV[3], 'items', ARGV[4],
-      'updated_at', ARGV[5])
-    return reply(1)
-    """
 }
 
 /// A room's figures in the board list (`reorder:{R}:summary`).

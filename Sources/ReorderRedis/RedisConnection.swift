@@ -38,7 +38,7 @@ public final class RedisConnection: @unchecked Sendable {
   public let timeouts: RedisTimeouts
   private let metrics: RedisMetrics?
 
-  /// Connects to `url`, sends `AUTH` when it has a password and `SELECT` when its database is not 0.
+  /// Connects to `url`, sends `AUTH` (with its user, if any) when it has a password and `SELECT` when its database is not 0.
   public init(url: RedisURL, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil)
     throws(RedisError)
   {
@@ -56,7 +56,9 @@ public final class RedisConnection: @unchecked Sendable {
     self.context = context
     redisSetTimeout(context, Self.timeval(timeouts.commandSeconds))
     do {
-      if let password = url.password { try command("AUTH", password) }
+      if let password = url.password {
+        if let user = url.user { try command("AUTH", user, password) } else { try command("AUTH", password) }
+      }
       if url.database != 0 { try command("SELECT", url.database) }
     } catch {
       close()
@@ -124,14 +126,33 @@ public final class RedisConnection: @unchecked Sendable {
   /// The next reply pushed by Redis (a subscriber's messages), waiting at most `waitSeconds`
   /// for it; nil when none came in time. Replies already read are returned without waiting.
   func receive(waitSeconds: Double) throws(RedisError) -> RedisReply? {
+    if let reply = try buffered() { return reply }
+    guard let descriptor = try Self.readable([self], waitSeconds: waitSeconds).first, descriptor else { return nil }
+    try readAvailable()
+    return try buffered()
+  }
+
+  /// A reply already read from the socket, if any; never waits.
+  func buffered() throws(RedisError) -> RedisReply? {
+    try bufferedReply(try usable("receive"))
+  }
+
+  /// Reads what the socket holds into the reply buffer (after `readable` said it has bytes).
+  func readAvailable() throws(RedisError) {
     let context = try usable("receive")
-    if let reply = try bufferedReply(context) { return reply }
-    var descriptor = pollfd(fd: context.pointee.fd, events: Int16(POLLIN), revents: 0)
-    let ready = poll(&descriptor, 1, Int32(max(0, (waitSeconds * 1000).rounded(.up))))
-    if ready == 0 || (ready < 0 && errno == EINTR) { return nil }
-    if ready < 0 { throw fail("receive", reason: String(cString: strerror(errno))) }
     if redisBufferRead(context) != REDIS_OK { throw lost("receive", context) }
-    return try bufferedReply(context)
+  }
+
+  /// Waits at most `waitSeconds` until one of `connections` has bytes to read (or was closed by
+  /// Redis); which ones have, in their order. A broken connection counts as readable (its read
+  /// then throws).
+  static func readable(_ connections: [RedisConnection], waitSeconds: Double) throws(RedisError) -> [Bool] {
+    var descriptors = connections.map { pollfd(fd: $0.context?.pointee.fd ?? -1, events: Int16(POLLIN), revents: 0) }
+    if connections.contains(where: \.isBroken) { return connections.map(\.isBroken) }
+    let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(max(0, (waitSeconds * 1000).rounded(.up))))
+    if ready == 0 || (ready < 0 && errno == EINTR) { return connections.map { _ in false } }
+    if ready < 0 { throw .connectionLost(command: "receive", reason: String(cString: strerror(errno))) }
+    return descriptors.map { $0.revents != 0 }
   }
 
   // MARK: - The one place hiredis calls and their failures are interpreted

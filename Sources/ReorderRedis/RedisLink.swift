@@ -30,40 +30,74 @@ public struct RedisBackoff: Sendable, Equatable {
   public mutating func succeeded() { failures = 0 }
 }
 
-/// A connection that is made again when it was lost, with backoff, driven by its caller: it
-/// never sleeps and has no thread. Each call either runs on a working connection, or connects
-/// first when an attempt is due, or throws `RedisError.unavailable` at once while the backoff
-/// waits. One thread uses a link at a time.
+/// Where a node's Redis is: one server (`--redis`) or a Redis Cluster, by its seed nodes
+/// (`--redis-cluster`).
+public enum RedisTarget: Sendable, Equatable, CustomStringConvertible {
+  /// One Redis server.
+  case single(RedisURL)
+  /// A Redis Cluster: the nodes its slot map is first asked of (their user and password are
+  /// every node's).
+  case cluster(seeds: [RedisURL])
+
+  /// The servers named.
+  public var urls: [RedisURL] {
+    switch self {
+    case .single(let url): [url]
+    case .cluster(let seeds): seeds
+    }
+  }
+
+  /// `redis://HOST:PORT/DB`, or the seeds with commas between them; never a password.
+  public var description: String { urls.map(\.description).joined(separator: ",") }
+}
+
+/// A node's way to Redis, made again when it was lost, driven by its caller: it never sleeps and
+/// has no thread. One thread uses a link at a time.
 ///
-/// A lost connection is retried at once on the next call (Redis may simply have restarted);
-/// failed attempts then wait 50 ms, 100 ms, … up to 5 s. `prepare` runs on every new connection
-/// before it is used (load the function library, subscribe again).
+/// - One Redis: one connection. Each call either runs on a working connection, or connects first
+///   when an attempt is due, or throws `RedisError.unavailable` at once while the backoff waits. A
+///   lost connection is retried at once on the next call (Redis may simply have restarted); failed
+///   attempts then wait 50 ms, 100 ms, … up to 5 s.
+/// - A Redis Cluster: a `RedisClusterClient`, which keeps one connection per master and the same
+///   backoff per master, so that a dead master fails only the calls on its slots.
 ///
+/// `prepare` runs on every new connection before it is used (load the function library).
 /// Closures given to `run` and `prepare` state their error type (Swift does not infer typed
 /// throws for closures):
 /// `try link.run { (redis) throws(RedisError) in try redis.append(ops) }`.
 public final class RedisLink: @unchecked Sendable {
   /// Where it connects.
-  public let url: RedisURL
+  public let target: RedisTarget
   private let timeouts: RedisTimeouts
   private let metrics: RedisMetrics?
   private let prepare: (RedisConnection) throws(RedisError) -> Void
   private let now: () -> Double
   private var backoff: RedisBackoff
   private var connection: RedisConnection?
+  private var cluster: RedisClusterClient?
   private var nextAttempt = 0.0
   private var lastError: RedisError?
   private var hasConnected = false
 
-  /// A link to `url`; nothing is connected until the first call. `now` is a monotonic clock in
-  /// seconds (injected by tests).
-  public init(
+  /// A link to one Redis at `url` (see `init(target:…)`).
+  public convenience init(
     url: RedisURL, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil,
     backoff: RedisBackoff = RedisBackoff(),
     now: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
     prepare: @escaping (RedisConnection) throws(RedisError) -> Void = { _ in }
   ) {
-    self.url = url
+    self.init(target: .single(url), timeouts: timeouts, metrics: metrics, backoff: backoff, now: now, prepare: prepare)
+  }
+
+  /// A link to `target`; nothing is connected until the first call. `now` is a monotonic clock in
+  /// seconds (injected by tests).
+  public init(
+    target: RedisTarget, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil,
+    backoff: RedisBackoff = RedisBackoff(),
+    now: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+    prepare: @escaping (RedisConnection) throws(RedisError) -> Void = { _ in }
+  ) {
+    self.target = target
     self.timeouts = timeouts
     self.metrics = metrics
     self.backoff = backoff
@@ -71,15 +105,25 @@ public final class RedisLink: @unchecked Sendable {
     self.prepare = prepare
   }
 
-  /// Whether a connection is open and has not failed.
-  public var isConnected: Bool { connection.map { !$0.isBroken } ?? false }
+  /// Whether the last call reached Redis (one Redis: a connection is open and has not failed).
+  public var isConnected: Bool {
+    if cluster != nil { return lastError == nil }
+    return connection.map { !$0.isBroken } ?? false
+  }
 
   /// The last connection failure, or nil once connected again.
   public var lastFailure: RedisError? { lastError }
 
-  /// The working connection, connecting first when there is none and an attempt is due.
-  /// Throws `RedisError.unavailable` while the backoff waits, or the error of the attempt.
-  public func connected() throws(RedisError) -> RedisConnection {
+  /// Where commands go now, connecting first (one Redis) when there is no connection and an
+  /// attempt is due. Throws `RedisError.unavailable` while the backoff waits, or the error of
+  /// the attempt.
+  public func connected() throws(RedisError) -> any RedisCommands {
+    if case .cluster(let seeds) = target {
+      if let cluster { return cluster }
+      let made = RedisClusterClient(seeds: seeds, timeouts: timeouts, metrics: metrics, prepare: prepare)
+      cluster = made
+      return made
+    }
     if let connection, !connection.isBroken { return connection }
     connection?.close()
     connection = nil
@@ -88,7 +132,7 @@ public final class RedisLink: @unchecked Sendable {
       throw .unavailable(retryInSeconds: nextAttempt - time, lastError: lastError.description)
     }
     do {
-      let fresh = try RedisConnection(url: url, timeouts: timeouts, metrics: metrics)
+      let fresh = try RedisConnection(url: target.urls[0], timeouts: timeouts, metrics: metrics)
       try prepare(fresh)
       connection = fresh
       if hasConnected { metrics?.recordReconnect() }
@@ -103,14 +147,17 @@ public final class RedisLink: @unchecked Sendable {
     }
   }
 
-  /// Runs `body` on the working connection (connecting first when due). When the connection
+  /// Runs `body` on where commands go (connecting first when due). When one Redis' connection
   /// fails during `body` it is dropped, and the next call connects again.
-  public func run<T>(_ body: (RedisConnection) throws(RedisError) -> T) throws(RedisError) -> T {
-    let connection = try connected()
+  public func run<T>(_ body: (any RedisCommands) throws(RedisError) -> T) throws(RedisError) -> T {
+    let commands = try connected()
     do {
-      return try body(connection)
+      let value = try body(commands)
+      if cluster != nil { lastError = nil }
+      return value
     } catch {
-      if connection.isBroken {
+      if error.isConnectionFailure, cluster != nil { lastError = error }
+      if let connection, connection.isBroken {
         lastError = error
         self.connection = nil
         connection.close()
@@ -119,9 +166,11 @@ public final class RedisLink: @unchecked Sendable {
     }
   }
 
-  /// Closes the connection; a later call connects again.
+  /// Closes every connection; a later call connects again.
   public func close() {
     connection?.close()
     connection = nil
+    cluster?.close()
+    cluster = nil
   }
 }

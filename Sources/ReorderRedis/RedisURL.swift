@@ -13,14 +13,17 @@ public struct RedisURL: Sendable, Equatable, CustomStringConvertible {
   public var port: Int
   /// Database number selected after connecting (`SELECT`; 0 is Redis' default).
   public var database: Int
+  /// The ACL user name for `AUTH user password` (`--redis-user`), or nil for Redis' default user.
+  public var user: String?
   /// The password for `AUTH`, or nil for none.
   public var password: String?
 
   /// A URL from its parts.
-  public init(host: String, port: Int, database: Int = 0, password: String? = nil) {
+  public init(host: String, port: Int, database: Int = 0, user: String? = nil, password: String? = nil) {
     self.host = host
     self.port = port
     self.database = database
+    self.user = user
     self.password = password
   }
 

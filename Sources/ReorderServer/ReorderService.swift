@@ -79,12 +79,12 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     let storage: any RoomStore
-    if let redisURL = try configuration.redisURL {
+    if let redisTarget = try configuration.redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
       let node = ClusterNode(
         node: "\(identity.id)-\(String(identity.boot, radix: 36))", compactEvery: configuration.clusterCompactEvery)
-      let adapter = ClusterAdapter(url: redisURL, node: node, retainedOps: configuration.retainedOps)
+      let adapter = ClusterAdapter(target: redisTarget, node: node, retainedOps: configuration.retainedOps)
       cluster = adapter
       storage = adapter.storage
       registry = RoomRegistry(
@@ -200,7 +200,10 @@ public final class ReorderService: @unchecked Sendable {
       [
         ("port", "\(boundPort)"), ("data", configuration.dataPath), ("demo", "\(configuration.demo)"),
         ("node", identity.id),
-      ] + (cluster.map { [("redis", configuration.redis ?? ""), ("cluster_node", $0.node.node)] } ?? [])
+      ]
+        + (cluster.map {
+          [("redis", (try? configuration.redisTarget)?.description ?? ""), ("cluster_node", $0.node.node)]
+        } ?? [])
         + (metricsServer == nil ? [] : [("metrics_port", "\(boundMetricsPort)")]))
     if configuration.transportConfiguration.webRoot == nil && configuration.webRoot == nil {
       Log.log(.warn, "no web client found beside the executable: pass --web DIR to serve one", [])

@@ -109,7 +109,14 @@ extension ServerConfiguration {
         + "(docs/CLUSTER.md). An op is acknowledged once Redis has it: run Redis with appendonly yes and "
         + "appendfsync always for nothing acknowledged lost when Redis or its machine crashes."),
     .optionalString(
-      "redis-password-file", \.redisPasswordFile, "The Redis password, in a file of its own (needs --redis)."),
+      "redis-cluster", \.redisCluster,
+      "Cluster mode over a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...] "
+        + "(docs/CLUSTER.md, \"Redis Cluster\"). Each room lives on the master of its slot."),
+    .optionalString(
+      "redis-user", \.redisUser, "The Redis ACL user name, for AUTH user password (needs --redis-password-file)."),
+    .optionalString(
+      "redis-password-file", \.redisPasswordFile,
+      "The Redis password, in a file of its own (needs --redis or --redis-cluster)."),
     .flag(
       "allow-anonymous", \.allowAnonymous,
       "Serve a non-loopback address without tokens: anyone who can reach it may edit every board."),
@@ -134,7 +141,7 @@ extension ServerConfiguration {
     _ = try apiKeys
     _ = try webhookTarget
     _ = try metricsAddress
-    _ = try redisURL
+    _ = try redisTarget
     if metricsAuth && apiKeyFile == nil {
       throw ConfigurationError("--metrics-auth checks the API's keys: give --api-key-file too")
     }
@@ -146,19 +153,42 @@ extension ServerConfiguration {
     }
   }
 
-  /// The Redis of cluster mode, when `--redis` is given (its password read from
-  /// `--redis-password-file`).
-  var redisURL: RedisURL? {
+  /// The Redis of cluster mode, when `--redis` or `--redis-cluster` is given (the password read
+  /// from `--redis-password-file`, the user from `--redis-user`).
+  var redisTarget: RedisTarget? {
     get throws(ConfigurationError) {
-      guard let redis else {
-        if redisPasswordFile != nil { throw ConfigurationError("--redis-password-file needs --redis") }
+      if redis != nil && redisCluster != nil {
+        throw ConfigurationError("--redis and --redis-cluster exclude each other: give one Redis or one Redis Cluster")
+      }
+      if redisUser != nil && redisPasswordFile == nil {
+        throw ConfigurationError("--redis-user needs --redis-password-file (AUTH user password)")
+      }
+      func url(_ text: String) throws(ConfigurationError) -> RedisURL {
+        do {
+          var url = try RedisURL(parsing: text, passwordFile: redisPasswordFile)
+          url.user = redisUser
+          return url
+        } catch {
+          throw ConfigurationError(error.description)
+        }
+      }
+      if let redis { return .single(try url(redis)) }
+      guard let redisCluster else {
+        if redisPasswordFile != nil {
+          throw ConfigurationError("--redis-password-file needs --redis or --redis-cluster")
+        }
         return nil
       }
-      do {
-        return try RedisURL(parsing: redis, passwordFile: redisPasswordFile)
-      } catch {
-        throw ConfigurationError(error.description)
+      var seeds: [RedisURL] = []
+      for text in redisCluster.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        let seed = try url(text)
+        if seed.database != 0 {
+          throw ConfigurationError("--redis-cluster: a Redis Cluster has database 0 only, not /\(seed.database)")
+        }
+        seeds.append(seed)
       }
+      guard !seeds.isEmpty else { throw ConfigurationError("--redis-cluster needs at least one redis://HOST:PORT") }
+      return .cluster(seeds: seeds)
     }
   }
 

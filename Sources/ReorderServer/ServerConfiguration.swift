@@ -115,7 +115,13 @@ public struct ServerConfiguration: Sendable {
   /// Cluster mode: the Redis that every node shares rooms through, `redis://HOST:PORT[/DB]`
   /// (`--redis`; docs/CLUSTER.md); nil: one node, rooms in SQLite.
   public var redis: String?
-  /// The file holding the Redis password (`--redis-password-file`; needs `redis`).
+  /// Cluster mode over a Redis Cluster: its seed nodes, `redis://HOST:PORT` separated by commas
+  /// (`--redis-cluster`; excludes `redis`).
+  public var redisCluster: String?
+  /// The ACL user of `AUTH user password` (`--redis-user`; needs `redisPasswordFile`).
+  public var redisUser: String?
+  /// The file holding the Redis password (`--redis-password-file`; needs `redis` or
+  /// `redisCluster`).
   public var redisPasswordFile: String?
   /// Cluster rooms' compaction interval: part of the stored format, so not a flag (always
   /// `ClusterNode.compactionInterval` in `reorder serve`); tests set smaller ones.

@@ -66,12 +66,12 @@ struct RedisClusterRoutingTests {
     defer { client.close() }
     let keys = (0..<300).map { "reorder:{room-\($0)}:log" } + ["plain", "{a}b", "x{}y"]
     for key in keys.prefix(40) {
-      let answer = try #require(try client.command(key: Array(key.utf8), ["CLUSTER", "KEYSLOT", key]).integer)
+      let answer = try #require(try client.command(key: key, ["CLUSTER", "KEYSLOT", key]).integer)
       #expect(Int(answer) == RedisKeySlot.slot(of: key), "\(key)")
     }
     let map = try #require(client.map)
     #expect(map.coversAllSlots && map.masters.count == 3)
-    for key in keys { try client.command(key: Array(key.utf8), ["SET", key, "v-" + key]) }
+    for key in keys { try client.command(key: key, ["SET", key, "v-" + key]) }
     #expect(client.counts.moved == 0 && client.counts.asked == 0 && client.counts.mapReads == 1)
     var total = 0
     for server in cluster.servers {
@@ -81,7 +81,7 @@ struct RedisClusterRoutingTests {
     }
     #expect(total == keys.count)
     for key in keys.suffix(20) {
-      #expect(try client.command(key: Array(key.utf8), ["GET", key]).text == "v-" + key)
+      #expect(try client.command(key: key, ["GET", key]).text == "v-" + key)
     }
   }
 
@@ -95,7 +95,7 @@ struct RedisClusterRoutingTests {
     defer { client.close() }
     let key = "reorder:{moving}:log"
     let slot = RedisKeySlot.slot(of: key)
-    try client.command(key: Array(key.utf8), ["SET", key, "before"])
+    try client.command(key: key, ["SET", key, "before"])
     let map = try #require(client.map)
     let owner = try #require(map.master(ofSlot: slot))
     let source = try #require(cluster.servers.first { $0.port == owner.port })
@@ -108,14 +108,14 @@ struct RedisClusterRoutingTests {
     // Migrating: the key stays on the source until moved; a key the source lacks is asked of the target.
     _ = try cluster.cli(target, ["CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
     _ = try cluster.cli(source, ["CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID])
-    #expect(try client.command(key: Array(key.utf8), ["GET", key]).text == "before")
+    #expect(try client.command(key: key, ["GET", key]).text == "before")
     #expect(client.counts.asked == 0)
     let fresh = "reorder:{moving}:meta"
-    try client.command(key: Array(fresh.utf8), ["SET", fresh, "new"])
+    try client.command(key: fresh, ["SET", fresh, "new"])
     #expect(client.counts.asked == 1, "the source asked the target for a key it does not hold")
     #expect(try cluster.cli(target, ["CLUSTER", "COUNTKEYSINSLOT", String(slot)]).contains("1"))
     _ = try cluster.cli(source, ["MIGRATE", "127.0.0.1", String(target.port), "", "0", "5000", "KEYS", key])
-    #expect(try client.command(key: Array(key.utf8), ["GET", key]).text == "before")
+    #expect(try client.command(key: key, ["GET", key]).text == "before")
     #expect(client.counts.asked == 2)
 
     // Moved for good: the client still has the old map, is told MOVED, and reads the map again.
@@ -123,10 +123,10 @@ struct RedisClusterRoutingTests {
       _ = try cluster.cli(server, ["CLUSTER", "SETSLOT", String(slot), "NODE", targetID])
     }
     let reads = client.counts.mapReads
-    #expect(try client.command(key: Array(key.utf8), ["GET", key]).text == "before")
+    #expect(try client.command(key: key, ["GET", key]).text == "before")
     #expect(client.counts.moved == 1 && client.counts.mapReads > reads)
     #expect(client.map?.master(ofSlot: slot)?.port == target.port)
-    #expect(try client.command(key: Array(fresh.utf8), ["GET", fresh]).text == "new")
+    #expect(try client.command(key: fresh, ["GET", fresh]).text == "new")
     #expect(client.counts.moved == 1, "the map read after MOVED already knew")
   }
 
@@ -137,7 +137,7 @@ struct RedisClusterRoutingTests {
     defer { cluster.stop() }
     let client = RedisClusterClient(seeds: [RedisURL(host: "127.0.0.1", port: cluster.servers[0].port)])
     defer { client.close() }
-    let key = Array("reorder:{kill}:log".utf8)
+    let key = "reorder:{kill}:log"
     let replies = try client.pipeline(
       key: key, [["RPUSH", key, "a"], ["RPUSH", key, "b"], ["LRANGE", key, "0", "-1"]])
     #expect(replies.count == 3 && replies[2] == .array([.bulk(Array("a".utf8)), .bulk(Array("b".utf8))]))

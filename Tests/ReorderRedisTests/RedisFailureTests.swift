@@ -147,24 +147,24 @@ struct RedisFailureTests {
     #expect(redis.metrics.snapshot.reconnects == 0)
     redis.server.kill()
     // The lost connection is noticed by the command that needed it…
-    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.command("PING") } }
+    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.ping() } }
     #expect(!link.isConnected)
     // … the next call tries at once and fails to connect; then the backoff waits 1 s, 2 s, …
     #expect {
-      try link.run { (c) throws(RedisError) in try c.command("PING") }
+      try link.run { (c) throws(RedisError) in try c.ping() }
     } throws: { error in
       if case .cannotConnect = error as? RedisError { return true }
       return false
     }
     #expect(throws: RedisError.unavailable(retryInSeconds: 1, lastError: link.lastFailure!.description)) {
-      try link.run { (c) throws(RedisError) in try c.command("PING") }
+      try link.run { (c) throws(RedisError) in try c.ping() }
     }
     clock.update { $0 += 1 }
     // The attempt is due: tried, and Redis is still down.
-    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.command("PING") } }
+    #expect(throws: RedisError.self) { try link.run { (c) throws(RedisError) in try c.ping() } }
     clock.update { $0 += 1 }
     #expect {
-      try link.run { (c) throws(RedisError) in try c.command("PING") }
+      try link.run { (c) throws(RedisError) in try c.ping() }
     } throws: { error in
       guard case .unavailable(let seconds, _) = error as? RedisError else { return false }
       return seconds == 1  // 2 s after the second failure, 1 s of it passed

@@ -8,14 +8,14 @@ struct RedisPresenceTests {
   @Test("A node receives the presence messages of other nodes for the rooms it follows, not its own")
   func publishAndSubscribe() throws {
     let redis = try RedisFixture()
-    let nodeB = try PresenceSubscriber(url: redis.url(), nodeID: "B")
-    let nodeA = try PresenceSubscriber(url: redis.url(), nodeID: "A")
+    let nodeB = PresenceSubscriber(url: redis.url(), nodeID: "B")
+    let nodeA = PresenceSubscriber(url: redis.url(), nodeID: "A")
     defer {
       nodeA.close()
       nodeB.close()
     }
-    try nodeB.follow(["room-1", "room-2"])
-    try nodeA.follow(["room-1"])
+    nodeB.follow(["room-1", "room-2"])
+    nodeA.follow(["room-1"])
     // Both subscriptions are in place once a publish reaches three channel subscribers' worth.
     #expect(
       waitUntil(timeout: 5) {
@@ -55,11 +55,15 @@ struct RedisPresenceTests {
   @Test("After unfollowing a room its messages no longer arrive")
   func unfollow() throws {
     let redis = try RedisFixture()
-    let node = try PresenceSubscriber(url: redis.url(), nodeID: "B")
+    let node = PresenceSubscriber(url: redis.url(), nodeID: "B")
     defer { node.close() }
-    try node.follow(["r"])
-    #expect(waitUntil(timeout: 5) { (try? redis.connection.publishPresence(room: "r", node: "A", payload: [])) == 1 })
-    try node.unfollow(["r"])
+    node.follow(["r"])
+    #expect(
+      waitUntil(timeout: 5) {
+        _ = try? node.receive(waitSeconds: 0)
+        return (try? redis.connection.publishPresence(room: "r", node: "A", payload: [])) == 1
+      })
+    node.unfollow(["r"])
     #expect(node.rooms.isEmpty)
     #expect(waitUntil(timeout: 5) { (try? redis.connection.publishPresence(room: "r", node: "A", payload: [])) == 0 })
     // Drain what arrived while subscribed.
@@ -71,10 +75,15 @@ struct RedisPresenceTests {
   @Test("A receive takes at most its limit; the rest come with the next receive")
   func receiveLimit() throws {
     let redis = try RedisFixture()
-    let node = try PresenceSubscriber(url: redis.url(), nodeID: "B")
+    let node = PresenceSubscriber(url: redis.url(), nodeID: "B")
     defer { node.close() }
-    try node.follow(["r"])
-    #expect(waitUntil(timeout: 5) { (try? redis.connection.publishPresence(room: "r", node: "A", payload: [0])) == 1 })
+    node.follow(["r"])
+    // Subscribing happens in a receive: probe until the subscription is in place.
+    #expect(
+      waitUntil(timeout: 5) {
+        _ = try? node.receive(waitSeconds: 0, limit: 0)
+        return (try? redis.connection.publishPresence(room: "r", node: "A", payload: [0])) == 1
+      })
     _ = try redis.connection.pipeline((1...9).map { ["SPUBLISH", ClusterKeys(room: "r").presence, "A\n\($0)"] })
     var payloads: [String] = []
     // The confirmation and the probe(s) first, then the nine in order.
@@ -87,12 +96,13 @@ struct RedisPresenceTests {
     #expect(payloads.suffix(9) == (1...9).map(String.init)[...])
   }
 
-  @Test("A subscriber whose Redis died fails as connectionLost")
+  @Test("A subscriber whose Redis died fails as connectionLost, then cannot connect")
   func subscriberLost() throws {
     let redis = try RedisFixture()
-    let node = try PresenceSubscriber(url: redis.url(), nodeID: "B")
+    let node = PresenceSubscriber(url: redis.url(), nodeID: "B")
     defer { node.close() }
-    try node.follow(["r"])
+    node.follow(["r"])
+    _ = try node.receive(waitSeconds: 0)
     redis.server.kill()
     #expect {
       _ = try node.receive(waitSeconds: 5)
@@ -101,7 +111,12 @@ struct RedisPresenceTests {
       if case .connectionLost = error as? RedisError { return true }
       return false
     }
-    #expect(node.isBroken)
+    #expect {
+      _ = try node.receive(waitSeconds: 0)
+    } throws: { error in
+      if case .cannotConnect = error as? RedisError { return true }
+      return false
+    }
   }
 
   @Test("Presence channel names map back to their room")

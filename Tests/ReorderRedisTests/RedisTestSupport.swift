@@ -34,7 +34,7 @@ final class RedisFixture {
 /// The bytes of `text`.
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-extension RedisConnection {
+extension RedisCommands {
   /// Appends `count` ops to `room` in epoch `e1` from node `n1`, keys `k<i>`, payloads `op<i>`.
   func appendSample(room: String, _ range: ClosedRange<Int>, node: String = "n1") throws(RedisError) -> [AppendOutcome]
   {

@@ -1,0 +1,70 @@
+/// One command and the key that says which node serves it (nil: any node will do).
+public struct RedisCommand {
+  /// The key whose slot decides the node, or nil for a command on no key.
+  public var key: String?
+  /// The command's words, its name first.
+  public var arguments: [any RedisArgument]
+
+  /// `arguments`, sent to the node serving `key`.
+  public init(key: String?, _ arguments: [any RedisArgument]) {
+    self.key = key
+    self.arguments = arguments
+  }
+}
+
+/// Where a node's commands go: one Redis (`RedisConnection`) or a Redis Cluster
+/// (`RedisClusterClient`, each command to the master of its key's slot). The room commands of
+/// this module (appends, reads, rosters, summaries…) are written once, on this protocol, and every
+/// command of one of them names keys of one room only, so it runs unchanged on both.
+public protocol RedisCommands: AnyObject {
+  /// Sends `commands`, each to the node that serves its key, in one round trip per node, and
+  /// returns their replies in order (error replies in their place). Commands of one slot run in
+  /// their order.
+  func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply]
+
+  /// Runs `body` on the connection of every node that holds data (the one Redis, or every
+  /// master), in a fixed order.
+  func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError)
+}
+
+extension RedisCommands {
+  /// Sends one command to the node serving `key` and waits for its reply. An error reply throws
+  /// `RedisError.server`.
+  @discardableResult
+  public func command(key: String?, _ arguments: [any RedisArgument]) throws(RedisError) -> RedisReply {
+    let reply = try pipeline([RedisCommand(key: key, arguments)])[0]
+    if case .error(let message) = reply {
+      throw .server(command: RedisConnection.name(arguments.prefix(2).map(\.redisBytes)), message: message)
+    }
+    return reply
+  }
+
+  /// Sends one command to the node serving `key` (see `command(key:_:)` with an array).
+  @discardableResult
+  public func command(key: String?, _ arguments: any RedisArgument...) throws(RedisError) -> RedisReply {
+    try command(key: key, arguments)
+  }
+
+  /// `PING` to every node that holds data: throws when one does not answer.
+  public func ping() throws(RedisError) {
+    try forEachNode { (node) throws(RedisError) in try node.command("PING") }
+  }
+
+  /// Sends `commands`, all on keys of `key`'s slot, to its node in one round trip.
+  public func pipeline(key: String, _ commands: [[any RedisArgument]]) throws(RedisError) -> [RedisReply] {
+    try pipeline(commands.map { RedisCommand(key: key, $0) })
+  }
+}
+
+extension RedisConnection: RedisCommands {
+  /// Sends every command on this connection in one round trip (keys do not matter: one Redis
+  /// serves them all).
+  public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+    try pipeline(commands.map(\.arguments))
+  }
+
+  /// Runs `body` on this connection.
+  public func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError) {
+    try body(self)
+  }
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+/// What a `ShardedSubscriber` receives.
+public enum ShardEvent: Sendable, Equatable {
+  /// Redis confirmed the subscription to `channel`: messages published on it from now on arrive
+  /// (what was published before, or while it was not subscribed, did not).
+  case subscribed(channel: String)
+  /// A message published on `channel`.
+  case message(channel: String, payload: [UInt8])
+}
+
+/// Shard channels (`SSUBSCRIBE`, Redis 7.0) of one Redis or of a Redis Cluster, each subscribed on
+/// the master that serves its slot, over one connection per master, for a thread of its own.
+///
+/// - Subscribing writes the command and does not wait: confirmations come back through
+///   `receive`, the only call that waits (at most its `waitSeconds`), so the caller can change
+///   its channels between two receives.
+/// - A channel whose slot moved (Redis ends the subscription itself with `sunsubscribe`, or
+///   refuses it with `MOVED`) or whose master's connection failed is subscribed again, after the
+///   map is read again, at the next `receive`. Messages published meanwhile are lost, as pub/sub
+///   loses them: the `subscribed` event that follows says from when messages arrive again.
+/// - A connection that fails, or a master that cannot be reached, throws from `receive` (the
+///   caller backs off; what other masters sent in that call is dropped); its channels are
+///   subscribed again by a later `receive`.
+public final class ShardedSubscriber: @unchecked Sendable {
+  /// Where it subscribes.
+  public let target: RedisTarget
+  /// The channels asked for, whether or not Redis confirmed them yet.
+  public private(set) var channels: Set<String> = []
+  private let timeouts: RedisTimeouts
+  private let metrics: RedisMetrics?
+  private var map: RedisSlotMap?
+  private var mapIsStale = true
+  private var connections: [RedisClusterNode: RedisConnection] = [:]
+  /// The node each subscribed channel was asked of.
+  private var placed: [String: RedisClusterNode] = [:]
+  /// Channels unsubscribed whose confirmation has not come yet.
+  private var leaving: Set<String> = []
+
+  /// A subscriber to `target`; nothing connects before the first `receive`.
+  public init(target: RedisTarget, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil) {
+    self.target = target
+    self.timeouts = timeouts
+    self.metrics = metrics
+  }
+
+  deinit { close() }
+
+  /// Closes every connection; the channels stay asked for and are subscribed again at the next
+  /// `receive`.
+  public func close() {
+    for connection in connections.values { connection.close() }
+    connections = [:]
+    placed = [:]
+    leaving = []
+  }
+
+  /// Asks for `channels` (those not asked for yet); they are subscribed at the next `receive`.
+  public func subscribe(_ channels: some Sequence<String>) {
+    self.channels.formUnion(channels)
+  }
+
+  /// Stops `channels`: no message of theirs is returned from now on.
+  public func unsubscribe(_ channels: some Sequence<String>) {
+    for channel in channels where self.channels.remove(channel) != nil {
+      guard let node = placed.removeValue(forKey: channel) else { continue }
+      if (try? connections[node]?.send(["SUNSUBSCRIBE", channel])) != nil { leaving.insert(channel) }
+    }
+  }
+
+  /// Subscribes what waits to be, then waits up to `waitSeconds` for events and returns those
+  /// received, at most about `limit` (so that a flood cannot hold the caller; the rest wait for
+  /// the next call), empty when none came in time. Messages of channels no longer asked for are
+  /// dropped.
+  public func receive(waitSeconds: Double, limit: Int = 4096) throws(RedisError) -> [ShardEvent] {
+    try place()
+    let open = connections.filter { !$0.value.isBroken }
+    let nodes = Array(open.keys)
+    let links = nodes.map { open[$0]! }
+    var events: [ShardEvent] = []
+    var wait = waitSeconds
+    while events.count < limit {
+      var any = false
+      for (node, connection) in zip(nodes, links) {
+        do {
+          while events.count < limit, let reply = try connection.buffered() {
+            any = true
+            handle(reply, from: node, into: &events)
+          }
+        } catch {
+          lost(node)
+          throw error
+        }
+      }
+      if any || events.count >= limit { break }
+      if links.isEmpty {
+        // Nothing subscribed yet (no master serves a channel's slot): wait rather than spin.
+        usleep(useconds_t(max(0, wait) * 1_000_000))
+        break
+      }
+      let ready = try RedisConnection.readable(links, waitSeconds: wait)
+      guard ready.contains(true) else { break }
+      for (index, isReady) in ready.enumerated() where isReady {
+        do {
+          try links[index].readAvailable()
+        } catch {
+          lost(nodes[index])
+          throw error
+        }
+      }
+      wait = 0
+    }
+    return events
+  }
+
+  /// One reply of `node`'s connection.
+  private func handle(_ reply: RedisReply, from node: RedisClusterNode, into events: inout [ShardEvent]) {
+    if case .error(let message) = reply {
+      // A subscription refused: its slot is elsewhere (MOVED) or the cluster is down. The
+      // channels it could be are placed again on a fresh map.
+      let slot = RedisRedirect(error: message, from: node)?.slot
+      for (channel, at) in placed
+      where at == node && (slot == nil || RedisKeySlot.slot(of: Array(channel.utf8)) == slot) {
+        placed[channel] = nil
+      }
+      mapIsStale = true
+      return
+    }
+    guard let parts = reply.elements, parts.count == 3, let kind = parts[0].text, let channel = parts[1].text else {
+      return
+    }
+    switch kind {
+    case "smessage":
+      guard channels.contains(channel), !leaving.contains(channel), let payload = parts[2].bytes else { return }
+      events.append(.message(channel: channel, payload: payload))
+    case "ssubscribe":
+      if channels.contains(channel) && placed[channel] == node { events.append(.subscribed(channel: channel)) }
+    case "sunsubscribe":
+      if leaving.remove(channel) == nil, placed[channel] == node {
+        // Redis ended it: the slot moved.
+        placed[channel] = nil
+        mapIsStale = true
+      }
+    default:
+      break
+    }
+  }
+
+  /// Subscribes every channel asked for and not placed, each on its slot's master.
+  private func place() throws(RedisError) {
+    let waiting = channels.filter { placed[$0] == nil }
+    guard !waiting.isEmpty else { return }
+    if case .cluster = target, mapIsStale || map == nil { try readMap() }
+    var failure: RedisError?
+    for channel in waiting.sorted() {
+      guard let node = node(of: channel) else { continue }
+      do {
+        try connection(to: node).send(["SSUBSCRIBE", channel])
+        placed[channel] = node
+      } catch {
+        lost(node)
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  /// The master serving `channel`'s slot.
+  private func node(of channel: String) -> RedisClusterNode? {
+    switch target {
+    case .single(let url): RedisClusterNode(host: url.host, port: url.port)
+    case .cluster: map?.master(ofKey: Array(channel.utf8))
+    }
+  }
+
+  private func readMap() throws(RedisError) {
+    let known = (map?.masters ?? []) + target.urls.map { RedisClusterNode(host: $0.host, port: $0.port) }
+    var lastError = RedisError.cannotConnect(endpoint: target.description, reason: "no seed node")
+    for node in known {
+      do {
+        let asking = try RedisConnection(url: url(of: node), timeouts: timeouts, metrics: metrics)
+        defer { asking.close() }
+        map = try RedisSlotMap(clusterSlots: try asking.command("CLUSTER", "SLOTS"), source: node)
+        mapIsStale = false
+        return
+      } catch {
+        lastError = error
+      }
+    }
+    throw lastError
+  }
+
+  private func connection(to node: RedisClusterNode) throws(RedisError) -> RedisConnection {
+    if let open = connections[node], !open.isBroken { return open }
+    let made = try RedisConnection(url: url(of: node), timeouts: timeouts, metrics: metrics)
+    connections[node] = made
+    return made
+  }
+
+  private func url(of node: RedisClusterNode) -> RedisURL {
+    let first = target.urls.first
+    return RedisURL(
+      host: node.host, port: node.port, database: first?.database ?? 0, user: first?.user, password: first?.password)
+  }
+
+  /// `node`'s connection failed: its channels are placed again (on a fresh map) next time.
+  private func lost(_ node: RedisClusterNode) {
+    connections.removeValue(forKey: node)?.close()
+    for (channel, at) in placed where at == node { placed[channel] = nil }
+    leaving.removeAll()
+    mapIsStale = true
+  }
+}
