@@ -1,0 +1,134 @@
+import Foundation
+import ReorderRooms
+import ReorderTransport
+import TestSupport
+import Testing
+
+@testable import ReorderServer
+
+/// Two in-process nodes over a real 3-master Redis Cluster (`redis-cli --cluster create`), with
+/// the HTTP API on.
+final class RedisClusterNodes {
+  let cluster: RedisClusterServers
+  let directory: TemporaryDirectory
+  let a: TestServer
+  let b: TestServer
+
+  init() throws {
+    cluster = try RedisClusterServers(masters: 3)
+    directory = try TemporaryDirectory()
+    try directory.write("keys", APITests.key + "\n")
+    // One seed is enough: the nodes learn the others from the slot map.
+    let seeds = "redis://127.0.0.1:\(cluster.servers[1].port)"
+    let keys = directory.path + "/keys"
+    a = try TestServer {
+      $0.redisCluster = seeds
+      $0.apiKeyFile = keys
+    }
+    b = try TestServer {
+      $0.redisCluster = seeds
+      $0.apiKeyFile = keys
+    }
+  }
+
+  /// The rooms whose keys each master holds (from its `meta` keys).
+  func roomsByMaster() throws -> [Int: Set<String>] {
+    var rooms: [Int: Set<String>] = [:]
+    for server in cluster.servers {
+      let keys = try cluster.cli(server, ["--scan", "--pattern", "reorder:{*}:meta"]).split(separator: "\n")
+      rooms[server.port] = Set(keys.map { String($0.dropFirst("reorder:{".count).dropLast("}:meta".count)) })
+    }
+    return rooms
+  }
+
+  /// Every shard channel subscribed on any master.
+  func shardChannels() throws -> Set<String> {
+    var channels: Set<String> = []
+    for server in cluster.servers {
+      channels.formUnion(try cluster.cli(server, ["PUBSUB", "SHARDCHANNELS"]).split(separator: "\n").map(String.init))
+    }
+    return channels
+  }
+
+  deinit {
+    a.server.shutdown()
+    b.server.shutdown()
+    cluster.stop()
+    directory.remove()
+  }
+}
+
+@Suite("Cluster mode over a real Redis Cluster (--redis-cluster)", .serialized)
+struct RedisClusterModeTests {
+  @Test("12 rooms over the masters: every room's applied order is the same on both nodes; channels are sharded")
+  func roomsAcrossMasters() throws {
+    let nodes = try RedisClusterNodes()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let rooms = (0..<12).map { "room\($0)" }
+    let items = ["x", "y", "z"]
+    var pairs: [(onA: RoomClient, onB: RoomClient)] = []
+    for room in rooms {
+      let onA = try RoomClient.join(port: nodes.a.port, room: room, client: "a-\(room)", context: context)
+      try ClusterPair.seed(onA, items: items)
+      let onB = try RoomClient.join(port: nodes.b.port, room: room, client: "b-\(room)", context: context)
+      pairs.append((onA, onB))
+    }
+    let byMaster = try nodes.roomsByMaster()
+    #expect(byMaster.values.filter { !$0.isEmpty }.count >= 2, "rooms on at least 2 masters: \(byMaster)")
+    #expect(byMaster.values.reduce(0) { $0 + $1.count } == rooms.count, "each room on one master")
+    for (index, pair) in pairs.enumerated() {
+      for round in 0..<4 {
+        pair.onA.op("a:\(round)", Ops.move(items[round % 3], list: "l", after: items[(round + 1) % 3]))
+        pair.onB.op("b:\(round)", Ops.move(items[(round + 2) % 3], list: "l"))
+      }
+      let total = UInt64(items.count + 1 + 8)
+      var modelA = ClientModel(welcome: pair.onA.welcome)
+      var modelB = ClientModel(welcome: pair.onB.welcome)
+      let orderA = try pair.onA.follow(&modelA, until: total)
+      let orderB = try pair.onB.follow(&modelB, until: total)
+      // A's client saw the seed too; from B's welcome on, both saw the same seqs in the same order.
+      #expect(orderA.filter { $0 > UInt64(items.count + 1) } == orderB, "room \(rooms[index])")
+      #expect(modelA.lists == modelB.lists)
+      #expect(Set(modelA.lists["l"] ?? []) == Set(items))
+    }
+    // Presence and appends channels are shard channels in their rooms' slots, on their masters.
+    let channels = try nodes.shardChannels()
+    for room in rooms {
+      #expect(channels.contains("reorder:{\(room)}:presence"))
+      #expect(channels.contains("reorder:{\(room)}:appends"))
+    }
+    // Either node lists every board (the directory is a key of its own slot).
+    var listed: Set<String> = []
+    #expect(
+      waitUntil(timeout: 30, pollMilliseconds: 200) {
+        let reply = try? APITests().call(nodes.b.port, "GET", "/api/v1/boards?limit=100")
+        guard case .array(let boards)? = reply?.json?["boards"] else { return false }
+        listed = Set(boards.compactMap { $0["room"]?.stringValue })
+        return listed.isSuperset(of: rooms)
+      }, "listed: \(listed.sorted())")
+    #expect((try? httpGet(port: nodes.a.port, rawPath: "/healthz").status) == 200)
+  }
+
+  @Test("a drag on node A is seen on node B through the room's shard channel")
+  func dragsCrossNodes() throws {
+    let nodes = try RedisClusterNodes()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let onA = try RoomClient.join(port: nodes.a.port, room: "drag", client: "a", context: context)
+    try ClusterPair.seed(onA, items: ["x", "y"])
+    let onB = try RoomClient.join(port: nodes.b.port, room: "drag", client: "b", context: context)
+    onA.send(#"{"type":"drag","phase":"start","item":"x","list":"l"}"#)
+    var t = 0
+    let seen = waitUntil(timeout: 15, pollMilliseconds: 1) {
+      t += 1
+      onA.send(#"{"type":"drag","phase":"move","item":"x","list":"l","x":0.5,"y":0.5,"t":\#(t)}"#)
+      let frame = try? onB.next(timeout: 0.1) { frame in
+        guard frame["type"] == .string("drags"), case .array(let updates)? = frame["updates"] else { return false }
+        return updates.contains { $0["session"] == .string(onA.session) && $0["item"] == .string("x") }
+      }
+      return frame != nil
+    }
+    #expect(seen)
+  }
+}
