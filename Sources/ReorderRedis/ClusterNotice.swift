@@ -26,4 +26,12 @@ public enum ClusterNotice {
       key: Array(bytes[keyStart..<opStart]),
       op: Array(bytes[opStart...]), epoch: String(decoding: bytes[epochStart..<nodeStart], as: UTF8.self))
   }
+
+  /// The bytes of a notice of `entry`, as `reorder_append` writes them (its epoch "" when nil).
+  public static func bytes(of entry: ClusterLogEntry) -> [UInt8] {
+    let epoch = Array((entry.epoch ?? "").utf8)
+    let node = Array(entry.node.utf8)
+    return Array("\(entry.seq) \(epoch.count) \(node.count) \(entry.key.count)\n".utf8) + epoch + node + entry.key
+      + entry.op
+  }
 }

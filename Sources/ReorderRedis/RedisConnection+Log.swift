@@ -1,4 +1,4 @@
-/// The log of a room: the library, appends, ranges, tails and trims (docs/CLUSTER.md).
+/// The log of a room: the library, appends, ranges and trims (docs/CLUSTER.md).
 extension RedisCommands {
   /// Loads (or replaces) the function library `reorder` on every node; its name as Redis reports it.
   @discardableResult
@@ -143,5 +143,16 @@ extension RedisCommands {
   public func deleteRoom(_ room: String) throws(RedisError) -> Bool {
     let reply = try command(key: ClusterKeys(room: room).meta, ["DEL"] + ClusterKeys(room: room).all)
     return (reply.integer ?? 0) > 0
+  }
+}
+
+extension RedisConnection {
+  /// Loads (or replaces) the function library `reorder` on this connection's Redis; its name as
+  /// Redis reports it.
+  @discardableResult
+  func loadLibrary() throws(RedisError) -> String {
+    let reply = try command("FUNCTION", "LOAD", "REPLACE", ClusterFunctions.source)
+    guard let name = reply.text else { throw .unexpectedReply(command: "FUNCTION LOAD", reply: reply.description) }
+    return name
   }
 }

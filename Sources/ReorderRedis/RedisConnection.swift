@@ -5,7 +5,7 @@ import Foundation
 public struct RedisTimeouts: Sendable, Equatable {
   /// Connecting, in seconds.
   public var connectSeconds: Double
-  /// Each reply, in seconds (a blocking read waits this much longer than what it asked Redis for).
+  /// Each reply, in seconds.
   public var commandSeconds: Double
 
   /// Timeouts of `connectSeconds` and `commandSeconds`.
@@ -90,7 +90,7 @@ public final class RedisConnection: @unchecked Sendable {
   @discardableResult
   public func command(_ arguments: [any RedisArgument]) throws(RedisError) -> RedisReply {
     let bytes = arguments.map(\.redisBytes)
-    let reply = try roundTrip([bytes], blockingSeconds: nil)[0]
+    let reply = try roundTrip([bytes])[0]
     if case .error(let message) = reply { throw .server(command: Self.name(bytes), message: message) }
     return reply
   }
@@ -99,16 +99,7 @@ public final class RedisConnection: @unchecked Sendable {
   /// replies are returned as `.error` values, in their place.
   public func pipeline(_ commands: [[any RedisArgument]]) throws(RedisError) -> [RedisReply] {
     guard !commands.isEmpty else { return [] }
-    return try roundTrip(commands.map { $0.map(\.redisBytes) }, blockingSeconds: nil)
-  }
-
-  /// A command that Redis itself may hold for up to `waitSeconds` (`XREAD BLOCK`): the reply
-  /// timeout is that much longer, and the wait is not recorded as latency.
-  func blockingCommand(_ arguments: [any RedisArgument], waitSeconds: Double) throws(RedisError) -> RedisReply {
-    let bytes = arguments.map(\.redisBytes)
-    let reply = try roundTrip([bytes], blockingSeconds: waitSeconds)[0]
-    if case .error(let message) = reply { throw .server(command: Self.name(bytes), message: message) }
-    return reply
+    return try roundTrip(commands.map { $0.map(\.redisBytes) })
   }
 
   /// Writes a command without waiting for a reply (a subscriber's SUBSCRIBE: its confirmations
@@ -157,16 +148,10 @@ public final class RedisConnection: @unchecked Sendable {
 
   // MARK: - The one place hiredis calls and their failures are interpreted
 
-  private func roundTrip(_ commands: [[[UInt8]]], blockingSeconds: Double?) throws(RedisError) -> [RedisReply] {
+  private func roundTrip(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
     let name = Self.name(commands[0]) + (commands.count > 1 ? " (pipeline of \(commands.count))" : "")
     let context = try usable(name)
     let started = DispatchTime.now().uptimeNanoseconds
-    if let blockingSeconds {
-      redisSetTimeout(context, Self.timeval(timeouts.commandSeconds + blockingSeconds))
-    }
-    defer {
-      if blockingSeconds != nil, failure == nil { redisSetTimeout(context, Self.timeval(timeouts.commandSeconds)) }
-    }
     for command in commands { try appendCommand(command, to: context) }
     var replies: [RedisReply] = []
     replies.reserveCapacity(commands.count)
@@ -177,9 +162,7 @@ public final class RedisConnection: @unchecked Sendable {
       replies.append(Self.convert(reply))
       freeReplyObject(raw)
     }
-    if blockingSeconds == nil {
-      metrics?.recordRoundTrip(seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-    }
+    metrics?.recordRoundTrip(seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
     return replies
   }
 

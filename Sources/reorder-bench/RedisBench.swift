@@ -4,8 +4,9 @@ import ReorderRedis
 /// `reorder-bench redis [--ops N] [--batch B] [--connections C] [--payload BYTES] [--redis URL]`
 ///
 /// Measures cluster mode's Redis cost per op (docs/CLUSTER.md, "Measured cost"): `reorder_append`
-/// one op per round trip (latency p50 / p99 / max, ops/s) while a second connection tails the room
-/// with `XREAD BLOCK` as every node does (append → delivery latency), then pipelined batches of B,
+/// one op per round trip (latency p50 / p99 / max, ops/s) while a second connection follows the
+/// room's appends channel as every node's tail does (append → delivery latency; `XRANGE` reads
+/// counted, which a tail makes only to fill what the channel lost), then pipelined batches of B,
 /// then C connections at once, each one op per round trip (how Redis shares one fsync between
 /// clients).
 /// Redis' own counters (`INFO commandstats`, `INFO cpu`) give commands and Redis CPU per op.
@@ -81,12 +82,12 @@ struct RedisBenchResult {
   var concurrentP99: Double
   var fcallsPerOp: Double  // commands this node sends per op (FCALL reorder_append)
   var commandsPerOp: Double  // every command Redis ran during the sequential phase (the function's own calls too)
-  var xreadsPerOp: Double
+  var rangeReadsPerOp: Double  // XRANGE calls: 0 unless the channel lost notices
   var redisCPUMicrosecondsPerOp: Double
   var memoryBytesPerOp: Double  // MEMORY USAGE of the room's log and ids hash, per op kept
 
   static let header =
-    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  concurrent ops/s  p99       fcall/op  cmds/op  xread/op  redis cpu/op  bytes/op"
+    "mode       append p50  p99       max       seq ops/s  deliver p50  p99       pipelined ops/s  concurrent ops/s  p99       fcall/op  cmds/op  xrange/op redis cpu/op  bytes/op"
 
   var row: String {
     func ms(_ s: Double) -> String { String(format: "%.3f ms", s * 1000).padding(10) }
@@ -95,7 +96,7 @@ struct RedisBenchResult {
       + String(Int(pipelinedOpsPerSecond)).padding(17) + String(Int(concurrentOpsPerSecond)).padding(18)
       + ms(concurrentP99) + String(format: "%.2f", fcallsPerOp).padding(10)
       + String(format: "%.2f", commandsPerOp).padding(9)
-      + String(format: "%.2f", xreadsPerOp).padding(10)
+      + String(format: "%.2f", rangeReadsPerOp).padding(10)
       + String(format: "%.1f µs", redisCPUMicrosecondsPerOp).padding(14)
       + String(Int(memoryBytesPerOp))
   }
@@ -107,7 +108,7 @@ struct RedisBenchResult {
       + "\"pipelined_ops_per_s\":\(Int(pipelinedOpsPerSecond)),\"concurrent_ops_per_s\":\(Int(concurrentOpsPerSecond)),"
       + "\"concurrent_p99_ms\":\(f(concurrentP99 * 1000)),"
       + "\"fcalls_per_op\":\(f(fcallsPerOp)),\"commands_per_op\":\(f(commandsPerOp)),"
-      + "\"xreads_per_op\":\(f(xreadsPerOp)),\"redis_cpu_us_per_op\":\(f(redisCPUMicrosecondsPerOp)),"
+      + "\"xranges_per_op\":\(f(rangeReadsPerOp)),\"redis_cpu_us_per_op\":\(f(redisCPUMicrosecondsPerOp)),"
       + "\"memory_bytes_per_op\":\(Int(memoryBytesPerOp))}"
   }
 
@@ -123,17 +124,22 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
   defer { _ = try? connection.deleteRoom(room) }
   let payload = (0..<options.payloadBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) }
 
-  // The tail: another connection, as another node would follow the room.
+  // The tail: another connection on the room's appends channel, as another node follows the room.
   let delivery = DeliveryLog(ops: options.ops)
-  let tail = try RedisConnection(url: url)
+  let tail = ShardedSubscriber(target: .single(url))
+  tail.subscribe([ClusterKeys(room: room).appends])
+  while try !tail.receive(waitSeconds: 1).contains(.subscribed(channel: ClusterKeys(room: room).appends)) {}
   let tailDone = DispatchSemaphore(value: 0)
   let ops = options.ops
   Thread {
     var last: UInt64 = 0
-    while last < UInt64(ops), let batch = try? tail.tail([room: last], blockMilliseconds: 1_000)[room] {
+    while last < UInt64(ops), let events = try? tail.receive(waitSeconds: 1), !events.isEmpty {
       let now = monotonicSeconds()
-      for entry in batch { delivery.delivered(seq: Int(entry.seq), at: now) }
-      last = batch.last?.seq ?? last
+      for case .message(_, let payload) in events {
+        guard let entry = ClusterNotice.entry(payload) else { continue }
+        delivery.delivered(seq: Int(entry.seq), at: now)
+        last = entry.seq
+      }
     }
     tailDone.signal()
   }.start()
@@ -213,7 +219,7 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
     // The counters' own INFO call is one of the commands counted.
     fcallsPerOp: Double(after.fcalls - before.fcalls) / n,
     commandsPerOp: Double(after.commands - before.commands - 1) / n,
-    xreadsPerOp: Double(after.xreads - before.xreads) / n,
+    rangeReadsPerOp: Double(after.ranges - before.ranges) / n,
     redisCPUMicrosecondsPerOp: (after.cpuSeconds - before.cpuSeconds) * 1e6 / n,
     memoryBytesPerOp: Double(memory) / n)
 }
@@ -260,11 +266,11 @@ private final class DeliveryLog: @unchecked Sendable {
   }
 }
 
-/// Redis' own counters: commands processed, FCALL and XREAD calls, CPU seconds (user + system).
+/// Redis' own counters: commands processed, FCALL and XRANGE calls, CPU seconds (user + system).
 private struct RedisCounters {
   var commands = 0
   var fcalls = 0
-  var xreads = 0
+  var ranges = 0
   var cpuSeconds = 0.0
 
   init(_ connection: RedisConnection) throws {
@@ -276,7 +282,7 @@ private struct RedisCounters {
       switch parts[0] {
       case "total_commands_processed": commands = Int(value) ?? 0
       case "used_cpu_sys", "used_cpu_user": cpuSeconds += Double(value) ?? 0
-      case "cmdstat_xread": xreads = Self.calls(value)
+      case "cmdstat_xrange": ranges = Self.calls(value)
       case "cmdstat_fcall": fcalls = Self.calls(value)
       default: break
       }

@@ -3,6 +3,7 @@ import ReorderRedis
 import ReorderRooms
 import TestSupport
 import Testing
+
 @testable import ReorderCluster
 @testable import ReorderServer
 @testable import ReorderWebhooks

@@ -4,6 +4,7 @@ import ReorderRooms
 import ReorderTransport
 import TestSupport
 import Testing
+
 @testable import ReorderCluster
 @testable import ReorderServer
 @testable import ReorderWebhooks

@@ -12,7 +12,9 @@ import ReorderRedis
 //   master (and no master to a slot outside every range);
 // - a map written back as Redis would send it reads as the same map;
 // - a redirection states a slot within 0…16,383 and a port within 1…65,535, and the same
-//   redirection written back in Redis' words reads the same; `RedisKeySlot` of any key is a slot.
+//   redirection written back in Redis' words reads the same; `RedisKeySlot` of any key is a slot;
+// - the same bytes as an appends-channel notice (`ClusterNotice`): refused, or an entry with a
+//   seq ≥ 1 whose notice written back is the same bytes.
 let source = RedisClusterNode(host: "10.0.0.1", port: 7000)
 
 /// The `CLUSTER SLOTS` reply that states `map`.
@@ -29,6 +31,16 @@ func reply(_ map: RedisSlotMap) -> RedisReply {
 
 runFuzzer { bytes in
   fuzzCheck((0..<RedisKeySlot.count).contains(RedisKeySlot.slot(of: bytes)), "a key's slot out of range")
+
+  if let entry = ClusterNotice.entry(bytes) {
+    fuzzCheck(entry.seq >= 1, "a notice of seq 0")
+    // Lengths are of the bytes; an epoch or node id that is not UTF-8 reads as other bytes.
+    if Array((entry.epoch ?? "").utf8).count + Array(entry.node.utf8).count + entry.key.count + entry.op.count
+      == bytes.count - (bytes.firstIndex(of: 0x0A) ?? 0) - 1
+    {
+      fuzzCheck(ClusterNotice.entry(ClusterNotice.bytes(of: entry)) == entry, "a notice written back reads otherwise")
+    }
+  }
 
   let text = String(decoding: bytes, as: UTF8.self)
   if let redirect = RedisRedirect(error: text, from: source) {

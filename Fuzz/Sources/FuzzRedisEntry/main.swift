@@ -10,7 +10,7 @@ import ReorderRooms
 // room's log (`*n` entries, each `*2` of the id `<seq>-1` and the fields `node`, `key`, `op`);
 // the entries' layout is what `XREAD` returns per stream too. What hiredis would not read as one
 // reply is skipped (`RESP.reply`); the rest goes through the node's own decoding
-// (`RedisConnection.entries`), the tail's mapping (`SharedLogEntry.init`) and
+// (`ClusterReplies.entries`), the tail's mapping (`SharedLogEntry.init`) and
 // `RoomRegistry.logged`, into a cluster-mode room loaded empty with one welcomed member.
 // Contract: never crashes;
 // - a reply that is not a list of entries is refused with `unexpectedReply` naming the command;
@@ -50,7 +50,7 @@ runFuzzer { bytes in
   guard let sent = RESP.reply(from: bytes) else { return }
   let entries: [ClusterLogEntry]
   do throws(RedisError) {
-    entries = try RedisConnection.entries(sent, command: "XRANGE")
+    entries = try ClusterReplies.entries(sent, command: "XRANGE")
   } catch {
     guard case .unexpectedReply(let command, let shape) = error else {
       fuzzCheck(false, "refused with \(error)")
@@ -61,7 +61,7 @@ runFuzzer { bytes in
   }
 
   let written = RESP.bytes(of: reply(entries))
-  guard let back = RESP.reply(from: written), let again = try? RedisConnection.entries(back, command: "XRANGE") else {
+  guard let back = RESP.reply(from: written), let again = try? ClusterReplies.entries(back, command: "XRANGE") else {
     fuzzCheck(false, "the entries written back are refused")
     return
   }
