@@ -184,7 +184,7 @@ final class ClusterControl: @unchecked Sendable {
     let mine = worker.withLock { $0.sessions }
     let followed = followed()
     // A probe, so that /healthz follows Redis on a node with no rooms too.
-    call { (redis) throws(RedisError) in try redis.ping() }
+    if let results = call({ (redis) throws(RedisError) in redis.probe() }) { health.probed(results) }
     sendLeaves()
     for (room, peers) in mine {
       call { (redis) throws(RedisError) in

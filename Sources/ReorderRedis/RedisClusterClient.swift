@@ -163,6 +163,29 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
     for node in map?.masters ?? [] { try body(try connection(to: node)) }
   }
 
+  /// `PING` to every master of the map (read first when there is none): each one's answer. A
+  /// master that fails is dropped (and the map read again at the next command).
+  public func probe() -> [RedisProbe] {
+    if map == nil {
+      do {
+        try refreshMap()
+      } catch {
+        return seeds.map { RedisProbe(node: RedisClusterNode(host: $0.host, port: $0.port).endpoint, failure: error) }
+      }
+    }
+    var results: [RedisProbe] = []
+    for node in map?.masters ?? [] {
+      do {
+        try connection(to: node).command("PING")
+        results.append(RedisProbe(node: node.endpoint, failure: nil))
+      } catch {
+        if error.isConnectionFailure { drop(node) }
+        results.append(RedisProbe(node: node.endpoint, failure: error))
+      }
+    }
+    return results
+  }
+
   /// The master of `slot` (nil: any master), if the map knows one.
   private func target(slot: Int?) -> RedisClusterNode? {
     guard let slot else { return map?.masters.first }

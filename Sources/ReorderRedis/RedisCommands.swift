@@ -25,6 +25,24 @@ public protocol RedisCommands: AnyObject {
   /// Runs `body` on the connection of every node that holds data (the one Redis, or every
   /// master), in a fixed order.
   func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError)
+
+  /// `PING` to every node that holds data: each one's `HOST:PORT` and, when it did not answer,
+  /// why. Never throws: a node that cannot be reached is a result.
+  func probe() -> [RedisProbe]
+}
+
+/// Whether one Redis node answered a `PING`.
+public struct RedisProbe: Sendable, Equatable {
+  /// The node, `HOST:PORT`.
+  public var node: String
+  /// Why it did not answer, or nil when it did.
+  public var failure: RedisError?
+
+  /// A probe's result.
+  public init(node: String, failure: RedisError?) {
+    self.node = node
+    self.failure = failure
+  }
 }
 
 extension RedisCommands {
@@ -45,11 +63,6 @@ extension RedisCommands {
     try command(key: key, arguments)
   }
 
-  /// `PING` to every node that holds data: throws when one does not answer.
-  public func ping() throws(RedisError) {
-    try forEachNode { (node) throws(RedisError) in try node.command("PING") }
-  }
-
   /// Sends `commands`, all on keys of `key`'s slot, to its node in one round trip.
   public func pipeline(key: String, _ commands: [[any RedisArgument]]) throws(RedisError) -> [RedisReply] {
     try pipeline(commands.map { RedisCommand(key: key, $0) })
@@ -66,5 +79,16 @@ extension RedisConnection: RedisCommands {
   /// Runs `body` on this connection.
   public func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError) {
     try body(self)
+  }
+
+  /// `PING` on this connection.
+  public func probe() -> [RedisProbe] {
+    let node = RedisClusterNode(host: url.host, port: url.port).endpoint
+    do {
+      try command("PING")
+      return [RedisProbe(node: node, failure: nil)]
+    } catch {
+      return [RedisProbe(node: node, failure: error)]
+    }
   }
 }

@@ -1,3 +1,4 @@
+import ReorderCluster
 import ReorderTransport
 
 /// The server's HTTP routes: which requests are its own, and the answer to each. Pure: the values
@@ -43,24 +44,39 @@ enum HTTPRoutes {
     var uptimeSeconds: Int
     var connections: Int
     var rooms: Int
-    /// Cluster mode: Redis is unreachable (ops are rejected `unavailable` until it is back).
-    var degraded = false
+    /// Cluster mode: whether Redis is reached (ops on what is not are rejected `unavailable`).
+    var redis: ClusterHealth.State = .ok
     /// The node is being drained (it closes its websockets and stops).
     var draining = false
   }
 
-  /// `200 {"status":"ok","connections":…,"rooms":…,"uptime_s":…}`, never cached; in cluster mode
-  /// while Redis is unreachable `503 {"status":"degraded",…,"redis":"unreachable"}`, so that a
-  /// load balancer sends new clients to a node that can commit their ops.
+  /// `200 {"status":"ok","connections":…,"rooms":…,"uptime_s":…}`, never cached. In cluster mode
+  /// while Redis is unreachable `503 {"status":"degraded",…,"redis":"unreachable",
+  /// "redis_unreachable":["HOST:PORT",…]}`, so that a load balancer sends new clients to a node
+  /// that can commit their ops; while only some masters of a Redis Cluster are unreachable
+  /// `200 {"status":"degraded",…,"redis":"partial","redis_unreachable":[…]}` (every node is
+  /// as cut off from them, and the rooms on the other masters are served).
   /// While draining `503 {"status":"draining",…}`, so that load balancers stop sending first.
   static func health(_ figures: HealthFigures) -> HTTPResponse {
-    let status = figures.draining ? "draining" : figures.degraded ? "degraded" : "ok"
-    let json =
+    let redis: (word: String, unreachable: [String])? =
+      switch figures.redis {
+      case .ok: nil
+      case .partial(let nodes): ("partial", nodes)
+      case .down(_, let nodes): ("unreachable", nodes)
+      }
+    let down = redis?.word == "unreachable"
+    let status = figures.draining ? "draining" : redis != nil ? "degraded" : "ok"
+    var json =
       "{\"status\":\"\(status)\",\"connections\":\(figures.connections),"
       + "\"rooms\":\(figures.rooms),\"uptime_s\":\(figures.uptimeSeconds)"
-      + (figures.degraded ? ",\"redis\":\"unreachable\"}\n" : "}\n")
+    if let redis {
+      json +=
+        ",\"redis\":\"\(redis.word)\",\"redis_unreachable\":["
+        + redis.unreachable.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+    }
+    json += "}\n"
     return HTTPResponse(
-      status: figures.degraded || figures.draining ? 503 : 200, contentType: "application/json",
+      status: down || figures.draining ? 503 : 200, contentType: "application/json",
       headers: [("cache-control", "no-store")],
       body: Array(json.utf8))
   }

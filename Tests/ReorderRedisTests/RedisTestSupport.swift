@@ -42,3 +42,10 @@ extension RedisCommands {
       range.map { ClusterAppend(room: room, epoch: "e1", key: bytes("k\($0)"), node: node, payload: bytes("op\($0)")) })
   }
 }
+
+extension RedisCommands {
+  /// `PING` to any node: throws when it does not answer.
+  func ping() throws(RedisError) {
+    try command(key: nil, "PING")
+  }
+}

@@ -131,4 +131,80 @@ struct RedisClusterModeTests {
     }
     #expect(seen)
   }
+
+  @Test(
+    "a master SIGKILLed and restarted on its AOF: other masters' rooms are served, /healthz names it, no acked op lost"
+  )
+  func masterRestart() throws {
+    let nodes = try RedisClusterNodes()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let rooms = (0..<12).map { "room\($0)" }
+    var clients: [String: RoomClient] = [:]
+    for room in rooms {
+      let client = try RoomClient.join(port: nodes.a.port, room: room, client: "c-\(room)", context: context)
+      try ClusterPair.seed(client, items: ["x", "y"])
+      clients[room] = client
+    }
+    let victim = nodes.cluster.servers[0]
+    let byMaster = try nodes.roomsByMaster()
+    let onVictim = try #require(byMaster[victim.port]?.sorted().first, "a room on the first master: \(byMaster)")
+    let elsewhere = try #require(
+      rooms.first { !(byMaster[victim.port]?.contains($0) ?? false) }, "a room on another master: \(byMaster)")
+    // Acknowledged before the kill: a move in the victim's room.
+    clients[onVictim]!.op("before", Ops.move("x", list: "l", after: "y"))
+    let before = try clients[onVictim]!.applied(id: "before")
+    victim.kill()
+
+    // The other masters' rooms are served; the victim's ops are refused `unavailable`.
+    var served = false
+    for attempt in 0..<50 where !served {
+      clients[elsewhere]!.op("down:\(attempt)", Ops.move("x", list: "l", after: "y"))
+      let answer = try clients[elsewhere]!.next(timeout: 10) {
+        ($0["type"] == .string("applied") || $0["type"] == .string("rejected"))
+          && $0["id"] == .string("down:\(attempt)")
+      }
+      served = answer["type"] == .string("applied")
+      if !served { Thread.sleep(forTimeInterval: 0.1) }
+    }
+    #expect(served, "a room on a live master is served while another master is down")
+    clients[onVictim]!.op("during", Ops.move("y", list: "l", after: "x"))
+    let refused = try clients[onVictim]!.next(timeout: 15) {
+      ($0["type"] == .string("applied") || $0["type"] == .string("rejected")) && $0["id"] == .string("during")
+    }
+    #expect(refused["code"] == .string("unavailable"))
+    var health: HTTPReply?
+    #expect(
+      waitUntil(timeout: 15) {
+        health = try? httpGet(port: nodes.a.port, rawPath: "/healthz")
+        return health?.text.contains(#""redis":"partial""#) == true
+      }, "healthz: \(health?.text ?? "-")")
+    #expect(health?.status == 200, "the node still serves the other masters' rooms")
+    #expect(health?.text.contains(#""status":"degraded""#) == true)
+    #expect(health?.text.contains("\"127.0.0.1:\(victim.port)\"") == true)
+
+    try victim.start()
+    #expect(
+      waitUntil(timeout: 30, pollMilliseconds: 200) {
+        (try? httpGet(port: nodes.a.port, rawPath: "/healthz"))?.text.contains(#""status":"ok""#) == true
+      })
+    var applied: JSONValue = .null
+    #expect(
+      waitUntil(timeout: 30, pollMilliseconds: 200) {
+        clients[onVictim]!.op("during", Ops.move("y", list: "l", after: "x"))
+        guard
+          let frame = try? clients[onVictim]!.next(
+            timeout: 5,
+            where: {
+              ($0["type"] == .string("applied") || $0["type"] == .string("rejected")) && $0["id"] == .string("during")
+            })
+        else { return false }
+        applied = frame
+        return frame["type"] == .string("applied")
+      })
+    let seq = try #require(applied["seq"]?.numberValue)
+    #expect(seq == (before["seq"]?.numberValue ?? 0) + 1, "the seq goes on after the acked op: nothing lost")
+    let fresh = try RoomClient.join(port: nodes.b.port, room: onVictim, client: "fresh", context: context)
+    #expect(ClientModel(welcome: fresh.welcome).seq == UInt64(seq))
+  }
 }

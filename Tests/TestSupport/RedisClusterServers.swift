@@ -1,7 +1,8 @@
 import Foundation
 
 /// A throwaway Redis Cluster for tests: `masters` `redis-server`s (each a `RedisServer`, with
-/// `cluster-enabled yes`) joined by `redis-cli --cluster create`, every slot assigned, no
+/// `cluster-enabled yes`, `cluster-require-full-coverage no` as docs/CLUSTER.md says) joined by
+/// `redis-cli --cluster create`, every slot assigned, no
 /// replicas. Stopped by their PIDs in `stop()` (and when released).
 public final class RedisClusterServers: @unchecked Sendable {
   /// The masters, in the order their slots were assigned (the first holds slot 0).
@@ -24,6 +25,7 @@ public final class RedisClusterServers: @unchecked Sendable {
         try RedisServer(
           extraArguments: [
             "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000",
+            "--cluster-require-full-coverage", "no",
           ], choosePort: Self.clusterPort))
     }
     self.servers = servers
