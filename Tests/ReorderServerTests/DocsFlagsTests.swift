@@ -83,7 +83,10 @@ struct ConfigurationSettingsTests {
 struct DocsFlagsTests {
   /// Flags of other programs the docs show (`redis-server …`, `swift test --filter`, …).
   static let otherPrograms: [String: Set<String>] = [
-    "redis-server": ["bind", "port", "dir", "appendonly", "appendfsync", "maxmemory", "maxmemory-policy", "save"],
+    "redis-server": [
+      "bind", "port", "dir", "appendonly", "appendfsync", "maxmemory", "maxmemory-policy", "save", "cluster-enabled",
+      "cluster-config-file", "cluster-require-full-coverage",
+    ],
     "redis-cli": ["cluster", "cluster-replicas", "cluster-yes"],
     "swift build / swift test": ["build-tests", "skip-build", "filter", "product"],
     "reorder-bench": ["ops", "batch", "connections", "redis", "json", "only"],
