@@ -4,30 +4,32 @@ import ReorderTransport
 import TestSupport
 import Testing
 
+@testable import ReorderCluster
 @testable import ReorderServer
+@testable import ReorderWebhooks
 
-/// Two in-process nodes over a real 3-master Redis Cluster (`redis-cli --cluster create`), with
-/// the HTTP API on.
+/// In-process nodes (two unless asked) over a real 3-master Redis Cluster (`redis-cli --cluster
+/// create`), with the HTTP API on; `configure` adds to every node's settings.
 final class RedisClusterNodes {
   let cluster: RedisClusterServers
   let directory: TemporaryDirectory
-  let a: TestServer
-  let b: TestServer
+  let nodes: [TestServer]
+  var a: TestServer { nodes[0] }
+  var b: TestServer { nodes[1] }
 
-  init() throws {
+  init(count: Int = 2, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
     cluster = try RedisClusterServers(masters: 3)
     directory = try TemporaryDirectory()
     try directory.write("keys", APITests.key + "\n")
     // One seed is enough: the nodes learn the others from the slot map.
     let seeds = "redis://127.0.0.1:\(cluster.servers[1].port)"
     let keys = directory.path + "/keys"
-    a = try TestServer {
-      $0.redisCluster = seeds
-      $0.apiKeyFile = keys
-    }
-    b = try TestServer {
-      $0.redisCluster = seeds
-      $0.apiKeyFile = keys
+    nodes = try (0..<count).map { _ in
+      try TestServer {
+        $0.redisCluster = seeds
+        $0.apiKeyFile = keys
+        configure(&$0)
+      }
     }
   }
 
@@ -51,8 +53,7 @@ final class RedisClusterNodes {
   }
 
   deinit {
-    a.server.shutdown()
-    b.server.shutdown()
+    for node in nodes { node.server.shutdown() }
     cluster.stop()
     directory.remove()
   }
@@ -206,5 +207,50 @@ struct RedisClusterModeTests {
     #expect(seq == (before["seq"]?.numberValue ?? 0) + 1, "the seq goes on after the acked op: nothing lost")
     let fresh = try RoomClient.join(port: nodes.b.port, room: onVictim, client: "fresh", context: context)
     #expect(ClientModel(welcome: fresh.welcome).seq == UInt64(seq))
+  }
+
+  @Test("three nodes: ops POSTed to one node reach the members on the others; one signed board.changed per burst")
+  func apiAndWebhooks() throws {
+    let receiver = try WebhookReceiver(secret: WebhookTests.secret)
+    defer { receiver.stop() }
+    let secrets = try TemporaryDirectory()
+    defer { secrets.remove() }
+    try secrets.write("webhook-secret", WebhookTests.secret + "\n")
+    let timing = WebhookTiming(debounceSeconds: 2, maxWaitSeconds: 10, retryDelays: [0.2], attemptTimeoutSeconds: 5)
+    let nodes = try RedisClusterNodes(count: 3) {
+      $0.webhookURL = receiver.url
+      $0.webhookSecretFile = secrets.path + "/webhook-secret"
+      $0.webhookTiming = timing
+    }
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let onA = try RoomClient.join(port: nodes.a.port, room: "api", client: "a", context: context)
+    try ClusterPair.seed(onA, items: ["x", "y"])
+    let onB = try RoomClient.join(port: nodes.b.port, room: "api", client: "b", context: context)
+    let body = #"{"ops":[{"id":"api-1","op":{"kind":"move","item":"x","list":"l","after":"y"}}]}"#
+    let posted = try APITests().call(nodes.nodes[2].port, "POST", "/api/v1/boards/api/ops", body: body)
+    #expect(posted.status == 200, "\(String(describing: posted.json))")
+    guard case .array(let results)? = posted.json?["results"] else {
+      Issue.record("no results: \(String(describing: posted.json))")
+      return
+    }
+    #expect(results.first?["type"] == .string("applied"))
+    var modelA = ClientModel(welcome: onA.welcome)
+    var modelB = ClientModel(welcome: onB.welcome)
+    _ = try onA.follow(&modelA, until: 4)
+    _ = try onB.follow(&modelB, until: 4)
+    #expect(modelA.lists["l"] == ["y", "x"])
+    #expect(modelB.lists == modelA.lists)
+    let read = try APITests().call(nodes.b.port, "GET", "/api/v1/boards/api")
+    #expect(read.status == 200)
+    #expect(read.json?["seq"]?.numberValue == 4)
+    try #require(waitUntil(timeout: 20, pollMilliseconds: 20) { receiver.deliveries.count >= 1 })
+    Thread.sleep(forTimeInterval: timing.debounceSeconds + 2 * ClusterSummaries.writeInterval)
+    let deliveries = receiver.deliveries
+    #expect(deliveries.count == 1, "\(deliveries.map(\.body))")
+    #expect(deliveries.allSatisfy { $0.signatureOK && $0.status == 204 })
+    #expect(deliveries.first?.body["to_seq"] as? Int == 4)
+    let counts = nodes.nodes.map { $0.server.statistics()?.webhooks.delivered ?? -1 }
+    #expect(counts.sorted() == [0, 0, 1], "one node sent it: \(counts)")
   }
 }
