@@ -29,6 +29,9 @@ public protocol RedisCommands: AnyObject {
   /// `PING` to every node that holds data: each one's `HOST:PORT` and, when it did not answer,
   /// why. Never throws: a node that cannot be reached is a result.
   func probe() -> [RedisProbe]
+
+  /// Closes every connection.
+  func close()
 }
 
 /// Whether one Redis node answered a `PING`.

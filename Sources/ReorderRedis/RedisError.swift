@@ -5,6 +5,8 @@ public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidURL(String, reason: String)
   /// `--redis-password-file` cannot be used.
   case passwordFile(String, reason: String)
+  /// The Redis flags do not go together (the sentence says how).
+  case flags(String)
   /// No connection could be made (refused, unreachable, timed out, or AUTH / SELECT refused).
   case cannotConnect(endpoint: String, reason: String)
   /// The connection failed during `command` (reset, closed by Redis, or no answer in time); it
@@ -24,7 +26,7 @@ public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
   public var isConnectionFailure: Bool {
     switch self {
     case .cannotConnect, .connectionLost, .unavailable, .closed: true
-    case .invalidURL, .passwordFile, .server, .unexpectedReply: false
+    case .invalidURL, .passwordFile, .flags, .server, .unexpectedReply: false
     }
   }
 
@@ -35,6 +37,8 @@ public enum RedisError: Error, Equatable, Sendable, CustomStringConvertible {
       "invalid --redis URL \(text.debugDescription): \(reason); write redis://HOST:PORT[/DB]"
     case .passwordFile(let path, let reason):
       "cannot use the Redis password file \(path): \(reason)"
+    case .flags(let sentence):
+      sentence
     case .cannotConnect(let endpoint, let reason):
       "cannot connect to Redis at \(endpoint): \(reason); is redis-server running there?"
     case .connectionLost(let command, let reason):

@@ -55,15 +55,15 @@ public enum ClusterBackup {
   /// reads it to decide anything).
   static let restoreNode = "restore"
 
-  /// Copies every room of the Redis at `url` (password from `passwordFile`) into the new SQLite
-  /// file `file`, integrity-checked; nothing is written to Redis.
+  /// Copies every room of `redis` (one Redis, or every master of a Redis Cluster) into the new
+  /// SQLite file `file`, integrity-checked; nothing is written to Redis.
   /// - Throws: `Failure` when `file` exists, Redis cannot be read, or a room's stored history is
   ///   incomplete; a partly written file is removed.
-  public static func backup(redis url: String, passwordFile: String?, to file: String) throws -> Report {
+  public static func backup(redis target: RedisTarget, to file: String) throws -> Report {
     guard !FileManager.default.fileExists(atPath: file) else {
       throw Failure("\(file) exists; back up to a new file")
     }
-    let redis = try connect(url, passwordFile: passwordFile)
+    let redis = try connect(target)
     defer { redis.close() }
     let staging = file + ".partial-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: staging) }
@@ -154,12 +154,26 @@ public enum ClusterBackup {
     }
   }
 
-  /// A connection to the Redis at `url`, with the password of `passwordFile`; generous timeouts,
-  /// as one reply may hold a whole room's log.
-  static func connect(_ url: String, passwordFile: String?) throws -> RedisConnection {
+  /// The Redis the tool's flags name (`--redis`, or `--redis-cluster`'s seeds), with the password
+  /// of `passwordFile` and the ACL `user`.
+  /// - Throws: `Failure` when the flags do not go together, or name no Redis.
+  public static func target(redis: String?, cluster: String?, user: String?, passwordFile: String?) throws
+    -> RedisTarget
+  {
     do {
-      let parsed = try RedisURL(parsing: url, passwordFile: passwordFile)
-      return try RedisConnection(url: parsed, timeouts: RedisTimeouts(connectSeconds: 5, commandSeconds: 120))
+      guard let target = try RedisTarget(redis: redis, cluster: cluster, user: user, passwordFile: passwordFile)
+      else { throw Failure("--redis or --redis-cluster is required") }
+      return target
+    } catch let error as RedisError {
+      throw Failure(error.description)
+    }
+  }
+
+  /// A connection to `target` (one per master of a Redis Cluster); generous timeouts, as one reply
+  /// may hold a whole room's log.
+  static func connect(_ target: RedisTarget) throws -> any RedisCommands {
+    do {
+      return try target.commands(timeouts: RedisTimeouts(connectSeconds: 5, commandSeconds: 120))
     } catch {
       throw Failure(error.description)
     }

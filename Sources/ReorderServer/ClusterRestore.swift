@@ -7,8 +7,8 @@ import ReorderStore
 /// `--redis`, or a node's `reorder.sqlite3`) loaded into cluster mode's Redis (docs/DEPLOY.md,
 /// "Backups").
 extension ClusterBackup {
-  /// Loads every room of the SQLite file `file` into the Redis at `url` (password from
-  /// `passwordFile`). Rooms that have a history in Redis already are refused, before anything is
+  /// Loads every room of the SQLite file `file` into `redis` (one Redis, or a Redis Cluster: each
+  /// room on its slot's master). Rooms that have a history in Redis already are refused, before anything is
   /// written, unless `replace`; with it their history becomes the file's. Each room is written in
   /// one step (`RedisConnection.putRoomCopy`) and listed in the board list with its summary.
   ///
@@ -18,7 +18,7 @@ extension ClusterBackup {
   /// file's latest. A node that opens it welcomes the board and seq the file holds.
   /// - Throws: `Failure` naming the rooms that exist without `replace`, a file that is not a
   ///   Reorder database, a room whose ops do not reach its snapshot, or Redis' error.
-  public static func restore(redis url: String, passwordFile: String?, from file: String, replace: Bool) throws
+  public static func restore(redis target: RedisTarget, from file: String, replace: Bool) throws
     -> Report
   {
     guard FileManager.default.fileExists(atPath: file) else { throw Failure("\(file) does not exist") }
@@ -34,7 +34,7 @@ extension ClusterBackup {
     let store = try opened(staging)
     defer { store.close() }
     let rooms = try stored { () throws(StoreError) in try store.roomNames() }
-    let redis = try connect(url, passwordFile: passwordFile)
+    let redis = try connect(target)
     defer { redis.close() }
     let epochs = try redisCall { () throws(RedisError) in try redis.epochs(rooms: rooms) }
     let existing = rooms.filter { (epochs[$0] ?? nil) != nil }

@@ -157,38 +157,11 @@ extension ServerConfiguration {
   /// from `--redis-password-file`, the user from `--redis-user`).
   var redisTarget: RedisTarget? {
     get throws(ConfigurationError) {
-      if redis != nil && redisCluster != nil {
-        throw ConfigurationError("--redis and --redis-cluster exclude each other: give one Redis or one Redis Cluster")
+      do {
+        return try RedisTarget(redis: redis, cluster: redisCluster, user: redisUser, passwordFile: redisPasswordFile)
+      } catch {
+        throw ConfigurationError(error.description)
       }
-      if redisUser != nil && redisPasswordFile == nil {
-        throw ConfigurationError("--redis-user needs --redis-password-file (AUTH user password)")
-      }
-      func url(_ text: String) throws(ConfigurationError) -> RedisURL {
-        do {
-          var url = try RedisURL(parsing: text, passwordFile: redisPasswordFile)
-          url.user = redisUser
-          return url
-        } catch {
-          throw ConfigurationError(error.description)
-        }
-      }
-      if let redis { return .single(try url(redis)) }
-      guard let redisCluster else {
-        if redisPasswordFile != nil {
-          throw ConfigurationError("--redis-password-file needs --redis or --redis-cluster")
-        }
-        return nil
-      }
-      var seeds: [RedisURL] = []
-      for text in redisCluster.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-        let seed = try url(text)
-        if seed.database != 0 {
-          throw ConfigurationError("--redis-cluster: a Redis Cluster has database 0 only, not /\(seed.database)")
-        }
-        seeds.append(seed)
-      }
-      guard !seeds.isEmpty else { throw ConfigurationError("--redis-cluster needs at least one redis://HOST:PORT") }
-      return .cluster(seeds: seeds)
     }
   }
 

@@ -12,8 +12,14 @@ enum BackupCommand {
         name: "redis", kind: .string, defaultValue: nil,
         help: "Back up cluster mode's rooms from this Redis (redis://HOST:PORT[/DB]) instead of a data directory."),
       OptionSpec(
+        name: "redis-cluster", kind: .string, defaultValue: nil,
+        help: "Or a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...]."),
+      OptionSpec(
+        name: "redis-user", kind: .string, defaultValue: nil,
+        help: "The Redis ACL user (AUTH user password; needs --redis-password-file)."),
+      OptionSpec(
         name: "redis-password-file", kind: .string, defaultValue: nil,
-        help: "The Redis password, in a file of its own (needs --redis)."),
+        help: "The Redis password, in a file of its own (needs --redis or --redis-cluster)."),
       OptionSpec(name: "out", kind: .string, defaultValue: nil, help: "The file to write (must not exist). Required."),
     ],
     run: run
@@ -21,17 +27,19 @@ enum BackupCommand {
 
   static func run(_ options: ParsedOptions) throws -> Int32 {
     guard let out = options.string("out"), !out.isEmpty else { throw UsageError(description: "--out is required") }
-    if let redis = options.string("redis") {
+    if options.string("redis") != nil || options.string("redis-cluster") != nil {
       if options.string("data") != nil {
-        throw UsageError(description: "give --data (one node) or --redis (cluster mode), not both")
+        throw UsageError(description: "give --data (one node) or --redis / --redis-cluster (cluster mode), not both")
       }
-      let report = try ClusterBackup.backup(
-        redis: redis, passwordFile: options.string("redis-password-file"), to: out)
-      print("backed up \(report) from \(redis) to \(out)")
+      let target = try ClusterBackup.target(
+        redis: options.string("redis"), cluster: options.string("redis-cluster"), user: options.string("redis-user"),
+        passwordFile: options.string("redis-password-file"))
+      let report = try ClusterBackup.backup(redis: target, to: out)
+      print("backed up \(report) from \(target) to \(out)")
       return 0
     }
-    if options.string("redis-password-file") != nil {
-      throw UsageError(description: "--redis-password-file needs --redis")
+    if options.string("redis-password-file") != nil || options.string("redis-user") != nil {
+      throw UsageError(description: "--redis-password-file and --redis-user need --redis or --redis-cluster")
     }
     let data = options.string("data") ?? "./data"
     try DataDirectory.backup(data, to: out)
@@ -48,7 +56,13 @@ enum RestoreCommand {
     options: [
       OptionSpec(
         name: "redis", kind: .string, defaultValue: nil,
-        help: "The Redis to load the rooms into (redis://HOST:PORT[/DB]). Required."),
+        help: "The Redis to load the rooms into (redis://HOST:PORT[/DB]); this or --redis-cluster is required."),
+      OptionSpec(
+        name: "redis-cluster", kind: .string, defaultValue: nil,
+        help: "Or a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...]."),
+      OptionSpec(
+        name: "redis-user", kind: .string, defaultValue: nil,
+        help: "The Redis ACL user (AUTH user password; needs --redis-password-file)."),
       OptionSpec(
         name: "redis-password-file", kind: .string, defaultValue: nil,
         help: "The Redis password, in a file of its own."),
@@ -63,14 +77,13 @@ enum RestoreCommand {
   )
 
   static func run(_ options: ParsedOptions) throws -> Int32 {
-    guard let redis = options.string("redis"), !redis.isEmpty else {
-      throw UsageError(description: "--redis is required")
-    }
     guard let file = options.string("from"), !file.isEmpty else { throw UsageError(description: "--from is required") }
     let replace = options.flag("replace")
-    let report = try ClusterBackup.restore(
-      redis: redis, passwordFile: options.string("redis-password-file"), from: file, replace: replace)
-    print("restored \(report) from \(file) into \(redis)\(replace ? " (rooms it had were replaced)" : "")")
+    let target = try ClusterBackup.target(
+      redis: options.string("redis"), cluster: options.string("redis-cluster"), user: options.string("redis-user"),
+      passwordFile: options.string("redis-password-file"))
+    let report = try ClusterBackup.restore(redis: target, from: file, replace: replace)
+    print("restored \(report) from \(file) into \(target)\(replace ? " (rooms it had were replaced)" : "")")
     return 0
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 import TestSupport
@@ -252,5 +253,63 @@ struct RedisClusterModeTests {
     #expect(deliveries.first?.body["to_seq"] as? Int == 4)
     let counts = nodes.nodes.map { $0.server.statistics()?.webhooks.delivered ?? -1 }
     #expect(counts.sorted() == [0, 0, 1], "one node sent it: \(counts)")
+  }
+
+  @Test("backup --redis-cluster copies every master's rooms; restore --redis-cluster loads them into another cluster")
+  func backupAndRestore() throws {
+    let source = try RedisClusterNodes()
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let rooms = (0..<6).map { "kept\($0)" }
+    for room in rooms {
+      let client = try RoomClient.join(port: source.a.port, room: room, client: "c", context: context)
+      try ClusterPair.seed(client, items: ["x", "y", "z"])
+      client.op("c:move", Ops.move("x", list: "l", after: "z"))
+      _ = try client.applied(id: "c:move")
+      client.close()
+    }
+    #expect(try source.roomsByMaster().values.filter { !$0.isEmpty }.count >= 2)
+    let backups = ClusterBackupTests()
+    var truth: [String: (JSONValue?, JSONValue?, JSONValue?)] = [:]
+    for room in rooms { truth[room] = try backups.welcomed(port: source.b.port, room: room, context: context) }
+    let file = source.directory.path + "/cluster.sqlite3"
+    let seeds = "redis://127.0.0.1:\(source.cluster.servers[0].port)"
+    let backup = try backups.reorder(["backup", "--redis-cluster", seeds, "--out", file])
+    #expect(backup.status == 0, "\(backup.output)")
+    #expect(backup.output.contains { $0.contains("backed up 6 rooms, 30 ops") }, "\(backup.output)")
+
+    let target = try RedisClusterNodes(count: 1)
+    let targetSeeds = "redis://127.0.0.1:\(target.cluster.servers[2].port)"
+    let restore = try backups.reorder(["restore", "--redis-cluster", targetSeeds, "--from", file])
+    #expect(restore.status == 0, "\(restore.output)")
+    #expect(restore.output.contains { $0.contains("restored 6 rooms, 30 ops") }, "\(restore.output)")
+    for room in rooms {
+      let got = try backups.welcomed(port: target.a.port, room: room, context: context)
+      #expect(got.0 == truth[room]?.0, "\(room): seq")
+      #expect(got.1 == truth[room]?.1, "\(room): epoch")
+      #expect(got.2 == truth[room]?.2, "\(room): board")
+    }
+  }
+
+  @Test("--redis-cluster excludes --redis, takes no /DB; --redis-user needs the password file")
+  func configuration() throws {
+    var c = ServerConfiguration()
+    c.redisCluster = "redis://127.0.0.1:7001, redis://127.0.0.1:7002"
+    #expect(throws: Never.self) { try c.validate() }
+    c.redis = "redis://127.0.0.1:6390"
+    #expect(
+      throws: ConfigurationError("--redis and --redis-cluster exclude each other: give one Redis or one Redis Cluster")
+    ) {
+      try c.validate()
+    }
+    c = ServerConfiguration()
+    c.redisCluster = "redis://127.0.0.1:7001/2"
+    #expect(throws: ConfigurationError.self) { try c.validate() }
+    c = ServerConfiguration()
+    c.redisCluster = "redis://127.0.0.1:7001"
+    c.redisUser = "reorder"
+    #expect(throws: ConfigurationError("--redis-user needs --redis-password-file (AUTH user password)")) {
+      try c.validate()
+    }
   }
 }
