@@ -83,7 +83,9 @@ public enum RedisTarget: Sendable, Equatable, CustomStringConvertible {
       }
       seeds.append(seed)
     }
-    guard !seeds.isEmpty else { throw .invalidURL(cluster, reason: "--redis-cluster needs at least one redis://HOST:PORT") }
+    guard !seeds.isEmpty else {
+      throw .invalidURL(cluster, reason: "--redis-cluster needs at least one redis://HOST:PORT")
+    }
     self = .cluster(seeds: seeds)
   }
 
