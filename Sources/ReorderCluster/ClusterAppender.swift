@@ -11,9 +11,9 @@ import ReorderRooms
 /// per op (about 500 ops/s on the machine docs/CLUSTER.md measured); a batch shares it.
 ///
 /// Each answer goes back through `deliver` (which posts to the service thread): `.applied` /
-/// `.known`, `.epoch` for an epoch mismatch, `.unavailable` for every op of a round trip that
-/// failed (the rooms reject them `unavailable`; re-sent, the log answers `known` for any that
-/// did get in).
+/// `.known`, `.epoch` for an epoch mismatch, `.unavailable` for every op whose Redis node could
+/// not be reached (over a Redis Cluster, only the ops of that master's rooms; the rooms reject
+/// them `unavailable`; re-sent, the log answers `known` for any that did get in).
 public final class ClusterAppender: @unchecked Sendable {
   public typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
 
@@ -72,20 +72,25 @@ public final class ClusterAppender: @unchecked Sendable {
         room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, creates: $0.creates,
         until: $0.until)
     }
+    let results: [Result<AppendOutcome, RedisError>]
     do {
-      let outcomes = try link.run { (redis) throws(RedisError) in try redis.append(ops) }
-      health.succeeded(.appender)
-      return zip(batch, outcomes).map { append, outcome in
-        switch outcome {
-        case .applied(let seq): return (append, .success(.applied(seq)))
-        case .known(let seq): return (append, .success(.known(seq)))
-        case .epochMismatch(let current): return (append, .failure(.epoch(current)))
-        case .stale(let until): return (append, .failure(.stale(until)))
-        }
-      }
+      results = try link.run { (redis) throws(RedisError) in try redis.settledAppend(ops) }
     } catch {
-      health.failed(.appender, error)
-      return batch.map { ($0, .failure(.unavailable(error.description))) }
+      results = batch.map { _ in .failure(error) }
+    }
+    let failure = results.lazy.compactMap { result -> RedisError? in
+      if case .failure(let error) = result, error.isConnectionFailure { return error }
+      return nil
+    }.first
+    if let failure { health.failed(.appender, failure) } else { health.succeeded(.appender) }
+    return zip(batch, results).map { append, result in
+      switch result {
+      case .success(.applied(let seq)): (append, .success(.applied(seq)))
+      case .success(.known(let seq)): (append, .success(.known(seq)))
+      case .success(.epochMismatch(let current)): (append, .failure(.epoch(current)))
+      case .success(.stale(let until)): (append, .failure(.stale(until)))
+      case .failure(let error): (append, .failure(.unavailable(error.description)))
+      }
     }
   }
 }

@@ -88,9 +88,25 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
   /// after a later one on its slot. A master that cannot be reached fails the call, after
   /// `maxRedirects` attempts (its commands may or may not have run).
   public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+    var replies: [RedisReply] = []
+    replies.reserveCapacity(commands.count)
+    for result in try settledPipeline(commands) {
+      switch result {
+      case .success(let reply): replies.append(reply)
+      case .failure(let error): throw error
+      }
+    }
+    return replies
+  }
+
+  /// `pipeline`, where a master that cannot be reached fails only its own commands (after
+  /// `maxRedirects` attempts; they may or may not have run): the others' replies are kept.
+  /// - Throws: when the slot map cannot be read at all.
+  public func settledPipeline(_ commands: [RedisCommand]) throws(RedisError) -> [Result<RedisReply, RedisError>] {
     guard !commands.isEmpty else { return [] }
     if map == nil { try refreshMap() }
     var replies = [RedisReply?](repeating: nil, count: commands.count)
+    var failures: [Int: RedisError] = [:]
     let slots = commands.map { $0.key.map { RedisKeySlot.slot(of: Array($0.utf8)) } }
     var waiting: [(index: Int, asking: RedisClusterNode?)] = commands.indices.map { ($0, nil) }
     var attempts = 0
@@ -123,10 +139,14 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
             return all[cursor - 1]
           }
         } catch {
-          guard error.isConnectionFailure, attempts < Self.maxRedirects else { throw error }
+          guard error.isConnectionFailure else { throw error }
           drop(node)
           refresh = true
-          again += members.map { ($0.index, nil) }
+          if attempts < Self.maxRedirects {
+            again += members.map { ($0.index, nil) }
+          } else {
+            for member in members { failures[member.index] = error }
+          }
           continue
         }
         for (member, reply) in zip(members, answers) {
@@ -154,7 +174,10 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
       if pause { usleep(20_000) }
       waiting = again.sorted { $0.index < $1.index }
     }
-    return replies.map { $0 ?? .null }
+    return replies.indices.map { index in
+      if let failure = failures[index] { return .failure(failure) }
+      return .success(replies[index] ?? .null)
+    }
   }
 
   /// Runs `body` on every master's connection (loading functions, say), in map order.

@@ -22,6 +22,11 @@ public protocol RedisCommands: AnyObject {
   /// their order.
   func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply]
 
+  /// `pipeline`, where a node that cannot be reached fails only the commands it serves: each
+  /// command's reply, or the failure of its node (its command may or may not have run). One Redis
+  /// fails them all at once.
+  func settledPipeline(_ commands: [RedisCommand]) throws(RedisError) -> [Result<RedisReply, RedisError>]
+
   /// Runs `body` on the connection of every node that holds data (the one Redis, or every
   /// master), in a fixed order.
   func forEachNode(_ body: (RedisConnection) throws(RedisError) -> Void) throws(RedisError)
@@ -77,6 +82,16 @@ extension RedisConnection: RedisCommands {
   /// serves them all).
   public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
     try pipeline(commands.map(\.arguments))
+  }
+
+  /// The pipeline's replies, or its failure for every command.
+  public func settledPipeline(_ commands: [RedisCommand]) throws(RedisError) -> [Result<RedisReply, RedisError>] {
+    do {
+      return try pipeline(commands).map { .success($0) }
+    } catch {
+      guard error.isConnectionFailure else { throw error }
+      return commands.map { _ in .failure(error) }
+    }
   }
 
   /// Runs `body` on this connection.

@@ -20,10 +20,25 @@ extension RedisCommands {
   /// throws, some of them may be in the log: appending them again is safe (same keys, same seqs).
   /// An epoch is printable text (it comes back in an error reply, which holds no control bytes).
   public func append(_ ops: [ClusterAppend]) throws(RedisError) -> [AppendOutcome] {
+    var outcomes: [AppendOutcome] = []
+    outcomes.reserveCapacity(ops.count)
+    for result in try settledAppend(ops) {
+      switch result {
+      case .success(let outcome): outcomes.append(outcome)
+      case .failure(let error): throw error
+      }
+    }
+    return outcomes
+  }
+
+  /// `append`, where a Redis node that cannot be reached fails only the ops of its rooms (a Redis
+  /// Cluster's other masters answer theirs): each op's outcome, or the failure of its node (the op
+  /// may or may not be in the log: appending it again is safe).
+  public func settledAppend(_ ops: [ClusterAppend]) throws(RedisError) -> [Result<AppendOutcome, RedisError>] {
     precondition(
       ops.allSatisfy { $0.epoch.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } },
       "an epoch is printable text")
-    let replies = try pipeline(
+    let replies = try settledPipeline(
       ops.map { op in
         let keys = ClusterKeys(room: op.room)
         return RedisCommand(
@@ -33,34 +48,34 @@ extension RedisCommands {
             op.creates ? "1" : "0", op.until, keys.appends,
           ])
       })
-    var outcomes: [AppendOutcome] = []
-    outcomes.reserveCapacity(replies.count)
-    for reply in replies {
-      let command = "FCALL " + ClusterFunctions.append
-      switch reply {
-      case .error(let message) where message.hasPrefix("EPOCH "):
-        outcomes.append(.epochMismatch(current: String(message.dropFirst("EPOCH ".count))))
-      case .error(let message) where message.hasPrefix("STALE "):
-        guard let until = UInt64(message.dropFirst("STALE ".count)) else {
-          throw .unexpectedReply(command: command, reply: reply.description)
-        }
-        outcomes.append(.stale(until: until))
-      case .error(let message):
-        throw .server(command: command, message: message)
-      case .array(let parts) where parts.count == 2:
-        guard let seq = parts[0].integer, seq > 0 else {
-          throw .unexpectedReply(command: command, reply: reply.description)
-        }
-        switch parts[1].text {
-        case "applied": outcomes.append(.applied(seq: UInt64(seq)))
-        case "known": outcomes.append(.known(seq: UInt64(seq)))
-        default: throw .unexpectedReply(command: command, reply: reply.description)
-        }
-      default:
-        throw .unexpectedReply(command: command, reply: reply.description)
+    return replies.map { result in result.flatMap(Self.appendOutcome) }
+  }
+
+  /// What a `reorder_append` reply says.
+  private static func appendOutcome(_ reply: RedisReply) -> Result<AppendOutcome, RedisError> {
+    let command = "FCALL " + ClusterFunctions.append
+    switch reply {
+    case .error(let message) where message.hasPrefix("EPOCH "):
+      return .success(.epochMismatch(current: String(message.dropFirst("EPOCH ".count))))
+    case .error(let message) where message.hasPrefix("STALE "):
+      guard let until = UInt64(message.dropFirst("STALE ".count)) else {
+        return .failure(.unexpectedReply(command: command, reply: reply.description))
       }
+      return .success(.stale(until: until))
+    case .error(let message):
+      return .failure(.server(command: command, message: message))
+    case .array(let parts) where parts.count == 2:
+      guard let seq = parts[0].integer, seq > 0 else {
+        return .failure(.unexpectedReply(command: command, reply: reply.description))
+      }
+      switch parts[1].text {
+      case "applied": return .success(.applied(seq: UInt64(seq)))
+      case "known": return .success(.known(seq: UInt64(seq)))
+      default: return .failure(.unexpectedReply(command: command, reply: reply.description))
+      }
+    default:
+      return .failure(.unexpectedReply(command: command, reply: reply.description))
     }
-    return outcomes
   }
 
   /// The entries of `room` after `seq`, in seq order, at most `limit` (XRANGE): how a node fills

@@ -146,4 +146,36 @@ struct RedisClusterRoutingTests {
     }
     #expect(try client.command(key: key, ["LLEN", key]).integer == 2)
   }
+
+  @Test("a master down fails only its rooms' ops: the other masters' ops of the same pipeline are appended")
+  func deadMasterFailsOnlyItsRooms() throws {
+    let cluster = try RedisClusterServers(masters: 3)
+    defer { cluster.stop() }
+    let client = RedisClusterClient(
+      seeds: cluster.servers.map { RedisURL(host: "127.0.0.1", port: $0.port) },
+      prepare: { (redis) throws(RedisError) in try redis.loadFunctions() })
+    defer { client.close() }
+    _ = client.probe()
+    let map = try #require(client.map)
+    let victim = cluster.servers[0]
+    let rooms = (0..<12).map { "r\($0)" }
+    let onVictim = Set(rooms.filter { map.master(ofKey: Array(ClusterKeys(room: $0).meta.utf8))?.port == victim.port })
+    try #require(!onVictim.isEmpty && onVictim.count < rooms.count, "rooms on the victim and elsewhere")
+    func ops(_ round: Int) -> [ClusterAppend] {
+      rooms.map { ClusterAppend(room: $0, epoch: "e1", key: Array("k\(round)".utf8), node: "n1", payload: [1]) }
+    }
+    #expect(try client.settledAppend(ops(1)).allSatisfy { (try? $0.get()) == .applied(seq: 1) })
+    victim.kill()
+    let results = try client.settledAppend(ops(2))
+    for (room, result) in zip(rooms, results) {
+      if onVictim.contains(room) {
+        #expect(throws: RedisError.self, "\(room) is on the dead master") { try result.get() }
+        #expect((try? result.get()) == nil)
+      } else {
+        #expect((try? result.get()) == .applied(seq: 2), "\(room)")
+      }
+    }
+    let probed = client.probe()
+    #expect(probed.filter { $0.failure != nil }.map(\.node) == ["127.0.0.1:\(victim.port)"])
+  }
 }
