@@ -31,8 +31,10 @@ public final class ClusterAdapter: @unchecked Sendable {
   private let control: ClusterControl
 
   /// Prepares the threads for `target` (nothing connects before `start()`). `retainedOps`: the
-  /// ops kept before each snapshot when trimming (`ServerConfiguration.retainedOps`).
-  public init(target: RedisTarget, node: ClusterNode, retainedOps: Int) {
+  /// ops kept before each snapshot when trimming (`ServerConfiguration.retainedOps`); `replicas`:
+  /// acknowledge ops once on that many replicas (`--redis-wait-replicas`), and apply the log only
+  /// up to each room's replicated watermark.
+  public init(target: RedisTarget, node: ClusterNode, retainedOps: Int, replicas: ReplicaWait? = nil) {
     self.node = node
     let health = ClusterHealth()
     let metrics = RedisMetrics()
@@ -43,13 +45,15 @@ public final class ClusterAdapter: @unchecked Sendable {
     func link() -> RedisLink {
       RedisLink(target: target, metrics: metrics, prepare: { (redis) throws(RedisError) in try redis.loadFunctions() })
     }
-    storage = RedisRoomStorage(link: link(), node: node.node, retainedOps: retainedOps, health: health)
+    storage = RedisRoomStorage(
+      link: link(), node: node.node, retainedOps: retainedOps, gated: replicas != nil, health: health)
     summaries = ClusterSummaries(link: link(), node: node.node, health: health)
-    appender = ClusterAppender(link: link(), health: health) { [sink] answers in
+    appender = ClusterAppender(link: link(), health: health, replicas: replicas) { [sink] answers in
       sink.post { $0.clusterAppended(answers) }
     }
     let tail = ClusterTail(
-      link: link(), subscriber: ShardedSubscriber(target: target, metrics: metrics), health: health,
+      link: link(), subscriber: ShardedSubscriber(target: target, metrics: metrics), gated: replicas != nil,
+      health: health,
       deliver: { [sink] room, entries in
         sink.post { $0.clusterLogged(room: room, entries: entries) }
       },

@@ -3,6 +3,22 @@ import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 
+/// How long an append waits for Redis replicas before it is acknowledged
+/// (`--redis-wait-replicas`): `WAIT count milliseconds` after each round trip of appends.
+public struct ReplicaWait: Sendable, Equatable {
+  /// Replicas that must have every op before it is acknowledged.
+  public var count: Int
+  /// The longest wait for them; then the ops are rejected `unavailable` (they may be in the log:
+  /// re-sent, they are answered `known` and waited for again).
+  public var milliseconds: Int
+
+  /// A wait for `count` replicas, at most `milliseconds`.
+  public init(count: Int, milliseconds: Int = 1_000) {
+    self.count = count
+    self.milliseconds = milliseconds
+  }
+}
+
 /// Appends the rooms' ops to the shared log on a thread of its own (never the service thread).
 ///
 /// Whatever is queued when a round trip ends goes out as the next one: one pipeline of
@@ -10,44 +26,73 @@ import ReorderRooms
 /// pass for everything that pass carries, so one op per round trip would cap a node at one fsync
 /// per op (about 500 ops/s on the machine docs/CLUSTER.md measured); a batch shares it.
 ///
+/// With a `ReplicaWait`, the same connection then sends `WAIT` (one per Redis node the batch
+/// wrote to): only ops on enough replicas are acknowledged, and each room's replicated watermark
+/// is raised to its highest such op (`reorder_replicated`) after the answers went out; other
+/// nodes apply a room's log only up to its watermark (`ClusterTail`, `RedisRoomStorage`), so a
+/// failover to a replica never takes back an op a node applied. A watermark that could not be
+/// written is written again with the next round trip, or after `markRetrySeconds`.
+///
 /// Each answer goes back through `deliver` (which posts to the service thread): `.applied` /
 /// `.known`, `.epoch` for an epoch mismatch, `.unavailable` for every op whose Redis node could
-/// not be reached (over a Redis Cluster, only the ops of that master's rooms; the rooms reject
-/// them `unavailable`; re-sent, the log answers `known` for any that did get in).
+/// not be reached (over a Redis Cluster, only the ops of that master's rooms) or that did not
+/// reach its replicas in time (the rooms reject them `unavailable`; re-sent, the log answers
+/// `known` for any that did get in).
 public final class ClusterAppender: @unchecked Sendable {
   public typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
 
   /// Most ops in one pipeline.
   static let batchLimit = 500
+  /// How soon watermarks that could not be written are tried again when no append comes.
+  static let markRetrySeconds = 0.2
 
   private let link: RedisLink
   private let health: ClusterHealth
+  private let replicas: ReplicaWait?
   private let deliver: @Sendable ([Answer]) -> Void
-  /// The queued appends, and the thread.
-  private let worker = WorkerThread<[SharedAppend]>(name: "reorder-redis-append", state: [])
 
-  init(link: RedisLink, health: ClusterHealth, deliver: @escaping @Sendable ([Answer]) -> Void) {
+  /// The queued appends and the watermarks to write, under the worker's lock.
+  private struct Queue {
+    var appends: [SharedAppend] = []
+    var marks: [String: UInt64] = [:]
+    var retryAt = 0.0
+  }
+  private let worker = WorkerThread(name: "reorder-redis-append", state: Queue())
+
+  init(
+    link: RedisLink, health: ClusterHealth, replicas: ReplicaWait? = nil,
+    deliver: @escaping @Sendable ([Answer]) -> Void
+  ) {
     self.link = link
     self.health = health
+    self.replicas = replicas
     self.deliver = deliver
   }
 
   /// Starts the thread.
   func start() {
     worker.start(
-      next: { queued, stopping in
+      next: { queue, stopping in
         if stopping {
-          defer { queued = [] }
-          return .finish((queued, last: true))
+          defer { queue.appends = [] }
+          return .finish((queue.appends, marks: [String: UInt64](), last: true))
         }
-        guard !queued.isEmpty else { return .wait }
-        let batch = Array(queued.prefix(Self.batchLimit))
-        queued.removeFirst(batch.count)
-        return .run((batch, last: false))
+        if !queue.appends.isEmpty {
+          let batch = Array(queue.appends.prefix(Self.batchLimit))
+          queue.appends.removeFirst(batch.count)
+          defer { queue.marks = [:] }
+          return .run((batch, marks: queue.marks, last: false))
+        }
+        guard !queue.marks.isEmpty else { return .wait }
+        guard MonotonicClock.now() >= queue.retryAt else { return .waitUntil(queue.retryAt) }
+        defer { queue.marks = [:] }
+        return .run(([], marks: queue.marks, last: false))
       },
-      perform: { [self] batch, last in
+      perform: { [self] batch, marks, last in
         guard last else {
-          deliver(roundTrip(batch))
+          var marks = marks
+          if !batch.isEmpty { deliver(roundTrip(batch, marks: &marks)) }
+          mark(marks)
           return
         }
         if !batch.isEmpty { deliver(batch.map { ($0, .failure(.unavailable("the node is stopping"))) }) }
@@ -57,7 +102,7 @@ public final class ClusterAppender: @unchecked Sendable {
 
   /// Queues an append (any thread; never waits for Redis).
   func append(_ append: SharedAppend) {
-    worker.update { $0.append(append) }
+    worker.update { $0.appends.append(append) }
   }
 
   /// Ends the thread after the round trip in flight; queued appends are answered `unavailable`.
@@ -65,16 +110,21 @@ public final class ClusterAppender: @unchecked Sendable {
     worker.stop()
   }
 
-  /// One pipeline for `batch`, and its answers in order.
-  private func roundTrip(_ batch: [SharedAppend]) -> [Answer] {
+  /// One pipeline for `batch` (and its `WAIT`s), and its answers in order; the watermarks its
+  /// acknowledged ops raise go into `marks`.
+  private func roundTrip(_ batch: [SharedAppend], marks: inout [String: UInt64]) -> [Answer] {
     let ops = batch.map {
       ClusterAppend(
         room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, creates: $0.creates,
         until: $0.until)
     }
-    let results: [Result<AppendOutcome, RedisError>]
+    var results: [Result<AppendOutcome, RedisError>]
     do {
-      results = try link.run { (redis) throws(RedisError) in try redis.settledAppend(ops) }
+      results = try link.run { (redis) throws(RedisError) in
+        let results = try redis.settledAppend(ops)
+        guard let replicas else { return results }
+        return Self.waited(results, ops: ops, replicas: replicas, redis: redis)
+      }
     } catch {
       results = batch.map { _ in .failure(error) }
     }
@@ -85,12 +135,63 @@ public final class ClusterAppender: @unchecked Sendable {
     if let failure { health.failed(.appender, failure) } else { health.succeeded(.appender) }
     return zip(batch, results).map { append, result in
       switch result {
-      case .success(.applied(let seq)): (append, .success(.applied(seq)))
-      case .success(.known(let seq)): (append, .success(.known(seq)))
-      case .success(.epochMismatch(let current)): (append, .failure(.epoch(current)))
-      case .success(.stale(let until)): (append, .failure(.stale(until)))
-      case .failure(let error): (append, .failure(.unavailable(error.description)))
+      case .success(.applied(let seq)), .success(.known(let seq)):
+        if replicas != nil { marks[append.room] = max(marks[append.room] ?? 0, seq) }
+        if case .success(.known) = result { return (append, .success(.known(seq))) }
+        return (append, .success(.applied(seq)))
+      case .success(.epochMismatch(let current)): return (append, .failure(.epoch(current)))
+      case .success(.stale(let until)): return (append, .failure(.stale(until)))
+      case .failure(let error): return (append, .failure(.unavailable(error.description)))
       }
+    }
+  }
+
+  /// `results` after `WAIT` on each node the ops went to: an op whose node's replicas did not all
+  /// acknowledge in time fails.
+  private static func waited(
+    _ results: [Result<AppendOutcome, RedisError>], ops: [ClusterAppend], replicas: ReplicaWait,
+    redis: any RedisCommands
+  ) -> [Result<AppendOutcome, RedisError>] {
+    func logged(_ result: Result<AppendOutcome, RedisError>) -> Bool {
+      switch result {
+      case .success(.applied), .success(.known): true
+      default: false
+      }
+    }
+    let keys = Set(zip(ops, results).filter { logged($1) }.map { ClusterKeys(room: $0.0.room).meta })
+    guard !keys.isEmpty else { return results }
+    let waits = redis.waitReplicas(replicas.count, milliseconds: replicas.milliseconds, keys: Array(keys))
+    return zip(ops, results).map { op, result in
+      guard logged(result) else { return result }
+      switch waits[ClusterKeys(room: op.room).meta] {
+      case .success(let acknowledged) where acknowledged >= replicas.count:
+        return result
+      case .success(let acknowledged):
+        return .failure(
+          .server(
+            command: "WAIT",
+            message: "the op reached \(acknowledged) of \(replicas.count) replicas in \(replicas.milliseconds) ms"))
+      case .failure(let error):
+        return .failure(error)
+      case nil:
+        return .failure(.unexpectedReply(command: "WAIT", reply: "no answer for the room's node"))
+      }
+    }
+  }
+
+  /// Writes the watermarks; those that could not be are queued to be written again.
+  private func mark(_ marks: [String: UInt64]) {
+    guard !marks.isEmpty else { return }
+    let failed: [String]
+    do {
+      failed = try link.run { (redis) throws(RedisError) in try redis.markReplicated(marks) }
+    } catch {
+      failed = Array(marks.keys)
+    }
+    guard !failed.isEmpty else { return }
+    worker.update { queue in
+      for room in failed { queue.marks[room] = max(queue.marks[room] ?? 0, marks[room]!) }
+      queue.retryAt = MonotonicClock.now() + Self.markRetrySeconds
     }
   }
 }

@@ -24,6 +24,11 @@ import ReorderRooms
 ///   runs after the pass's reads, so whatever a read returned after a change, the check that
 ///   follows it sees the change before anything is delivered.
 ///
+/// With `gated` (the nodes wait for replicas, `ReplicaWait`) a room's log is delivered only up to
+/// its replicated watermark (`reorder_replicated`, read with the metas and published on the
+/// appends channel as it rises): entry notices are not delivered, and the log is read when the
+/// watermark passes the room's position. So no node applies an op a failover could take back.
+///
 /// While Redis is unreachable the thread retries with backoff and resumes from where each room
 /// stood.
 final class ClusterTail: @unchecked Sendable {
@@ -50,6 +55,7 @@ final class ClusterTail: @unchecked Sendable {
 
   private let link: RedisLink
   private let subscriber: ShardedSubscriber
+  private let gated: Bool
   private let health: ClusterHealth
   private let deliver: @Sendable (String, [SharedLogEntry]) -> Void
   private let changed: @Sendable (String, String?) -> Void
@@ -64,14 +70,17 @@ final class ClusterTail: @unchecked Sendable {
   private var lastCheck = 0.0
   private var toRead: Set<String> = []
   private var backoff = RedisBackoff()
+  /// Each room's replicated watermark as last learnt (`gated` only).
+  private var watermarks: [String: UInt64] = [:]
 
   init(
-    link: RedisLink, subscriber: ShardedSubscriber, health: ClusterHealth,
+    link: RedisLink, subscriber: ShardedSubscriber, gated: Bool = false, health: ClusterHealth,
     deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void,
     changed: @escaping @Sendable (String, String?) -> Void
   ) {
     self.link = link
     self.subscriber = subscriber
+    self.gated = gated
     self.health = health
     self.deliver = deliver
     self.changed = changed
@@ -126,6 +135,7 @@ final class ClusterTail: @unchecked Sendable {
       subscriber.unsubscribe(subscriber.channels.filter { channels[$0] == nil })
       subscriber.subscribe(channels.keys)
       toRead.formIntersection(asked.keys)
+      watermarks = watermarks.filter { asked[$0.key] != nil }
       let events = try subscriber.receive(waitSeconds: toRead.isEmpty ? Self.waitSeconds : 0)
       var noticed: [String: [ClusterLogEntry]] = [:]
       for event in events {
@@ -133,7 +143,13 @@ final class ClusterTail: @unchecked Sendable {
         case .subscribed(let channel):
           if let room = channels[channel] { toRead.insert(room) }
         case .message(let channel, let payload):
-          if let room = channels[channel], let entry = ClusterNotice.entry(payload) {
+          guard let room = channels[channel] else { continue }
+          if gated {
+            if let mark = ClusterNotice.watermark(payload), mark > watermarks[room] ?? 0 {
+              watermarks[room] = mark
+              if mark > asked[room]!.seq { toRead.insert(room) }
+            }
+          } else if let entry = ClusterNotice.entry(payload) {
             noticed[room, default: []].append(entry)
           }
         }
@@ -150,7 +166,7 @@ final class ClusterTail: @unchecked Sendable {
       }
       var metas: [String: ClusterRoomMeta]?
       let now = MonotonicClock.now()
-      if foreign || now - lastCheck >= Self.checkSeconds {
+      if foreign || now - lastCheck >= Self.checkSeconds || (gated && !reading.isEmpty) {
         let rooms = Array(asked.keys)
         metas = try link.run { (redis) throws(RedisError) in try redis.metas(rooms: rooms) }
         lastCheck = now
@@ -186,6 +202,8 @@ final class ClusterTail: @unchecked Sendable {
   private func take(
     _ room: String, follow: Follow, read: [ClusterLogEntry], noticed: [ClusterLogEntry], meta: ClusterRoomMeta?
   ) {
+    if gated, let meta { watermarks[room] = meta.watermark }
+    let limit = gated ? watermarks[room] ?? 0 : UInt64.max
     var gap = false
     let outcome = worker.withLock { follows -> Outcome in
       guard var current = follows.positions[room], current.generation == follow.generation else { return .stale }
@@ -204,7 +222,7 @@ final class ClusterTail: @unchecked Sendable {
         return epoch == current.epoch
       }
       for entry in read where entry.seq > current.seq {
-        guard ofEpoch(entry) else { break }
+        guard entry.seq <= limit, ofEpoch(entry) else { break }
         taken.append(entry)
         current.seq = entry.seq
       }
@@ -217,7 +235,7 @@ final class ClusterTail: @unchecked Sendable {
         taken.append(entry)
         current.seq = entry.seq
       }
-      if let meta, meta.seq > current.seq, meta.epoch == current.epoch { gap = true }
+      if let meta, min(meta.seq, limit) > current.seq, meta.epoch == current.epoch { gap = true }
       follows.positions[room] = current
       return .deliver(taken)
     }

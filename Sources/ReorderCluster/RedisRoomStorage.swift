@@ -17,6 +17,10 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// Ops kept before each snapshot: the catch-up and the idempotency window.
   private let retainedOps: Int
   private let health: ClusterHealth
+  /// Whether the nodes wait for replicas: then only the log up to each room's replicated
+  /// watermark is read (`ClusterRoomMeta.watermark`), so no node loads an op a failover could
+  /// take back.
+  private let gated: Bool
   /// One call at a time on the link (a `RedisLink` serves one thread at a time).
   private let queue = BackgroundQueue.make(name: "reorder-redis-store")
 
@@ -24,8 +28,9 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// takes it over once the holder stopped snapshotting for this long.
   static let leaseMilliseconds = 30_000
 
-  init(link: RedisLink, node: String, retainedOps: Int, health: ClusterHealth) {
+  init(link: RedisLink, node: String, retainedOps: Int, gated: Bool = false, health: ClusterHealth) {
     self.link = link
+    self.gated = gated
     self.node = node
     self.retainedOps = retainedOps
     self.health = health
@@ -150,7 +155,8 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
       completion(
         Result { () throws(RoomStoreError) in
           try call { (redis) throws(RedisError) in
-            try redis.latestEntries(room: room, before: before, limit: max(1, limit)).map {
+            let watermark = gated ? try redis.meta(room: room).watermark : UInt64.max
+            return try redis.latestEntries(room: room, before: min(before, watermark + 1), limit: max(1, limit)).map {
               LogEntry(seq: $0.seq, payload: $0.op)
             }
           }
@@ -241,7 +247,10 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
 
   private func entries(room: String, after: UInt64, limit: Int) throws(RoomStoreError) -> [LogEntry] {
     try call { (redis) throws(RedisError) in
-      try redis.entries(room: room, after: after, limit: max(1, limit)).map { LogEntry(seq: $0.seq, payload: $0.op) }
+      let watermark = gated ? try redis.meta(room: room).watermark : UInt64.max
+      return try redis.entries(room: room, after: after, limit: max(1, limit)).prefix { $0.seq <= watermark }.map {
+        LogEntry(seq: $0.seq, payload: $0.op)
+      }
     }
   }
 

@@ -11,6 +11,8 @@ public enum ClusterFunctions {
   /// Appends one op and publishes it on the room's appends channel (KEYS log, meta, ids; ARGV
   /// epoch, op key, node id, payload, creates, until, channel).
   public static let append = "reorder_append"
+  /// Raises a room's replicated watermark and publishes it (KEYS meta; ARGV seq, channel).
+  public static let markReplicated = "reorder_replicated"
   /// Writes a whole board as a room's new history, unless it has ops and replacing was not asked
   /// for (KEYS log, meta, ids, snapshot; ARGV epoch, replace, node id, snapshot bytes, then op
   /// key, payload pairs).
@@ -68,10 +70,16 @@ public enum ClusterFunctions {
         redis.call('HSET', meta, 'epoch', epoch)
       end
       local known = redis.call('HGET', ids, key)
-      if known then return {tonumber(known), 'known'} end
+      if known then
+        -- A write, so that a WAIT after this call covers the op's first append too.
+        redis.call('HINCRBY', meta, 'known', 1)
+        return {tonumber(known), 'known'}
+      end
       local seq = (tonumber(redis.call('HGET', meta, 'seq')) or 0) + 1
       local limit = tonumber(args[6] or '0') or 0
       if limit > 0 and seq > limit then return redis.error_reply('STALE ' .. num(limit)) end
+      -- A room logged before watermarks were kept: what it has counts as replicated.
+      redis.call('HSETNX', meta, 'replicated', num(seq - 1))
       redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
       redis.call('HSET', ids, key, num(seq))
       redis.call('HSET', meta, 'seq', num(seq))
@@ -95,7 +103,7 @@ public enum ClusterFunctions {
         redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', args[i], 'op', args[i + 1], 'epoch', epoch)
         redis.call('HSET', ids, args[i], num(seq))
       end
-      redis.call('HSET', meta, 'epoch', epoch, 'seq', num(seq), 'snapshot_seq', num(seq))
+      redis.call('HSET', meta, 'epoch', epoch, 'seq', num(seq), 'snapshot_seq', num(seq), 'replicated', num(seq))
       redis.call('HSET', snap, 'seq', num(seq), 'bytes', bytes)
       redis.call('HSET', bases, num(seq), bytes)
       if had then return 'replaced' end
@@ -240,7 +248,21 @@ public enum ClusterFunctions {
       return count
     end
 
+    -- KEYS meta; ARGV seq, the room's appends channel. Raises the room's replicated watermark to
+    -- seq (never lowers it) and publishes 'replicated <seq>' on the channel. Replies the watermark.
+    local function replicated(keys, args)
+      local mark = tonumber(redis.call('HGET', keys[1], 'replicated')) or 0
+      local seq = tonumber(args[1])
+      if seq > mark then
+        mark = seq
+        redis.call('HSET', keys[1], 'replicated', num(seq))
+        redis.call('SPUBLISH', args[2], 'replicated ' .. num(seq))
+      end
+      return mark
+    end
+
     redis.register_function('reorder_append', append)
+    redis.register_function('reorder_replicated', replicated)
     redis.register_function('reorder_board_put', board_put)
     redis.register_function('reorder_board_delete', board_delete)
     redis.register_function('reorder_trim', trim)

@@ -27,6 +27,14 @@ public enum ClusterNotice {
       op: Array(bytes[opStart...]), epoch: String(decoding: bytes[epochStart..<nodeStart], as: UTF8.self))
   }
 
+  /// The watermark a `reorder_replicated` notice raises a room to (`replicated <seq>`), or nil
+  /// for other bytes.
+  public static func watermark(_ bytes: [UInt8]) -> UInt64? {
+    let prefix = Array("replicated ".utf8)
+    guard bytes.count > prefix.count, bytes.count <= prefix.count + 20, bytes.starts(with: prefix) else { return nil }
+    return UInt64(String(decoding: bytes[prefix.count...], as: UTF8.self))
+  }
+
   /// The bytes of a notice of `entry`, as `reorder_append` writes them (its epoch "" when nil).
   public static func bytes(of entry: ClusterLogEntry) -> [UInt8] {
     let epoch = Array((entry.epoch ?? "").utf8)

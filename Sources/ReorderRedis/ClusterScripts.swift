@@ -28,7 +28,8 @@ public enum ClusterScripts {
         'epoch', ARGV[1])
       redis.call('HSET', KEYS[3], ARGV[i + 1], ARGV[i])
     end
-    redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[4], 'trimmed_seq', ARGV[5], 'snapshot_seq', ARGV[6])
+    redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[4], 'trimmed_seq', ARGV[5], 'snapshot_seq', ARGV[6],
+      'replicated', ARGV[4])
     if tonumber(ARGV[6]) > 0 then redis.call('HSET', KEYS[4], 'seq', ARGV[6], 'bytes', ARGV[7]) end
     if had then return 'replaced' end
     return 'created'

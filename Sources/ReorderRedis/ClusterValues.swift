@@ -77,14 +77,23 @@ public struct ClusterRoomMeta: Sendable, Equatable {
   public var snapshotSeq: UInt64
   /// The highest seq trimmed from the log (0: none): a range after a lower seq is incomplete.
   public var trimmedSeq: UInt64
+  /// The replicated watermark (`reorder_replicated`): every op up to it is on the replicas that
+  /// `--redis-wait-replicas` asks for; nil for a room that has none (nothing appended since
+  /// watermarks were kept: all of it counts).
+  public var replicated: UInt64?
 
   /// A meta value.
-  public init(epoch: String?, seq: UInt64, snapshotSeq: UInt64, trimmedSeq: UInt64) {
+  public init(epoch: String?, seq: UInt64, snapshotSeq: UInt64, trimmedSeq: UInt64, replicated: UInt64? = nil) {
     self.epoch = epoch
     self.seq = seq
     self.snapshotSeq = snapshotSeq
     self.trimmedSeq = trimmedSeq
+    self.replicated = replicated
   }
+
+  /// The last seq other nodes may apply when they wait for replicas: the watermark, or the whole
+  /// log of a room that has none.
+  public var watermark: UInt64 { min(seq, replicated ?? seq) }
 }
 
 /// A room's latest snapshot.

@@ -209,6 +209,30 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
     return results
   }
 
+  /// `WAIT` on the open connection of each master that serves one of `keys` (one per master).
+  public func waitReplicas(_ count: Int, milliseconds: Int, keys: [String]) -> [String: Result<Int, RedisError>] {
+    var byNode: [RedisClusterNode: [String]] = [:]
+    var results: [String: Result<Int, RedisError>] = [:]
+    for key in keys {
+      guard let node = map?.master(ofKey: Array(key.utf8)) else {
+        results[key] = .failure(.unexpectedReply(command: "WAIT", reply: "no master serves the key's slot"))
+        continue
+      }
+      byNode[node, default: []].append(key)
+    }
+    for (node, nodeKeys) in byNode {
+      guard let connection = connections[node], !connection.isBroken else {
+        let lost = RedisError.connectionLost(command: "WAIT", reason: "the connection to \(node) that wrote is gone")
+        for key in nodeKeys { results[key] = .failure(lost) }
+        continue
+      }
+      for (key, result) in connection.waitReplicas(count, milliseconds: milliseconds, keys: nodeKeys) {
+        results[key] = result
+      }
+    }
+    return results
+  }
+
   /// The master of `slot` (nil: any master), if the map knows one.
   private func target(slot: Int?) -> RedisClusterNode? {
     guard let slot else { return map?.masters.first }

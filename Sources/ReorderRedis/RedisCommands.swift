@@ -35,6 +35,12 @@ public protocol RedisCommands: AnyObject {
   /// why. Never throws: a node that cannot be reached is a result.
   func probe() -> [RedisProbe]
 
+  /// `WAIT count milliseconds` on the open connection of each node that serves one of `keys`
+  /// (never a new connection: a `WAIT` there would cover none of this client's writes): per key,
+  /// how many replicas acknowledged every write this client made on that node, or why the node
+  /// could not be asked.
+  func waitReplicas(_ count: Int, milliseconds: Int, keys: [String]) -> [String: Result<Int, RedisError>]
+
   /// Closes every connection.
   func close()
 }
@@ -92,6 +98,22 @@ extension RedisConnection: RedisCommands {
       guard error.isConnectionFailure else { throw error }
       return commands.map { _ in .failure(error) }
     }
+  }
+
+  /// One `WAIT` on this connection, its answer for every key.
+  public func waitReplicas(_ count: Int, milliseconds: Int, keys: [String]) -> [String: Result<Int, RedisError>] {
+    let result: Result<Int, RedisError>
+    do {
+      let reply = try command("WAIT", count, milliseconds)
+      if let acknowledged = reply.integer {
+        result = .success(Int(acknowledged))
+      } else {
+        result = .failure(.unexpectedReply(command: "WAIT", reply: reply.description))
+      }
+    } catch {
+      result = .failure(error)
+    }
+    return Dictionary(keys.map { ($0, result) }, uniquingKeysWith: { first, _ in first })
   }
 
   /// Runs `body` on this connection.

@@ -78,6 +78,22 @@ extension RedisCommands {
     }
   }
 
+  /// Raises each room's replicated watermark to its seq (`reorder_replicated`, which publishes it
+  /// on the room's appends channel), one pipeline; the rooms whose watermark could not be written.
+  public func markReplicated(_ seqs: [String: UInt64]) throws(RedisError) -> [String] {
+    let rooms = Array(seqs.keys)
+    let results = try settledPipeline(
+      rooms.map { room in
+        let keys = ClusterKeys(room: room)
+        return RedisCommand(
+          key: keys.meta, ["FCALL", ClusterFunctions.markReplicated, 1, keys.meta, seqs[room]!, keys.appends])
+      })
+    return zip(rooms, results).compactMap { room, result in
+      if case .success(let reply) = result, reply.integer != nil { return nil }
+      return room
+    }
+  }
+
   /// The entries of `room` after `seq`, in seq order, at most `limit` (XRANGE): how a node fills
   /// a gap. Entries at or below the room's `trimmedSeq` are gone; read the snapshot instead.
   public func entries(room: String, after seq: UInt64, limit: Int = 1000) throws(RedisError) -> [ClusterLogEntry] {
@@ -117,17 +133,18 @@ extension RedisCommands {
     let replies = try pipeline(
       rooms.map {
         let meta = ClusterKeys(room: $0).meta
-        return RedisCommand(key: meta, ["HMGET", meta, "epoch", "seq", "snapshot_seq", "trimmed_seq"])
+        return RedisCommand(key: meta, ["HMGET", meta, "epoch", "seq", "snapshot_seq", "trimmed_seq", "replicated"])
       })
     var metas: [String: ClusterRoomMeta] = [:]
     for (room, reply) in zip(rooms, replies) {
-      guard let fields = reply.elements, fields.count == 4 else {
+      guard let fields = reply.elements, fields.count == 5 else {
         if case .error(let message) = reply { throw .server(command: "HMGET", message: message) }
         throw .unexpectedReply(command: "HMGET", reply: reply.description)
       }
       func number(_ index: Int) -> UInt64 { fields[index].integer.map { UInt64(max(0, $0)) } ?? 0 }
       metas[room] = ClusterRoomMeta(
-        epoch: fields[0].text, seq: number(1), snapshotSeq: number(2), trimmedSeq: number(3))
+        epoch: fields[0].text, seq: number(1), snapshotSeq: number(2), trimmedSeq: number(3),
+        replicated: fields[4].integer.map { UInt64(max(0, $0)) })
     }
     return metas
   }

@@ -84,7 +84,9 @@ public final class ReorderService: @unchecked Sendable {
       // a node ignores its own presence messages and a restarted one is another process.
       let node = ClusterNode(
         node: "\(identity.id)-\(String(identity.boot, radix: 36))", compactEvery: configuration.clusterCompactEvery)
-      let adapter = ClusterAdapter(target: redisTarget, node: node, retainedOps: configuration.retainedOps)
+      let adapter = ClusterAdapter(
+        target: redisTarget, node: node, retainedOps: configuration.retainedOps,
+        replicas: configuration.redisWaitReplicas > 0 ? ReplicaWait(count: configuration.redisWaitReplicas) : nil)
       cluster = adapter
       storage = adapter.storage
       registry = RoomRegistry(

@@ -112,6 +112,12 @@ extension ServerConfiguration {
       "redis-cluster", \.redisCluster,
       "Cluster mode over a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...] "
         + "(docs/CLUSTER.md, \"Redis Cluster\"). Each room lives on the master of its slot."),
+    .integer(
+      "redis-wait-replicas", \.redisWaitReplicas, 0...16,
+      "Acknowledge an op once this many Redis replicas have it too (WAIT, at most 1 s; else it is rejected "
+        + "unavailable); nodes then apply each room's log only up to what replicas have, so a failover takes "
+        + "back nothing acknowledged or applied. 0: once the master has it (docs/CLUSTER.md, \"Replicas and failover\")."
+    ),
     .optionalString(
       "redis-user", \.redisUser, "The Redis ACL user name, for AUTH user password (needs --redis-password-file)."),
     .optionalString(
@@ -157,6 +163,9 @@ extension ServerConfiguration {
   /// from `--redis-password-file`, the user from `--redis-user`).
   var redisTarget: RedisTarget? {
     get throws(ConfigurationError) {
+      if redisWaitReplicas > 0 && redis == nil && redisCluster == nil {
+        throw ConfigurationError("--redis-wait-replicas needs --redis or --redis-cluster")
+      }
       do {
         return try RedisTarget(redis: redis, cluster: redisCluster, user: redisUser, passwordFile: redisPasswordFile)
       } catch {

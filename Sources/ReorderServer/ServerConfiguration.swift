@@ -118,6 +118,9 @@ public struct ServerConfiguration: Sendable {
   /// Cluster mode over a Redis Cluster: its seed nodes, `redis://HOST:PORT` separated by commas
   /// (`--redis-cluster`; excludes `redis`).
   public var redisCluster: String?
+  /// Acknowledge an op only once this many Redis replicas have it (`--redis-wait-replicas`, `WAIT`
+  /// after each round trip of appends); 0: once the master has it.
+  public var redisWaitReplicas = 0
   /// The ACL user of `AUTH user password` (`--redis-user`; needs `redisPasswordFile`).
   public var redisUser: String?
   /// The file holding the Redis password (`--redis-password-file`; needs `redis` or

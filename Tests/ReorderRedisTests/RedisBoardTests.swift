@@ -12,7 +12,7 @@ struct RedisBoardTests {
     let redis = try RedisFixture()
     let c = redis.connection
     #expect(try c.putBoard(room: "r", epoch: "e1", replace: false, node: "n", ops: Self.ops, snapshot: [7]) == .created)
-    #expect(try c.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 2, snapshotSeq: 2, trimmedSeq: 0))
+    #expect(try c.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 2, snapshotSeq: 2, trimmedSeq: 0, replicated: 2))
     #expect(try c.snapshot(room: "r") == ClusterSnapshot(seq: 2, bytes: [7]))
     #expect(
       try c.entries(room: "r", after: 0) == [
@@ -33,7 +33,7 @@ struct RedisBoardTests {
     #expect(try c.putBoard(room: "r", epoch: "e2", replace: false, node: "n", ops: Self.ops, snapshot: [7]) == .exists)
     #expect(try c.meta(room: "r").epoch == "old")
     #expect(try c.putBoard(room: "r", epoch: "e2", replace: true, node: "n", ops: Self.ops, snapshot: [7]) == .replaced)
-    #expect(try c.meta(room: "r") == ClusterRoomMeta(epoch: "e2", seq: 2, snapshotSeq: 2, trimmedSeq: 0))
+    #expect(try c.meta(room: "r") == ClusterRoomMeta(epoch: "e2", seq: 2, snapshotSeq: 2, trimmedSeq: 0, replicated: 2))
     #expect(try c.entries(room: "r", after: 0).map(\.seq) == [1, 2])
     // Ids of the old history are forgotten; an op of the old epoch is refused.
     #expect(try c.append(room: "r", epoch: "e2", key: bytes("k4"), node: "n", payload: []) == .applied(seq: 3))

@@ -20,7 +20,9 @@ struct RedisLogTests {
           ClusterLogEntry(
             seq: UInt64($0), node: "n\($0 % 2)", key: bytes("k\($0)"), op: bytes("op\($0)"), epoch: "e1")
         })
-    #expect(try redis.connection.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 5, snapshotSeq: 0, trimmedSeq: 0))
+    #expect(
+      try redis.connection.meta(room: "r")
+        == ClusterRoomMeta(epoch: "e1", seq: 5, snapshotSeq: 0, trimmedSeq: 0, replicated: 0))
     #expect(
       try redis.connection.command("XRANGE", ClusterKeys(room: "r").log, "-", "+").elements?.first?.elements?.first?
         .text == "1-1")
@@ -67,7 +69,9 @@ struct RedisLogTests {
     #expect(
       try redis.connection.append(room: "r", epoch: "e2", key: bytes("a"), node: "B", payload: [2])
         == .epochMismatch(current: "e1"))
-    #expect(try redis.connection.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 1, snapshotSeq: 0, trimmedSeq: 0))
+    #expect(
+      try redis.connection.meta(room: "r")
+        == ClusterRoomMeta(epoch: "e1", seq: 1, snapshotSeq: 0, trimmedSeq: 0, replicated: 0))
     #expect(try redis.connection.entries(room: "r", after: 0).count == 1)
   }
 
@@ -158,7 +162,8 @@ struct RedisLogTests {
     #expect(try redis.connection.entries(room: "r", after: 0).map(\.seq) == Array(11...20))
     #expect(try redis.connection.command("HLEN", ClusterKeys(room: "r").ids).integer == 10)
     #expect(
-      try redis.connection.meta(room: "r") == ClusterRoomMeta(epoch: "e1", seq: 20, snapshotSeq: 0, trimmedSeq: 10))
+      try redis.connection.meta(room: "r")
+        == ClusterRoomMeta(epoch: "e1", seq: 20, snapshotSeq: 0, trimmedSeq: 10, replicated: 0))
     // Keys still in the window are known; a trimmed key is beyond the window and is new again.
     #expect(try redis.connection.appendSample(room: "r", 15...15) == [.known(seq: 15)])
     #expect(try redis.connection.appendSample(room: "r", 3...3) == [.applied(seq: 21)])

@@ -2,8 +2,7 @@ import Foundation
 
 /// A throwaway Redis Cluster for tests: `masters` `redis-server`s (each a `RedisServer`, with
 /// `cluster-enabled yes`, `cluster-require-full-coverage no` as docs/CLUSTER.md says) joined by
-/// `redis-cli --cluster create`, every slot assigned, no
-/// replicas. Stopped by their PIDs in `stop()` (and when released).
+/// `redis-cli --cluster create`, every slot assigned, with or without replicas. Stopped by their PIDs in `stop()` (and when released).
 public final class RedisClusterServers: @unchecked Sendable {
   /// The masters, in the order their slots were assigned (the first holds slot 0).
   public let servers: [RedisServer]
@@ -13,14 +12,15 @@ public final class RedisClusterServers: @unchecked Sendable {
     ["/usr/bin/redis-cli", "/usr/local/bin/redis-cli"].first { FileManager.default.isExecutableFile(atPath: $0) }
   }
 
-  /// Starts `masters` nodes, creates the cluster and waits until every node says
-  /// `cluster_state:ok`.
-  public init(masters: Int = 3) throws {
+  /// Starts `masters` nodes (and `replicas` per master), creates the cluster and waits until
+  /// every node says `cluster_state:ok`. `redis-cli` makes the first `masters` servers the
+  /// masters and the others their replicas.
+  public init(masters: Int = 3, replicas: Int = 0) throws {
     guard let cli = Self.cli else {
       throw RawSocketError.failed("redis-cli is not installed: run scripts/install-deps.sh test")
     }
     var servers: [RedisServer] = []
-    for _ in 0..<masters {
+    for _ in 0..<masters * (1 + replicas) {
       servers.append(
         try RedisServer(
           extraArguments: [
@@ -32,7 +32,7 @@ public final class RedisClusterServers: @unchecked Sendable {
     let create = try ChildProcess(
       executable: cli,
       arguments: ["--cluster", "create"] + servers.map { "127.0.0.1:\($0.port)" } + [
-        "--cluster-replicas", "0", "--cluster-yes",
+        "--cluster-replicas", String(replicas), "--cluster-yes",
       ])
     guard create.waitForExit(timeout: 30) == 0 else {
       let output = create.output.suffix(5).joined(separator: "\n")
@@ -47,6 +47,16 @@ public final class RedisClusterServers: @unchecked Sendable {
     guard ready else {
       stop()
       throw RawSocketError.failed("the Redis Cluster did not reach cluster_state:ok")
+    }
+    let replicated = waitUntil(timeout: 30, pollMilliseconds: 100) {
+      servers.prefix(masters).allSatisfy { server in
+        let info = (try? Self.run(cli, ["-p", String(server.port), "INFO", "replication"])) ?? ""
+        return info.contains("connected_slaves:\(replicas)") && (replicas == 0 || info.contains("state=online"))
+      }
+    }
+    guard replicated else {
+      stop()
+      throw RawSocketError.failed("the Redis Cluster's replicas did not all come online")
     }
   }
 
