@@ -14,6 +14,7 @@
 # LOAD_BIN=path uses that build instead of building the release one. Stops what it started by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+WORK_NAME=capacity
 
 if [ -n "${LOAD_BIN:-}" ]; then
   BIN=$LOAD_BIN
@@ -25,97 +26,10 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
   || { echo "capacity.sh: needs redis-server and redis-cli (scripts/install-deps.sh test)" >&2; exit 1; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/reorder-capacity.XXXXXX")
-PIDS=()
-REDIS_PIDS=()
-stop() {
-  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "$@"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-}
-cleanup() {
-  stop "${PIDS[@]}"
-  stop "${REDIS_PIDS[@]}"
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# A free port whose +10,000 (a cluster bus) is free too.
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 35000))
-    ss -ltnH "sport = :$port" | grep -q . && continue
-    ss -ltnH "sport = :$((port + 10000))" | grep -q . && continue
-    echo "$port"
-    return
-  done
-  echo "capacity.sh: no free port" >&2
-  exit 1
-}
-
-# start_redis NAME [extra flags…]: a redis-server in $WORK/NAME; sets REDIS_PORT.
-start_redis() {
-  local name=$1
-  shift
-  mkdir -p "$WORK/$name"
-  REDIS_PORT=$(free_port)
-  (cd "$WORK/$name" && exec redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$WORK/$name" \
-    --appendonly yes --appendfsync always --save "" --maxmemory-policy noeviction "$@" >"$WORK/$name.log" 2>&1) &
-  REDIS_PIDS+=($!)
-  disown "$!"
-  for _ in $(seq 1 50); do
-    [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] && return
-    sleep 0.1
-  done
-  echo "capacity.sh: redis-server $name did not start: $(tail -3 "$WORK/$name.log")" >&2
-  exit 1
-}
-
-# serve NAME FLAGS…: a node; sets NODE_PORT, NODE_PID.
-openssl rand -hex 32 >"$WORK/api-keys"
-API_KEY=$(cat "$WORK/api-keys")
-serve() {
-  local name=$1
-  shift
-  mkdir -p "$WORK/data-$name" "$WORK/web"
-  : >"$WORK/$name.log"
-  "$BIN" serve --host 127.0.0.1 --port 0 --web "$WORK/web" --log-level warn --data "$WORK/data-$name" \
-    --node-id "$name" --api-key-file "$WORK/api-keys" --max-connections-per-ip 1000000 \
-    --max-handshakes-per-ip 1000000 --max-ops-per-second 100000 --max-connections-per-room 5000 \
-    --room-idle-seconds 600 --drain-seconds 1 "$@" >"$WORK/$name.log" 2>&1 &
-  NODE_PID=$!
-  disown "$NODE_PID" # stopped by PID; no job notice when one needs a KILL
-  PIDS+=("$NODE_PID")
-  NODE_PORT=""
-  for _ in $(seq 1 100); do
-    NODE_PORT=$(sed -n 's|^Reorder is listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$WORK/$name.log" | head -n 1)
-    [ -n "$NODE_PORT" ] && return
-    sleep 0.1
-  done
-  echo "capacity.sh: node $name did not start: $(tail -5 "$WORK/$name.log")" >&2
-  exit 1
-}
+source scripts/lib-cluster.sh
 
 echo "== a 3-master Redis Cluster, one Redis, 3 + 3 + 1 nodes" >&2
-CLUSTER_PORTS=()
-for m in 1 2 3; do
-  start_redis "master$m" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 2000 \
-    --cluster-require-full-coverage no
-  CLUSTER_PORTS+=("$REDIS_PORT")
-done
-redis-cli --cluster create "${CLUSTER_PORTS[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >/dev/null
-for _ in $(seq 1 100); do
-  ok=1
-  for port in "${CLUSTER_PORTS[@]}"; do
-    redis-cli -p "$port" cluster info | grep -q cluster_state:ok || ok=0
-  done
-  [ "$ok" = 1 ] && break
-  sleep 0.2
-done
+start_cluster 3
 start_redis single
 SINGLE_PORT=$REDIS_PORT
 SEEDS="redis://127.0.0.1:${CLUSTER_PORTS[0]},redis://127.0.0.1:${CLUSTER_PORTS[1]}"
@@ -139,25 +53,6 @@ serve one
 URLS[one]="ws://127.0.0.1:$NODE_PORT"
 NODE_PIDS[one]=$NODE_PID
 declare -A REDIS_OF=([cluster3]="${CLUSTER_PORTS[*]}" [redis3]="$SINGLE_PORT" [one]="")
-
-# figures PORTS…: "port commands cpu_seconds" per Redis.
-figures() {
-  for port in "$@"; do
-    redis-cli -p "$port" info all | tr -d '\r' | awk -F: -v port="$port" '
-      $1 == "total_commands_processed" { commands = $2 }
-      $1 == "used_cpu_sys" || $1 == "used_cpu_user" { cpu += $2 }
-      END { printf "%s %d %.3f\n", port, commands, cpu }'
-  done
-}
-# node_cpu PIDS…: the nodes' CPU seconds so far (utime + stime from /proc).
-node_cpu() {
-  local total=0 ticks
-  ticks=$(getconf CLK_TCK)
-  for pid in "$@"; do
-    total=$(awk -v t="$total" -v k="$ticks" '{ printf "%.3f", t + ($14 + $15) / k }' "/proc/$pid/stat")
-  done
-  echo "$total"
-}
 
 mkdir -p reports "$WORK/runs"
 RESULTS="$WORK/results.jsonl"

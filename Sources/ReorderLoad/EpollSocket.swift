@@ -103,6 +103,15 @@ final class EpollSocket: LoadSocket, @unchecked Sendable {
     guard fd >= 0 else { return finish(code: nil, reason: "socket: \(String(cString: strerror(errno)))") }
     var one: Int32 = 1
     _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    if let source = context.sourceAddress, family == AF_INET {
+      var local = sockaddr_in()
+      local.sin_family = sa_family_t(AF_INET)
+      local.sin_addr = source
+      let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      }
+      guard bound == 0 else { return finish(code: nil, reason: "bind: \(String(cString: strerror(errno)))") }
+    }
     var nonce = [UInt8](repeating: 0, count: 16)
     for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255) }
     handshake = ClientHandshake(

@@ -38,8 +38,20 @@ final class EpollSocketContext: LoadSocketContext, @unchecked Sendable {
 
   static let wakeToken: UInt64 = 0
 
-  init(maxMessageBytes: Int = 16 << 20) throws {
+  /// The IPv4 address every socket binds to before it connects (`--source-address`), or nil for
+  /// the kernel's choice: spreading the clients of several processes over 127.0.0.2, 127.0.0.3…
+  /// gives each its own range of ephemeral ports.
+  let sourceAddress: in_addr?
+
+  /// The IPv4 address `text` spells (`127.0.0.2`), or nil.
+  static func ipv4(_ text: String) -> in_addr? {
+    var address = in_addr()
+    return inet_pton(AF_INET, text, &address) == 1 ? address : nil
+  }
+
+  init(maxMessageBytes: Int = 16 << 20, sourceAddress: in_addr? = nil) throws {
     self.maxMessageBytes = maxMessageBytes
+    self.sourceAddress = sourceAddress
     poller = epoll_create1(Int32(EPOLL_CLOEXEC))
     waker = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
     guard poller >= 0, waker >= 0 else {

@@ -27,6 +27,9 @@ public struct LoadConfiguration: Sendable {
   public var url = "ws://127.0.0.1:8080"
   /// Allow a target that is not a loopback address (`--allow-remote`).
   public var allowRemote = false
+  /// The IPv4 address the clients connect from (`--source-address`, epoll clients only), or nil
+  /// for the kernel's choice.
+  public var sourceAddress: String?
   /// Protocol spoken by the clients (`--mirror`).
   public var mode = Mode.reorder
   /// A short name for this run in tables and reports (`--label`).
@@ -146,6 +149,12 @@ public struct LoadConfiguration: Sendable {
     }
     if mode == .mirror && moveRate > 0 { result.append("--mirror relays drag messages only; drop --move-rate") }
     if measureReceivers < 0 { result.append("--measure-receivers cannot be negative") }
+    if let sourceAddress {
+      if EpollSocketContext.ipv4(sourceAddress) == nil {
+        result.append("--source-address takes an IPv4 address (127.0.0.2, say), not '\(sourceAddress)'")
+      }
+      if clientIO == .lws { result.append("--source-address binds the epoll client's sockets: drop --client-io lws") }
+    }
     if connectRate < 0 { result.append("--connect-rate cannot be negative") }
     if joinOnly && (effectiveDraggers > 0 || moveRate > 0 || ramp) {
       result.append("--join-only sends no traffic: use --draggers 0 and no --move-rate or --ramp")

@@ -49,9 +49,12 @@ extension LoadRunner {
   /// Makes one of the tool's own epoll client contexts per shard (`ws://` only).
   public static let epollContextFactory: LoadSocketContextFactory = { try EpollSocketContext() }
 
-  /// The client `configuration.clientIO` asks for: `auto` is epoll unless a target is `wss://`.
+  /// The client `configuration.clientIO` asks for: `auto` is epoll unless a target is `wss://`;
+  /// with `sourceAddress`, epoll sockets bound to it.
   public static func contextFactory(for configuration: LoadConfiguration) -> LoadSocketContextFactory {
-    effectiveClientIO(for: configuration) == .lws ? transportContextFactory : epollContextFactory
+    guard effectiveClientIO(for: configuration) != .lws else { return transportContextFactory }
+    guard let source = configuration.sourceAddress.flatMap(EpollSocketContext.ipv4) else { return epollContextFactory }
+    return { try EpollSocketContext(sourceAddress: source) }
   }
 
   /// `epoll` or `lws`: what `auto` amounts to for the configuration's targets.

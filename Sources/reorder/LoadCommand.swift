@@ -17,6 +17,10 @@ enum LoadCommand {
       OptionSpec(
         name: "allow-remote", kind: .flag, defaultValue: nil, help: "Allow a target that is not a loopback address."),
       OptionSpec(
+        name: "source-address", kind: .string, defaultValue: nil,
+        help: "Connect from this IPv4 address (127.0.0.2, say): processes of one run each take their own, "
+          + "so that ephemeral ports do not run out (epoll clients)."),
+      OptionSpec(
         name: "mirror", kind: .flag, defaultValue: nil,
         help: "Speak lws-mirror-protocol to libwebsockets-test-server (the C baseline) instead of rooms."),
       OptionSpec(name: "label", kind: .string, defaultValue: "load", help: "Name of this run in tables and reports."),
@@ -131,6 +135,7 @@ enum LoadCommand {
     var configuration = LoadConfiguration()
     if let value = options.string("url") { configuration.url = value }
     configuration.allowRemote = options.flag("allow-remote")
+    configuration.sourceAddress = options.string("source-address")
     configuration.mode = options.flag("mirror") ? .mirror : .reorder
     if let value = options.string("label") { configuration.label = value }
     if let value = options.string("title") { configuration.title = value }
