@@ -156,10 +156,22 @@ final class ClusterTail: @unchecked Sendable {
       }
       let reading = toRead
       var read: [String: [ClusterLogEntry]] = [:]
+      var failure: RedisError?
       if !reading.isEmpty {
         let positions = Dictionary(uniqueKeysWithValues: reading.map { ($0, asked[$0]!.seq) })
-        read = try link.run { (redis) throws(RedisError) in try redis.entries(after: positions, limit: Self.readLimit) }
-        toRead.subtract(reading)
+        let results = try link.run { (redis) throws(RedisError) in
+          try redis.settledEntries(after: positions, limit: Self.readLimit)
+        }
+        for (room, result) in results {
+          switch result {
+          case .success(let entries):
+            read[room] = entries
+            toRead.remove(room)
+          case .failure(let error):
+            // Read again next pass; the other rooms go on.
+            failure = failure ?? error
+          }
+        }
       }
       let foreign = (noticed.merging(read) { $0 + $1 }).contains { room, entries in
         entries.contains { $0.epoch != nil && asked[room]?.epoch != nil && $0.epoch != asked[room]?.epoch }
@@ -168,10 +180,19 @@ final class ClusterTail: @unchecked Sendable {
       let now = MonotonicClock.now()
       if foreign || now - lastCheck >= Self.checkSeconds || (gated && !reading.isEmpty) {
         let rooms = Array(asked.keys)
-        metas = try link.run { (redis) throws(RedisError) in try redis.metas(rooms: rooms) }
+        let results = try link.run { (redis) throws(RedisError) in try redis.settledMetas(rooms: rooms) }
+        var found: [String: ClusterRoomMeta] = [:]
+        for (room, result) in results {
+          switch result {
+          case .success(let meta): found[room] = meta
+          case .failure(let error): failure = failure ?? error
+          }
+        }
+        metas = found
         lastCheck = now
       }
-      health.succeeded(.tail)
+      // A Redis Cluster master that cannot be reached holds up its rooms only; the probe names it.
+      if let failure { health.failed(.tail, failure) } else { health.succeeded(.tail) }
       backoff.succeeded()
       for (room, follow) in asked {
         take(room, follow: follow, read: read[room] ?? [], noticed: noticed[room] ?? [], meta: metas?[room])

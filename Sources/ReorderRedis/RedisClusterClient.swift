@@ -114,6 +114,11 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
       attempts += 1
       var order: [RedisClusterNode] = []
       var groups: [RedisClusterNode: [(index: Int, asking: Bool)]] = [:]
+      if waiting.contains(where: { $0.asking == nil && target(slot: slots[$0.index]) == nil }) {
+        // A slot the map gives no master: the map may be older than the cluster (a master that
+        // was away and took its slots back). Read at most every `holeReadSeconds`.
+        readMapForHoles()
+      }
       for (index, asking) in waiting {
         guard let node = asking ?? target(slot: slots[index]) else {
           replies[index] = .error("CLUSTERDOWN no master serves slot \(slots[index] ?? 0)")
@@ -186,17 +191,24 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
     for node in map?.masters ?? [] { try body(try connection(to: node)) }
   }
 
-  /// `PING` to every master of the map (read first when there is none): each one's answer. A
-  /// master that fails is dropped (and the map read again at the next command).
+  /// The map read again (every probe reads it: a master that came back with its slots is known
+  /// again), then `PING` to every master of the map: each one's answer, and one failure for slots
+  /// no master serves. A master that fails is dropped.
   public func probe() -> [RedisProbe] {
-    if map == nil {
-      do {
-        try refreshMap()
-      } catch {
+    do {
+      try refreshMap()
+    } catch {
+      if map == nil {
         return seeds.map { RedisProbe(node: RedisClusterNode(host: $0.host, port: $0.port).endpoint, failure: error) }
       }
     }
     var results: [RedisProbe] = []
+    if let map, !map.coversAllSlots {
+      results.append(
+        RedisProbe(
+          node: "slots without a master",
+          failure: .unexpectedReply(command: "CLUSTER SLOTS", reply: "some slots have no master")))
+    }
     for node in map?.masters ?? [] {
       do {
         try connection(to: node).command("PING")
@@ -231,6 +243,18 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
       }
     }
     return results
+  }
+
+  /// How often at most a command on a slot without a master reads the map again.
+  static let holeReadSeconds = 0.5
+  private var lastHoleRead = -Double.infinity
+
+  /// Reads the map again unless that was done in the last `holeReadSeconds`.
+  private func readMapForHoles() {
+    let now = self.now()
+    guard now - lastHoleRead >= Self.holeReadSeconds else { return }
+    lastHoleRead = now
+    try? refreshMap()
   }
 
   /// The master of `slot` (nil: any master), if the map knows one.

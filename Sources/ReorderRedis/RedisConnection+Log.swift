@@ -130,21 +130,30 @@ extension RedisCommands {
 
   /// Each room's meta hash (`HMGET`, one pipeline: in a Redis Cluster, one per master).
   public func metas(rooms: [String]) throws(RedisError) -> [String: ClusterRoomMeta] {
-    let replies = try pipeline(
+    try Self.unsettled(settledMetas(rooms: rooms))
+  }
+
+  /// `metas`, where a Redis node that cannot be reached (or a reply that cannot be read) fails
+  /// only its rooms.
+  public func settledMetas(rooms: [String]) throws(RedisError) -> [String: Result<ClusterRoomMeta, RedisError>] {
+    let replies = try settledPipeline(
       rooms.map {
         let meta = ClusterKeys(room: $0).meta
         return RedisCommand(key: meta, ["HMGET", meta, "epoch", "seq", "snapshot_seq", "trimmed_seq", "replicated"])
       })
-    var metas: [String: ClusterRoomMeta] = [:]
-    for (room, reply) in zip(rooms, replies) {
-      guard let fields = reply.elements, fields.count == 5 else {
-        if case .error(let message) = reply { throw .server(command: "HMGET", message: message) }
-        throw .unexpectedReply(command: "HMGET", reply: reply.description)
+    var metas: [String: Result<ClusterRoomMeta, RedisError>] = [:]
+    for (room, result) in zip(rooms, replies) {
+      metas[room] = result.flatMap { reply in
+        guard let fields = reply.elements, fields.count == 5 else {
+          if case .error(let message) = reply { return .failure(.server(command: "HMGET", message: message)) }
+          return .failure(.unexpectedReply(command: "HMGET", reply: reply.description))
+        }
+        func number(_ index: Int) -> UInt64 { fields[index].integer.map { UInt64(max(0, $0)) } ?? 0 }
+        return .success(
+          ClusterRoomMeta(
+            epoch: fields[0].text, seq: number(1), snapshotSeq: number(2), trimmedSeq: number(3),
+            replicated: fields[4].integer.map { UInt64(max(0, $0)) }))
       }
-      func number(_ index: Int) -> UInt64 { fields[index].integer.map { UInt64(max(0, $0)) } ?? 0 }
-      metas[room] = ClusterRoomMeta(
-        epoch: fields[0].text, seq: number(1), snapshotSeq: number(2), trimmedSeq: number(3),
-        replicated: fields[4].integer.map { UInt64(max(0, $0)) })
     }
     return metas
   }
@@ -154,19 +163,41 @@ extension RedisCommands {
   public func entries(after positions: [String: UInt64], limit: Int = 1000) throws(RedisError) -> [String:
     [ClusterLogEntry]]
   {
+    try Self.unsettled(settledEntries(after: positions, limit: limit))
+  }
+
+  /// `entries(after:limit:)`, where a Redis node that cannot be reached (or a reply that cannot be
+  /// read) fails only its rooms.
+  public func settledEntries(after positions: [String: UInt64], limit: Int = 1000) throws(RedisError) -> [String:
+    Result<[ClusterLogEntry], RedisError>]
+  {
     precondition(limit > 0, "a range needs a positive limit")
     let rooms = Array(positions.keys)
-    let replies = try pipeline(
+    let replies = try settledPipeline(
       rooms.map {
         let log = ClusterKeys(room: $0).log
         return RedisCommand(key: log, ["XRANGE", log, "\(positions[$0]! + 1)-0", "+", "COUNT", limit])
       })
-    var result: [String: [ClusterLogEntry]] = [:]
+    var result: [String: Result<[ClusterLogEntry], RedisError>] = [:]
     for (room, reply) in zip(rooms, replies) {
-      if case .error(let message) = reply { throw .server(command: "XRANGE", message: message) }
-      result[room] = try ClusterReplies.entries(reply, command: "XRANGE")
+      result[room] = reply.flatMap { reply in
+        if case .error(let message) = reply { return .failure(.server(command: "XRANGE", message: message)) }
+        return Result { () throws(RedisError) in try ClusterReplies.entries(reply, command: "XRANGE") }
+      }
     }
     return result
+  }
+
+  /// Every value of `results`, or the first failure.
+  private static func unsettled<T>(_ results: [String: Result<T, RedisError>]) throws(RedisError) -> [String: T] {
+    var values: [String: T] = [:]
+    for (key, result) in results {
+      switch result {
+      case .success(let value): values[key] = value
+      case .failure(let error): throw error
+      }
+    }
+    return values
   }
 
   /// Deletes every key of `room` (log, meta, ids, snapshot, lease, roster): the next op makes the

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// What a `ShardedSubscriber` receives.
 public enum ShardEvent: Sendable, Equatable {
@@ -19,9 +20,11 @@ public enum ShardEvent: Sendable, Equatable {
 ///   refuses it with `MOVED`) or whose master's connection failed is subscribed again, after the
 ///   map is read again, at the next `receive`. Messages published meanwhile are lost, as pub/sub
 ///   loses them: the `subscribed` event that follows says from when messages arrive again.
-/// - A connection that fails, or a master that cannot be reached, throws from `receive` (the
-///   caller backs off; what other masters sent in that call is dropped); its channels are
-///   subscribed again by a later `receive`.
+/// - A master whose connection fails, or that cannot be reached, holds up only its own channels:
+///   they are subscribed again by a later `receive`, at once after a lost connection and then with
+///   a backoff per master (50 ms … 5 s, `RedisBackoff`), while the other masters' messages keep
+///   coming. `receive` throws only when no master is connected at all (one Redis down, or every
+///   master): the caller backs off.
 public final class ShardedSubscriber: @unchecked Sendable {
   /// Where it subscribes.
   public let target: RedisTarget
@@ -36,6 +39,16 @@ public final class ShardedSubscriber: @unchecked Sendable {
   private var placed: [String: RedisClusterNode] = [:]
   /// Channels unsubscribed whose confirmation has not come yet.
   private var leaving: Set<String> = []
+  /// Masters whose connection failed: when to try again, and why.
+  private var failing: [RedisClusterNode: (backoff: RedisBackoff, nextAttempt: Double, error: RedisError)] = [:]
+
+  /// How often at most the map is read again while a channel's slot has no master in it.
+  static let holeReadSeconds = 0.5
+  private var holes = false
+  private var lastMapRead = -Double.infinity
+
+  /// The masters whose connection failed and is not made again yet (`HOST:PORT`).
+  public var unreachable: [String] { failing.keys.map(\.endpoint).sorted() }
 
   /// A subscriber to `target`; nothing connects before the first `receive`.
   public init(target: RedisTarget, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil) {
@@ -74,38 +87,38 @@ public final class ShardedSubscriber: @unchecked Sendable {
   /// dropped.
   public func receive(waitSeconds: Double, limit: Int = 4096) throws(RedisError) -> [ShardEvent] {
     try place()
-    let open = connections.filter { !$0.value.isBroken }
-    let nodes = Array(open.keys)
-    let links = nodes.map { open[$0]! }
+    var open = connections.filter { !$0.value.isBroken }
     var events: [ShardEvent] = []
     var wait = waitSeconds
     while events.count < limit {
       var any = false
-      for (node, connection) in zip(nodes, links) {
+      for (node, connection) in open {
         do {
           while events.count < limit, let reply = try connection.buffered() {
             any = true
             handle(reply, from: node, into: &events)
           }
         } catch {
-          lost(node)
-          throw error
+          lost(node, error)
+          open[node] = nil
         }
       }
       if any || events.count >= limit { break }
-      if links.isEmpty {
+      guard !open.isEmpty else {
+        if let error = failing.values.first?.error { throw error }
         // Nothing subscribed yet (no master serves a channel's slot): wait rather than spin.
         usleep(useconds_t(max(0, wait) * 1_000_000))
         break
       }
-      let ready = try RedisConnection.readable(links, waitSeconds: wait)
+      let nodes = Array(open.keys)
+      let ready = try RedisConnection.readable(nodes.map { open[$0]! }, waitSeconds: wait)
       guard ready.contains(true) else { break }
       for (index, isReady) in ready.enumerated() where isReady {
         do {
-          try links[index].readAvailable()
+          try open[nodes[index]]!.readAvailable()
         } catch {
-          lost(nodes[index])
-          throw error
+          lost(nodes[index], error)
+          open[nodes[index]] = nil
         }
       }
       wait = 0
@@ -146,23 +159,31 @@ public final class ShardedSubscriber: @unchecked Sendable {
     }
   }
 
-  /// Subscribes every channel asked for and not placed, each on its slot's master.
+  /// Subscribes every channel asked for and not placed, each on its slot's master (a master in
+  /// its backoff is skipped; its channels wait).
   private func place() throws(RedisError) {
     let waiting = channels.filter { placed[$0] == nil }
     guard !waiting.isEmpty else { return }
-    if case .cluster = target, mapIsStale || map == nil { try readMap() }
-    var failure: RedisError?
+    let now = MonotonicClock.now()
+    if case .cluster = target, mapIsStale || map == nil || (holes && now - lastMapRead >= Self.holeReadSeconds) {
+      lastMapRead = now
+      try readMap()
+    }
+    holes = false
     for channel in waiting.sorted() {
-      guard let node = node(of: channel) else { continue }
+      guard let node = node(of: channel) else {
+        // No master serves its slot in this map: read it again (at most every holeReadSeconds).
+        holes = true
+        continue
+      }
+      if let failed = failing[node], now < failed.nextAttempt { continue }
       do {
         try connection(to: node).send(["SSUBSCRIBE", channel])
         placed[channel] = node
       } catch {
-        lost(node)
-        failure = error
+        lost(node, error)
       }
     }
-    if let failure { throw failure }
   }
 
   /// The master serving `channel`'s slot.
@@ -194,6 +215,7 @@ public final class ShardedSubscriber: @unchecked Sendable {
     if let open = connections[node], !open.isBroken { return open }
     let made = try RedisConnection(url: url(of: node), timeouts: timeouts, metrics: metrics)
     connections[node] = made
+    failing[node] = nil
     return made
   }
 
@@ -203,11 +225,20 @@ public final class ShardedSubscriber: @unchecked Sendable {
       host: node.host, port: node.port, database: first?.database ?? 0, user: first?.user, password: first?.password)
   }
 
-  /// `node`'s connection failed: its channels are placed again (on a fresh map) next time.
-  private func lost(_ node: RedisClusterNode) {
-    connections.removeValue(forKey: node)?.close()
+  /// `node`'s connection failed (or could not be made): its channels are placed again (on a
+  /// fresh map) next time; a lost connection at once, a failed attempt after its backoff.
+  private func lost(_ node: RedisClusterNode, _ error: RedisError) {
+    let wasOpen =
+      connections.removeValue(forKey: node).map { connection in
+        connection.close()
+        return true
+      } ?? false
     for (channel, at) in placed where at == node { placed[channel] = nil }
     leaving.removeAll()
     mapIsStale = true
+    let now = MonotonicClock.now()
+    var backoff = failing[node]?.backoff ?? RedisBackoff()
+    let next = wasOpen ? now : now + backoff.failed()
+    failing[node] = (backoff, next, error)
   }
 }

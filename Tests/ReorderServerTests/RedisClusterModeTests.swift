@@ -156,20 +156,27 @@ struct RedisClusterModeTests {
     // Acknowledged before the kill: a move in the victim's room.
     clients[onVictim]!.op("before", Ops.move("x", list: "l", after: "y"))
     let before = try clients[onVictim]!.applied(id: "before")
+    // A member on the other node, in a room of a live master: it must keep getting that room's ops.
+    // It also follows the victim's room (a member there too), as a node with many rooms does.
+    let watcher = try RoomClient.join(port: nodes.b.port, room: elsewhere, client: "watch", context: context)
+    let alsoOnVictim = try RoomClient.join(port: nodes.b.port, room: onVictim, client: "watch", context: context)
+    defer { alsoOnVictim.close() }
+    var watched = ClientModel(welcome: watcher.welcome)
     victim.kill()
 
     // The other masters' rooms are served; the victim's ops are refused `unavailable`.
-    var served = false
-    for attempt in 0..<50 where !served {
+    var served: JSONValue?
+    for attempt in 0..<50 where served == nil {
       clients[elsewhere]!.op("down:\(attempt)", Ops.move("x", list: "l", after: "y"))
       let answer = try clients[elsewhere]!.next(timeout: 10) {
         ($0["type"] == .string("applied") || $0["type"] == .string("rejected"))
           && $0["id"] == .string("down:\(attempt)")
       }
-      served = answer["type"] == .string("applied")
-      if !served { Thread.sleep(forTimeInterval: 0.1) }
+      if answer["type"] == .string("applied") { served = answer } else { Thread.sleep(forTimeInterval: 0.1) }
     }
-    #expect(served, "a room on a live master is served while another master is down")
+    let servedSeq = try #require(served?["seq"]?.numberValue, "a room on a live master is served while another is down")
+    // Node B's tail goes on for the live master's rooms while the victim is down.
+    #expect(try watcher.follow(&watched, until: UInt64(servedSeq), timeout: 10).last == UInt64(servedSeq))
     clients[onVictim]!.op("during", Ops.move("y", list: "l", after: "x"))
     let refused = try clients[onVictim]!.next(timeout: 15) {
       ($0["type"] == .string("applied") || $0["type"] == .string("rejected")) && $0["id"] == .string("during")
