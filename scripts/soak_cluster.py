@@ -149,8 +149,19 @@ def bindable(port):
             return False
 
 
-def cluster_ports(count, low=20000, high=HIGHEST_CLUSTER_PORT):
-    """`count` distinct free ports in low…high whose cluster bus port (+10,000) is free too."""
+def cluster_ports(count):
+    """`count` distinct free ports whose cluster bus port (+10,000) is free too, both below the
+    kernel's ephemeral range when it leaves room (so no outgoing connection, and no port the soak
+    gets from the kernel for a node, takes one before its master binds it)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            first_ephemeral = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        first_ephemeral = 32768
+    high = min(HIGHEST_CLUSTER_PORT, first_ephemeral - 1 - 10000)
+    low = max(1024, high - 4000)
+    if high - low < 1000:
+        low, high = 20000, HIGHEST_CLUSTER_PORT
     ports = []
     rng = random.Random()
     for _ in range(10000):
