@@ -322,6 +322,19 @@ async def fetch(url, room, since=None):
                 return reply
 
 
+async def fetch_by(url, room, deadline, since=None):
+    """`fetch`, tried again while the connection fails or closes before a welcome (a node that
+    cannot load the room closes it 1011): (the welcome, None), or (None, the last error) at the
+    deadline."""
+    while True:
+        try:
+            return await fetch(url, room, since), None
+        except (OSError, WebSocketException, asyncio.TimeoutError) as error:
+            if time.monotonic() >= deadline:
+                return None, f"{type(error).__name__}: {error}"
+            await asyncio.sleep(0.1)
+
+
 async def wait_up(url, deadline, rooms=(ROOMS[0],)):
     """Waits until `url` welcomes a hello in every one of `rooms` (the server is up and has loaded
     them); the welcome of the first, or None at the deadline."""
@@ -532,11 +545,17 @@ class ClusterDeployment:
             welcomes = []
             for node in self.nodes:
                 deadline = time.monotonic() + 30
-                welcome = await fetch(node.url, room)
-                while welcome["seq"] < seq and time.monotonic() < deadline:  # its tail may be a read behind
-                    await asyncio.sleep(0.1)
-                    welcome = await fetch(node.url, room)
-                welcomes.append((node, welcome))
+                welcome, error = await fetch_by(node.url, room, deadline)
+                while welcome is not None and welcome["seq"] < seq and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)  # its tail may be a read behind
+                    welcome = (await fetch_by(node.url, room, deadline))[0] or welcome
+                if welcome is None:
+                    diverged += 1
+                    print(f"soak: {room}: {node.name} gave no fresh welcome in 30 s ({error})", file=sys.stderr)
+                else:
+                    welcomes.append((node, welcome))
+            if not welcomes:
+                continue
             first_node, first = welcomes[0]
             fresh = Board(first["board"]).normalized()
             for node, welcome in welcomes:
@@ -544,8 +563,11 @@ class ClusterDeployment:
                     diverged += 1
                     print(f"soak: {room}: {node.name}'s fresh welcome (seq {welcome['seq']}) is not"
                           f" {first_node.name}'s (seq {first['seq']}); the log is at {seq}", file=sys.stderr)
-                log_welcome = await fetch(node.url, room, since=0)
-                if "ops" in log_welcome and log_welcome["seq"] == seq:
+                log_welcome, error = await fetch_by(node.url, room, time.monotonic() + 30, since=0)
+                if log_welcome is None:
+                    diverged += 1
+                    print(f"soak: {room}: {node.name} gave no catch-up from 0 in 30 s ({error})", file=sys.stderr)
+                elif "ops" in log_welcome and log_welcome["seq"] == seq:
                     replay = Board({"lists": []})
                     for op in log_welcome["ops"]:
                         replay.apply(op["op"])
