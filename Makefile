@@ -4,7 +4,7 @@
 #               and builds every fuzz target without running it (fuzz-build)
 #   make fuzz   libFuzzer targets of Fuzz/ (a package of its own), FUZZ_SECONDS each (docs/RELIABILITY.md)
 #   make soak   kill-and-restart soak, one server then a cluster, SOAK_CYCLES cycles each, writes
-#               reports/soak.json (docs/RELIABILITY.md)
+#               reports/soak.json (docs/RELIABILITY.md); SOAK_MODE=redis-cluster: over a Redis Cluster
 
 SWIFT ?= swift
 RUN_FLAGS ?= --demo
@@ -66,8 +66,8 @@ fuzz:
 	@scripts/install-deps.sh run
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-60} Fuzz/run.sh
 
-# SOAK_CYCLES (default 100) kills and restarts per mode; SOAK_MODE single|cluster runs one (default
-# both: single, then cluster).
+# SOAK_CYCLES (default 100) kills and restarts per mode; SOAK_MODE single|cluster|redis-cluster runs
+# one (default both: single, then cluster; redis-cluster: 3 nodes over a 3-master Redis Cluster).
 soak:
 	@scripts/install-deps.sh soak
 	$(SWIFT) build -c release --product reorder

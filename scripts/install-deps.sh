@@ -12,7 +12,8 @@
 #                                  #   node-typescript (the client's .d.ts: scripts/client-types.sh)
 #   scripts/install-deps.sh load   # + libwebsockets-test-server (the C baseline), redis-server (the
 #                                  #   cluster scenarios)
-#   scripts/install-deps.sh soak   # + redis-server (the soak's cluster mode starts its own)
+#   scripts/install-deps.sh soak   # + redis-server (the soak's cluster modes start their own; with
+#                                  #   redis-tools' redis-cli, which makes the Redis Cluster)
 set -euo pipefail
 
 purpose="${1:-run}"

@@ -6,9 +6,11 @@ have no seq gaps, and every client's board must equal a fresh welcome (on every 
 
 Modes: `single` kills and restarts the one server (SQLite data directory); `cluster` starts
 `redis-server` and NODES nodes (`reorder serve --redis`) and each cycle kills one of them or Redis,
-chosen at random; clients reconnect to any node.
+chosen at random; `redis-cluster` starts a 3-master Redis Cluster and NODES nodes (`reorder serve
+--redis-cluster`) and each cycle kills one master or one node, chosen at random; clients reconnect
+to any node.
 
-Usage: scripts/soak.py [--mode single|cluster|both] [--cycles N] [--binary PATH]
+Usage: scripts/soak.py [--mode single|cluster|redis-cluster|both] [--cycles N] [--binary PATH]
 [--report reports/soak.json] (`make soak` runs it through scripts/soak.sh). It talks to 127.0.0.1
 only and starts, kills and stops only the processes it started, by PID. Exit status 0 when lost,
 duplicates, gaps and diverged are all 0 in every mode run; 1 otherwise; 2 when it could not run
@@ -43,6 +45,8 @@ SEED_ITEMS = 12
 # Cluster mode: one op per node through this room after each restart says the cluster commits again.
 PROBE_ROOM = "soak-probe"
 NODES = 3
+MASTERS = 3  # redis-cluster mode
+MODES = ("single", "cluster", "redis-cluster")  # the report's order
 
 
 def free_port():
@@ -52,20 +56,19 @@ def free_port():
 
 
 class Server(soak_cluster.OwnedProcess):
-    """One `reorder serve` process this soak owns, started on `data` (with `redis_port`: a cluster
-    node), killed and stopped by its PID only."""
+    """One `reorder serve` process this soak owns, started on `data` (with `redis_flags`, e.g.
+    `--redis URL` or `--redis-cluster SEEDS`: a cluster node), killed and stopped by its PID only."""
 
-    def __init__(self, binary, data, port, log, name="server", redis_port=None):
+    def __init__(self, binary, data, port, log, name="server", redis_flags=()):
         self.binary, self.data, self.port, self.log, self.name = binary, data, port, log, name
-        self.redis_port = redis_port
+        self.redis_flags = list(redis_flags)
         self.url = f"ws://127.0.0.1:{port}"
         self.process = None
 
     def start(self):
         arguments = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
                      "--history-ops", "1000000", "--snapshot-every", "200", "--log-level", "warn"]
-        if self.redis_port is not None:
-            arguments += ["--redis", f"redis://127.0.0.1:{self.redis_port}"]
+        arguments += self.redis_flags
         self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT)
 
 
@@ -319,6 +322,19 @@ async def fetch(url, room, since=None):
                 return reply
 
 
+async def fetch_by(url, room, deadline, since=None):
+    """`fetch`, tried again while the connection fails or closes before a welcome (a node that
+    cannot load the room closes it 1011): (the welcome, None), or (None, the last error) at the
+    deadline."""
+    while True:
+        try:
+            return await fetch(url, room, since), None
+        except (OSError, WebSocketException, asyncio.TimeoutError) as error:
+            if time.monotonic() >= deadline:
+                return None, f"{type(error).__name__}: {error}"
+            await asyncio.sleep(0.1)
+
+
 async def wait_up(url, deadline, rooms=(ROOMS[0],)):
     """Waits until `url` welcomes a hello in every one of `rooms` (the server is up and has loaded
     them); the welcome of the first, or None at the deadline."""
@@ -462,7 +478,7 @@ class ClusterDeployment:
         self.log = open(os.path.join(work, "cluster.log"), "ab")
         self.redis = soak_cluster.RedisProcess(free_port(), os.path.join(work, "redis"), self.log, args.lose_data)
         self.nodes = [Server(args.binary, os.path.join(work, f"node-{k}"), free_port(), self.log, name=f"node-{k}",
-                             redis_port=self.redis.port) for k in range(args.nodes)]
+                             redis_flags=["--redis", f"redis://127.0.0.1:{self.redis.port}"]) for k in range(args.nodes)]
         self.urls = [node.url for node in self.nodes]
         self.rooms = ROOMS + [PROBE_ROOM]
         self.kills = {"redis-server": 0, "node": 0}
@@ -512,8 +528,12 @@ class ClusterDeployment:
             return seq is not None
         return all(await asyncio.gather(*(one(k, node) for k, node in enumerate(self.nodes))))
 
+    def master_of(self, room):
+        """The port of the Redis that holds `room`'s keys."""
+        return self.redis.port
+
     async def room_seq(self, room):
-        return await asyncio.to_thread(soak_cluster.meta_seq, self.redis.port, room)
+        return await asyncio.to_thread(lambda: soak_cluster.meta_seq(self.master_of(room), room))
 
     async def check(self, clients, stats):
         """The shared log in Redis (lost, duplicates, gaps) and every node's fresh welcome, which must
@@ -525,11 +545,17 @@ class ClusterDeployment:
             welcomes = []
             for node in self.nodes:
                 deadline = time.monotonic() + 30
-                welcome = await fetch(node.url, room)
-                while welcome["seq"] < seq and time.monotonic() < deadline:  # its tail may be a read behind
-                    await asyncio.sleep(0.1)
-                    welcome = await fetch(node.url, room)
-                welcomes.append((node, welcome))
+                welcome, error = await fetch_by(node.url, room, deadline)
+                while welcome is not None and welcome["seq"] < seq and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)  # its tail may be a read behind
+                    welcome = (await fetch_by(node.url, room, deadline))[0] or welcome
+                if welcome is None:
+                    diverged += 1
+                    print(f"soak: {room}: {node.name} gave no fresh welcome in 30 s ({error})", file=sys.stderr)
+                else:
+                    welcomes.append((node, welcome))
+            if not welcomes:
+                continue
             first_node, first = welcomes[0]
             fresh = Board(first["board"]).normalized()
             for node, welcome in welcomes:
@@ -537,8 +563,11 @@ class ClusterDeployment:
                     diverged += 1
                     print(f"soak: {room}: {node.name}'s fresh welcome (seq {welcome['seq']}) is not"
                           f" {first_node.name}'s (seq {first['seq']}); the log is at {seq}", file=sys.stderr)
-                log_welcome = await fetch(node.url, room, since=0)
-                if "ops" in log_welcome and log_welcome["seq"] == seq:
+                log_welcome, error = await fetch_by(node.url, room, time.monotonic() + 30, since=0)
+                if log_welcome is None:
+                    diverged += 1
+                    print(f"soak: {room}: {node.name} gave no catch-up from 0 in 30 s ({error})", file=sys.stderr)
+                elif "ops" in log_welcome and log_welcome["seq"] == seq:
                     replay = Board({"lists": []})
                     for op in log_welcome["ops"]:
                         replay.apply(op["op"])
@@ -548,12 +577,120 @@ class ClusterDeployment:
                         print(f"soak: {room}: {node.name}'s log replayed is not the fresh welcome's board", file=sys.stderr)
             diverged += compare_clients(clients, room, fresh, seq, "every node's fresh welcome")
         lost, duplicates, gaps, logged, problems = await asyncio.to_thread(
-            soak_cluster.check_logs, self.redis.port, self.rooms, stats.acked)
+            soak_cluster.check_logs, self.master_of, self.rooms, stats.acked)
         for problem in problems[:50]:
             print(f"soak: {problem}", file=sys.stderr)
         details = {"nodes": len(self.nodes), "kills": dict(self.kills), "log_replays_checked": self.replays,
                    "behind_welcomes": stats.rollbacks}
         return lost, duplicates, gaps, diverged, logged, details
+
+
+class RedisClusterDeployment(ClusterDeployment):
+    """A 3-master Redis Cluster (each `redis-server --cluster-enabled yes` on its own directory and
+    a port whose bus port, +10,000, is free; made with `redis-cli --cluster create`, no replicas)
+    and NODES nodes (`reorder serve --redis-cluster` with two masters as seeds). Each cycle kills
+    one master or one node, chosen at random; a master restarts on its directory (its nodes.conf
+    and AOF: it rejoins with its slots) and has recovered when it answers PING and every master
+    says `cluster_state:ok` with every slot served. The checks read each room's log from the
+    master that holds it. `--lose-data`: always a master, restarted on an empty directory and
+    given its slots back (the others forget its old node id), which loses its rooms' logs: the
+    run must fail."""
+
+    def __init__(self, args, work):
+        self.args = args
+        self.log = open(os.path.join(work, "cluster.log"), "ab")
+        ports = soak_cluster.cluster_ports(MASTERS)
+        self.masters = [soak_cluster.RedisProcess(port, os.path.join(work, f"master-{k}"), self.log, args.lose_data,
+                                                  name=f"master-{k}", cluster=True) for k, port in enumerate(ports)]
+        self.ports = ports
+        seeds = ",".join(f"redis://127.0.0.1:{port}" for port in ports[:2])
+        self.nodes = [Server(args.binary, os.path.join(work, f"node-{k}"), free_port(), self.log, name=f"node-{k}",
+                             redis_flags=["--redis-cluster", seeds]) for k in range(args.nodes)]
+        self.urls = [node.url for node in self.nodes]
+        self.rooms = ROOMS + [PROBE_ROOM]
+        self.kills = {"master": 0, "node": 0}
+        self.replays = 0
+        self.identities = {}  # master port -> (node id, slot ranges), for --lose-data's rejoin
+        self.rooms_by_master = {}
+
+    def start(self):
+        for master in self.masters:
+            master.start()
+        deadline = time.monotonic() + 30
+        while not all(soak_cluster.redis_answers(port) for port in self.ports):
+            if time.monotonic() > deadline:
+                raise SetupError("the Redis Cluster's masters did not answer PING in 30 s")
+            time.sleep(0.02)
+        try:
+            soak_cluster.create_cluster(self.ports, self.log)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            raise SetupError(str(error)) from None
+        deadline = time.monotonic() + 30
+        while not soak_cluster.cluster_ok(self.ports):
+            if time.monotonic() > deadline:
+                raise SetupError("the Redis Cluster did not reach cluster_state:ok in 30 s")
+            time.sleep(0.05)
+        self.identities = soak_cluster.cluster_masters(self.ports[0])
+        names = {master.port: f"{master.name} (127.0.0.1:{master.port})" for master in self.masters}
+        homes = {room: names[self.master_of(room)] for room in self.rooms}
+        self.rooms_by_master = {name: [room for room in self.rooms if homes[room] == name]
+                                for name in sorted(set(homes.values()))}
+        print("soak: redis-cluster: rooms by master: "
+              + "; ".join(f"{name}: {', '.join(rooms)}" for name, rooms in self.rooms_by_master.items()), flush=True)
+        if len(self.rooms_by_master) < 2:
+            raise SetupError("every room is on one master; the soak's rooms must spread over at least 2")
+        for node in self.nodes:
+            node.start()
+
+    def stop(self):
+        for node in self.nodes:
+            node.stop()
+        for master in self.masters:
+            master.stop()
+        self.log.close()
+
+    def victim(self, rng):
+        victim = rng.choice(self.masters if self.args.lose_data else self.masters + self.nodes)
+        self.kills["master" if victim in self.masters else "node"] += 1
+        return victim
+
+    def dropped(self, victim, client):
+        return victim in self.nodes and victim.url == client.url  # a master's kill drops no websocket
+
+    async def ready(self, victim, deadline):
+        if victim not in self.masters:
+            return await wait_up(victim.url, deadline, rooms=ROOMS) is not None
+        while not await asyncio.to_thread(soak_cluster.redis_answers, victim.port):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.02)
+        if self.args.lose_data:
+            old_id, ranges = self.identities[victim.port]
+            new_id = await asyncio.to_thread(soak_cluster.rejoin_empty, victim.port, old_id, ranges,
+                                             [port for port in self.ports if port != victim.port])
+            self.identities[victim.port] = (new_id, ranges)
+        while not await asyncio.to_thread(soak_cluster.cluster_ok, self.ports):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
+    def master_of(self, room):
+        """The port of the master that holds `room`'s slot (asked of the masters, not cached)."""
+        return soak_cluster.room_master(self.ports, room)
+
+    async def check(self, clients, stats):
+        lost, duplicates, gaps, diverged, logged, details = await super().check(clients, stats)
+        details["masters"] = len(self.masters)
+        details["rooms_by_master"] = self.rooms_by_master
+        return lost, duplicates, gaps, diverged, logged, details
+
+
+class SetupError(Exception):
+    """A deployment could not be started (the soak exits 2)."""
+
+
+DEPLOYMENTS = {"single": SingleDeployment, "cluster": ClusterDeployment, "redis-cluster": RedisClusterDeployment}
 
 
 def compare_clients(clients, room, fresh, seq, what):
@@ -567,10 +704,11 @@ def compare_clients(clients, room, fresh, seq, what):
 
 
 def by_killed(phases):
-    """The largest recovery after a kill of each kind of process ("node" for any node)."""
+    """The largest recovery after a kill of each kind of process ("node" for any node, "master" for
+    any Redis Cluster master)."""
     worst = {}
     for phase in phases:
-        kind = "node" if phase["killed"].startswith("node-") else phase["killed"]
+        kind = phase["killed"].split("-")[0] if phase["killed"].startswith(("node-", "master-")) else phase["killed"]
         worst[kind] = max(worst.get(kind, 0), phase["recovery_s"])
     return worst
 
@@ -582,13 +720,17 @@ def median(values):
 async def soak(args, mode):
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix=f"reorder-soak-{mode}-")
-    deployment = (ClusterDeployment if mode == "cluster" else SingleDeployment)(args, work)
-    deployment.start()
+    deployment = DEPLOYMENTS[mode](args, work)
     stats = Stats()
     clients = []
     tasks = []
     result = {"mode": mode, "cycles": 0}
     try:
+        try:
+            deployment.start()
+        except SetupError as error:
+            print(f"soak: {mode}: {error}; see {deployment.log.name}", file=sys.stderr)
+            return None
         deadline = time.monotonic() + 30
         for url in deployment.urls:
             if await wait_up(url, deadline) is None:
@@ -698,7 +840,7 @@ def write_report(path, result):
         except (ValueError, TypeError):
             entries = []
     entries.append(result)
-    entries.sort(key=lambda e: ["single", "cluster"].index(e["mode"]) if e.get("mode") in ("single", "cluster") else 2)
+    entries.sort(key=lambda e: MODES.index(e["mode"]) if e.get("mode") in MODES else len(MODES))
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "w") as f:
         json.dump(entries, f, indent=2)
@@ -707,19 +849,20 @@ def write_report(path, result):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mode", default=os.environ.get("SOAK_MODE", "both"), choices=["single", "cluster", "both"],
-                        help="both: single, then cluster (the default)")
+    parser.add_argument("--mode", default=os.environ.get("SOAK_MODE", "both"), choices=list(MODES) + ["both"],
+                        help="both: single, then cluster (the default); redis-cluster: a 3-master Redis Cluster")
     parser.add_argument("--cycles", type=int, default=int(os.environ.get("SOAK_CYCLES", "100")))
     parser.add_argument("--binary", default=os.environ.get("SOAK_BINARY", ".build/release/reorder"))
     parser.add_argument("--report", default="reports/soak.json")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", "1")))
-    parser.add_argument("--nodes", type=int, default=NODES, help="cluster nodes (default 3)")
+    parser.add_argument("--nodes", type=int, default=NODES, help="cluster nodes, in both cluster modes (default 3)")
     parser.add_argument("--traffic-min", type=float, default=0.3, help="seconds of traffic before a kill, at least")
     parser.add_argument("--traffic-max", type=float, default=2.5, help="seconds of traffic before a kill, at most")
     parser.add_argument("--keep", action="store_true", help="keep the data directories and the logs")
     parser.add_argument("--lose-data", action="store_true",
                         help="self-check: restart on empty data each cycle (single: a :memory: store; cluster:"
-                             " Redis on an empty directory); the soak must fail")
+                             " Redis on an empty directory; redis-cluster: a master on an empty directory, given"
+                             " its slots back); the soak must fail")
     args = parser.parse_args()
     if not os.access(args.binary, os.X_OK):
         print(f"soak: no server binary at {args.binary} (swift build -c release --product reorder)", file=sys.stderr)
@@ -727,6 +870,10 @@ def main():
     modes = ["single", "cluster"] if args.mode == "both" else [args.mode]
     if "cluster" in modes and shutil.which("redis-server") is None:
         print("soak: the cluster mode needs redis-server (scripts/install-deps.sh test installs it)", file=sys.stderr)
+        return 2
+    if "redis-cluster" in modes and (shutil.which("redis-server") is None or shutil.which("redis-cli") is None):
+        print("soak: the redis-cluster mode needs redis-server and redis-cli 7.0 or later"
+              " (scripts/install-deps.sh soak installs redis-server, which brings redis-tools)", file=sys.stderr)
         return 2
     failed = False
     for mode in modes:
