@@ -178,4 +178,28 @@ struct RedisClusterRoutingTests {
     let probed = client.probe()
     #expect(probed.filter { $0.failure != nil }.map(\.node) == ["127.0.0.1:\(victim.port)"])
   }
+
+  @Test("a slot the map gives no master: the probe names it, and once a master serves it again the map is read again")
+  func mapHole() throws {
+    let cluster = try RedisClusterServers(masters: 3)
+    defer { cluster.stop() }
+    let client = RedisClusterClient(seeds: [RedisURL(host: "127.0.0.1", port: cluster.servers[0].port)])
+    defer { client.close() }
+    let key = "reorder:{hole}:log"
+    try client.command(key: key, ["SET", key, "before"])
+    let slot = RedisKeySlot.slot(of: key)
+    let owner = try #require(cluster.servers.first { $0.port == client.map?.master(ofSlot: slot)?.port })
+    // Every master forgets who serves the slot: the cluster has a hole there.
+    for server in cluster.servers { _ = try cluster.cli(server, ["CLUSTER", "DELSLOTS", String(slot)]) }
+    #expect(client.probe().contains { $0.node == "slots without a master" && $0.failure != nil })
+    #expect(client.map?.master(ofSlot: slot) == nil)
+    #expect(throws: RedisError.self) { try client.command(key: key, ["GET", key]) }
+    // The owner takes it back; the others learn it by gossip. The client reads the map again by itself.
+    _ = try cluster.cli(owner, ["CLUSTER", "ADDSLOTS", String(slot)])
+    #expect(
+      waitUntil(timeout: 15, pollMilliseconds: 200) {
+        (try? client.command(key: key, ["GET", key]).text) == "before"
+      })
+    #expect(!client.probe().contains { $0.failure != nil })
+  }
 }
