@@ -71,7 +71,7 @@ for k in $(seq 1 "$PROCESSES"); do
     --clients "$clients" --rooms "$rooms_per_process" --room-prefix "p$k-" --draggers "$draggers" --drag-rate 30 \
     --move-rate "$(awk -v c="$clients" 'BEGIN { printf "%.2f", c / 600 }')" --seed-items 10 \
     --duration "$DURATION" --drain 3 --coverage-window-ms 250 --connect-timeout 600 --settle-timeout 120 \
-    --connect-rate 2000 --json "$WORK/runs/100k-$k.json" >"$WORK/load-$k.log" 2>&1 &
+    --connect-rate 250 --partial --json "$WORK/runs/100k-$k.json" >"$WORK/load-$k.log" 2>&1 &
   LOADERS+=($!)
 done
 PIDS+=("${LOADERS[@]}")
@@ -83,7 +83,7 @@ for _ in $(seq 1 1200); do
   total=0
   for n in $(seq 1 "$NODES"); do
     port=$(echo "$URLS" | cut -d, -f"$n" | sed 's|.*:||')
-    count=$(curl -fs "http://127.0.0.1:$port/healthz" | sed -n 's/.*"connections":\([0-9]*\).*/\1/p')
+    count=$({ curl -fs -m 5 "http://127.0.0.1:$port/healthz" || true; } | sed -n 's/.*"connections":\([0-9]*\).*/\1/p')
     total=$((total + ${count:-0}))
   done
   if [ "$total" -ge "$((rooms_per_process * PROCESSES * ROOM_SIZE))" ]; then

@@ -15,10 +15,11 @@ import ReorderRooms
 ///   pipeline for the rooms concerned) after a room's subscription is confirmed, when a notice
 ///   skips seqs, and when the rooms' metas (checked at least every `checkSeconds`) show seqs the
 ///   tail has not delivered.
-/// - Whole-board changes (the API's `PUT` replacing a board, `DELETE`) rewrite a room's keys
-///   rather than append to its log. The metas' check also compares each room's epoch with the one
-///   its replica holds, and runs at once after an entry of another epoch came (entries carry
-///   theirs; such entries are never delivered). When the epoch is not the room's (or gone), the
+/// - Whole-board changes (the API's `PUT` replacing a board, `DELETE`, a restore) rewrite a
+///   room's keys rather than append to its log, and publish `changed` on its appends channel. The
+///   metas' check also compares each room's epoch with the one its replica holds, and runs at once
+///   after such a notice or an entry of another epoch (entries carry theirs; such entries are
+///   never delivered). When the epoch is not the room's (or gone), the
 ///   room is paused (not read) and `changed` says what the log holds; the registry answers with a
 ///   new `follow` (the same history, or the reloaded board) or an `unfollow` (deleted). The check
 ///   runs after the pass's reads, so whatever a read returned after a change, the check that
@@ -34,9 +35,10 @@ import ReorderRooms
 final class ClusterTail: @unchecked Sendable {
   /// Longest wait for notices in one pass: how late a change of the followed rooms is taken.
   static let waitSeconds = 0.1
-  /// Most time between two checks of the followed rooms' metas: how late a lost notice, or a
-  /// replaced or deleted board, is noticed by a node that did not make the change.
-  static let checkSeconds = 0.1
+  /// Most time between two checks of the followed rooms' metas (one pipelined `HMGET` per room):
+  /// how late a lost notice is noticed. A replaced or deleted board is noticed at once, from the
+  /// `changed` notice its write publishes (or at this check, when that notice was lost).
+  static let checkSeconds = 1.0
   /// Most entries of one room one read returns (the rest come with the next pass).
   static let readLimit = 1000
 
@@ -138,13 +140,16 @@ final class ClusterTail: @unchecked Sendable {
       watermarks = watermarks.filter { asked[$0.key] != nil }
       let events = try subscriber.receive(waitSeconds: toRead.isEmpty ? Self.waitSeconds : 0)
       var noticed: [String: [ClusterLogEntry]] = [:]
+      var rewritten = false
       for event in events {
         switch event {
         case .subscribed(let channel):
           if let room = channels[channel] { toRead.insert(room) }
         case .message(let channel, let payload):
           guard let room = channels[channel] else { continue }
-          if gated {
+          if ClusterNotice.isChanged(payload) {
+            rewritten = true
+          } else if gated {
             if let mark = ClusterNotice.watermark(payload), mark > watermarks[room] ?? 0 {
               watermarks[room] = mark
               if mark > asked[room]!.seq { toRead.insert(room) }
@@ -178,7 +183,7 @@ final class ClusterTail: @unchecked Sendable {
       }
       var metas: [String: ClusterRoomMeta]?
       let now = MonotonicClock.now()
-      if foreign || now - lastCheck >= Self.checkSeconds || (gated && !reading.isEmpty) {
+      if foreign || rewritten || now - lastCheck >= Self.checkSeconds || (gated && !reading.isEmpty) {
         let rooms = Array(asked.keys)
         let results = try link.run { (redis) throws(RedisError) in try redis.settledMetas(rooms: rooms) }
         var found: [String: ClusterRoomMeta] = [:]

@@ -51,6 +51,12 @@ public enum ClusterFunctions {
 
     local function num(n) return string.format('%d', n) end
 
+    -- Tells the nodes' tails that a room's history was rewritten (a whole-board write): a
+    -- 'changed' notice on its appends channel, named after its meta key (one slot).
+    local function changed(meta)
+      redis.call('SPUBLISH', (string.gsub(meta, ':meta$', ':appends')), 'changed')
+    end
+
     -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates ('0': the op was made on
     -- a replica with applied ops, so it must not start a history of its own), until (the highest
     -- seq the op may get: the first compaction boundary after the state it was made on; '0': any),
@@ -106,6 +112,7 @@ public enum ClusterFunctions {
       redis.call('HSET', meta, 'epoch', epoch, 'seq', num(seq), 'snapshot_seq', num(seq), 'replicated', num(seq))
       redis.call('HSET', snap, 'seq', num(seq), 'bytes', bytes)
       redis.call('HSET', bases, num(seq), bytes)
+      changed(meta)
       if had then return 'replaced' end
       return 'created'
     end
@@ -115,6 +122,7 @@ public enum ClusterFunctions {
     local function board_delete(keys, args)
       if (tonumber(redis.call('HGET', keys[1], 'seq')) or 0) == 0 then return 0 end
       redis.call('DEL', unpack(keys))
+      changed(keys[1])
       return 1
     end
 

@@ -35,6 +35,10 @@ public enum ClusterNotice {
     return UInt64(String(decoding: bytes[prefix.count...], as: UTF8.self))
   }
 
+  /// Whether the bytes are the notice of a whole-board write (`changed`: the room's history was
+  /// replaced or deleted; its epoch is to be read again).
+  public static func isChanged(_ bytes: [UInt8]) -> Bool { bytes == Array("changed".utf8) }
+
   /// The bytes of a notice of `entry`, as `reorder_append` writes them (its epoch "" when nil).
   public static func bytes(of entry: ClusterLogEntry) -> [UInt8] {
     let epoch = Array((entry.epoch ?? "").utf8)

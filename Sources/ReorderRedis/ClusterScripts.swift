@@ -31,6 +31,7 @@ public enum ClusterScripts {
     redis.call('HSET', KEYS[2], 'epoch', ARGV[1], 'seq', ARGV[4], 'trimmed_seq', ARGV[5], 'snapshot_seq', ARGV[6],
       'replicated', ARGV[4])
     if tonumber(ARGV[6]) > 0 then redis.call('HSET', KEYS[4], 'seq', ARGV[6], 'bytes', ARGV[7]) end
+    redis.call('SPUBLISH', (string.gsub(KEYS[2], ':meta$', ':appends')), 'changed')
     if had then return 'replaced' end
     return 'created'
     """
