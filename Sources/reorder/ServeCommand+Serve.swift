@@ -16,7 +16,7 @@ extension ServeCommand {
     // Written straight to the descriptor (unbuffered) so a supervising process sees it at once.
     FileHandle.standardOutput.write(Data("Reorder is listening on \(scheme)://\(shownHost):\(port)/\n".utf8))
 
-    let signals = [SIGINT, SIGTERM, SIGHUP].map { number -> DispatchSourceSignal in
+    signalSources = [SIGINT, SIGTERM, SIGHUP].map { number -> DispatchSourceSignal in
       signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
       source.setEventHandler {
@@ -34,6 +34,11 @@ extension ServeCommand {
       source.resume()
       return source
     }
-    withExtendedLifetime(signals) { dispatchMain() }
+    dispatchMain()
   }
+
+  /// The signal sources, held for the life of the process. Not a local kept with
+  /// `withExtendedLifetime` around `dispatchMain()`: that never returns, so an optimized build
+  /// may release the sources before it (and cancel them: SIGTERM then did nothing).
+  nonisolated(unsafe) static var signalSources: [DispatchSourceSignal] = []
 }
