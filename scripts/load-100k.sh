@@ -90,6 +90,9 @@ for _ in $(seq 1 1200); do
     joined=1
     break
   fi
+  running=0
+  for pid in "${LOADERS[@]}"; do kill -0 "$pid" 2>/dev/null && running=1; done
+  [ "$running" = 1 ] || break # every process gave up joining (or finished with --partial)
   sleep 0.5
 done
 [ "$joined" = 1 ] || echo "load-100k.sh: not every client joined within 10 minutes ($total)" >&2
