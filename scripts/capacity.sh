@@ -16,14 +16,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK_NAME=capacity
 
-if [ -n "${LOAD_BIN:-}" ]; then
-  BIN=$LOAD_BIN
-else
-  swift build -c release --product reorder >&2
-  BIN=.build/release/reorder
-fi
-command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
-  || { echo "capacity.sh: needs redis-server and redis-cli (scripts/install-deps.sh test)" >&2; exit 1; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 source scripts/lib-cluster.sh

@@ -1,6 +1,15 @@
 # Shared by scripts/capacity.sh and scripts/load-100k.sh (sourced, not run): a work directory,
 # redis-servers and Redis Clusters on free ports, `reorder serve` nodes, all stopped by PID on exit.
-# The caller sets BIN (the reorder binary) and WORK_NAME before sourcing.
+# The caller sets WORK_NAME before sourcing; LOAD_BIN names the reorder binary to use instead of
+# building the release one.
+if [ -n "${LOAD_BIN:-}" ]; then
+  BIN=$LOAD_BIN
+else
+  swift build -c release --product reorder >&2
+  BIN=.build/release/reorder
+fi
+command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
+  || { echo "$0: needs redis-server and redis-cli (scripts/install-deps.sh test)" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reorder-${WORK_NAME:-cluster}.XXXXXX")
 PIDS=()
 REDIS_PIDS=()

@@ -21,14 +21,6 @@ DRAG_ROOMS=${DRAG_ROOMS:-100}
 DURATION=${DURATION:-60}
 ROOM_SIZE=100
 
-if [ -n "${LOAD_BIN:-}" ]; then
-  BIN=$LOAD_BIN
-else
-  swift build -c release --product reorder >&2
-  BIN=.build/release/reorder
-fi
-command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
-  || { echo "load-100k.sh: needs redis-server and redis-cli (scripts/install-deps.sh test)" >&2; exit 1; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 per_node=$(((CONNECTIONS + NODES - 1) / NODES))
 per_process=$(((CONNECTIONS + PROCESSES - 1) / PROCESSES))

@@ -11,17 +11,8 @@ enum BackupCommand {
       OptionSpec(
         name: "redis", kind: .string, defaultValue: nil,
         help: "Back up cluster mode's rooms from this Redis (redis://HOST:PORT[/DB]) instead of a data directory."),
-      OptionSpec(
-        name: "redis-cluster", kind: .string, defaultValue: nil,
-        help: "Or a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...]."),
-      OptionSpec(
-        name: "redis-user", kind: .string, defaultValue: nil,
-        help: "The Redis ACL user (AUTH user password; needs --redis-password-file)."),
-      OptionSpec(
-        name: "redis-password-file", kind: .string, defaultValue: nil,
-        help: "The Redis password, in a file of its own (needs --redis or --redis-cluster)."),
       OptionSpec(name: "out", kind: .string, defaultValue: nil, help: "The file to write (must not exist). Required."),
-    ],
+    ] + RestoreCommand.redisOptions,
     run: run
   )
 
@@ -50,6 +41,19 @@ enum BackupCommand {
 
 /// `reorder restore --redis`: the rooms of a backup file loaded into cluster mode's Redis.
 enum RestoreCommand {
+  /// The Redis flags besides `--redis` that backup and restore share.
+  static let redisOptions = [
+    OptionSpec(
+      name: "redis-cluster", kind: .string, defaultValue: nil,
+      help: "Or a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...]."),
+    OptionSpec(
+      name: "redis-user", kind: .string, defaultValue: nil,
+      help: "The Redis ACL user (AUTH user password; needs --redis-password-file)."),
+    OptionSpec(
+      name: "redis-password-file", kind: .string, defaultValue: nil,
+      help: "The Redis password, in a file of its own (needs --redis or --redis-cluster)."),
+  ]
+
   static let subcommand = Subcommand(
     name: "restore",
     summary: "Load the rooms of a backup file (reorder backup) into cluster mode's Redis.",
@@ -58,21 +62,12 @@ enum RestoreCommand {
         name: "redis", kind: .string, defaultValue: nil,
         help: "The Redis to load the rooms into (redis://HOST:PORT[/DB]); this or --redis-cluster is required."),
       OptionSpec(
-        name: "redis-cluster", kind: .string, defaultValue: nil,
-        help: "Or a Redis Cluster: its seed nodes, redis://HOST:PORT[,redis://HOST:PORT...]."),
-      OptionSpec(
-        name: "redis-user", kind: .string, defaultValue: nil,
-        help: "The Redis ACL user (AUTH user password; needs --redis-password-file)."),
-      OptionSpec(
-        name: "redis-password-file", kind: .string, defaultValue: nil,
-        help: "The Redis password, in a file of its own."),
-      OptionSpec(
         name: "from", kind: .string, defaultValue: nil,
         help: "The SQLite file to load (reorder backup's, or a node's reorder.sqlite3). Required."),
       OptionSpec(
         name: "replace", kind: .flag, defaultValue: nil,
         help: "Overwrite rooms Redis already has (without it a restore that meets one writes nothing)."),
-    ],
+    ] + redisOptions,
     run: run
   )
 
