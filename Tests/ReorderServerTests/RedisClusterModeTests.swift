@@ -213,8 +213,17 @@ struct RedisClusterModeTests {
       })
     let seq = try #require(applied["seq"]?.numberValue)
     #expect(seq == (before["seq"]?.numberValue ?? 0) + 1, "the seq goes on after the acked op: nothing lost")
-    let fresh = try RoomClient.join(port: nodes.b.port, room: onVictim, client: "fresh", context: context)
-    #expect(ClientModel(welcome: fresh.welcome).seq == UInt64(seq))
+    // Node B catches up once it reaches the restarted master again (its reconnect backoff, then
+    // a read of the log): a fresh welcome there holds the op within seconds.
+    var welcomed: UInt64 = 0
+    #expect(
+      waitUntil(timeout: 20, pollMilliseconds: 250) {
+        guard let fresh = try? RoomClient.join(port: nodes.b.port, room: onVictim, client: "fresh", context: context)
+        else { return false }
+        defer { fresh.close() }
+        welcomed = ClientModel(welcome: fresh.welcome).seq
+        return welcomed == UInt64(seq)
+      }, "node B's welcome is at \(welcomed), the log at \(seq)")
   }
 
   @Test("three nodes: ops POSTed to one node reach the members on the others; one signed board.changed per burst")
