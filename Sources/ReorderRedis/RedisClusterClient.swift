@@ -88,15 +88,7 @@ public final class RedisClusterClient: RedisCommands, @unchecked Sendable {
   /// after a later one on its slot. A master that cannot be reached fails the call, after
   /// `maxRedirects` attempts (its commands may or may not have run).
   public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-    var replies: [RedisReply] = []
-    replies.reserveCapacity(commands.count)
-    for result in try settledPipeline(commands) {
-      switch result {
-      case .success(let reply): replies.append(reply)
-      case .failure(let error): throw error
-      }
-    }
-    return replies
+    try settledPipeline(commands).values()
   }
 
   /// `pipeline`, where a master that cannot be reached fails only its own commands (after

@@ -83,6 +83,20 @@ extension RedisCommands {
   }
 }
 
+extension Sequence {
+  /// Every value, or the first failure: a settled pipeline's results as a plain one's.
+  func values<T>() throws(RedisError) -> [T] where Element == Result<T, RedisError> {
+    var values: [T] = []
+    for result in self {
+      switch result {
+      case .success(let value): values.append(value)
+      case .failure(let error): throw error
+      }
+    }
+    return values
+  }
+}
+
 extension RedisConnection: RedisCommands {
   /// Sends every command on this connection in one round trip (keys do not matter: one Redis
   /// serves them all).

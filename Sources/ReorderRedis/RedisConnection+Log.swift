@@ -20,15 +20,7 @@ extension RedisCommands {
   /// throws, some of them may be in the log: appending them again is safe (same keys, same seqs).
   /// An epoch is printable text (it comes back in an error reply, which holds no control bytes).
   public func append(_ ops: [ClusterAppend]) throws(RedisError) -> [AppendOutcome] {
-    var outcomes: [AppendOutcome] = []
-    outcomes.reserveCapacity(ops.count)
-    for result in try settledAppend(ops) {
-      switch result {
-      case .success(let outcome): outcomes.append(outcome)
-      case .failure(let error): throw error
-      }
-    }
-    return outcomes
+    try settledAppend(ops).values()
   }
 
   /// `append`, where a Redis node that cannot be reached fails only the ops of its rooms (a Redis

@@ -32,7 +32,9 @@ public final class ShardedSubscriber: @unchecked Sendable {
   public private(set) var channels: Set<String> = []
   private let timeouts: RedisTimeouts
   private let metrics: RedisMetrics?
-  private var map: RedisSlotMap?
+  /// Reads the slot map of a Redis Cluster (nil for one Redis).
+  private let maps: RedisClusterClient?
+  private var map: RedisSlotMap? { maps?.map }
   private var mapIsStale = true
   private var connections: [RedisClusterNode: RedisConnection] = [:]
   /// The node each subscribed channel was asked of.
@@ -55,6 +57,11 @@ public final class ShardedSubscriber: @unchecked Sendable {
     self.target = target
     self.timeouts = timeouts
     self.metrics = metrics
+    if case .cluster(let seeds) = target {
+      maps = RedisClusterClient(seeds: seeds, timeouts: timeouts, metrics: metrics)
+    } else {
+      maps = nil
+    }
   }
 
   deinit { close() }
@@ -64,6 +71,7 @@ public final class ShardedSubscriber: @unchecked Sendable {
   public func close() {
     for connection in connections.values { connection.close() }
     connections = [:]
+    maps?.close()
     placed = [:]
     leaving = []
   }
@@ -83,7 +91,7 @@ public final class ShardedSubscriber: @unchecked Sendable {
 
   /// Subscribes what waits to be, then waits up to `waitSeconds` for events and returns those
   /// received, at most about `limit` (so that a flood cannot hold the caller; the rest wait for
-  /// the next call), empty when none came in time. Messages of channels no longer asked for are
+  /// the next call), empty when none came in time. Messages of channels not asked for are
   /// dropped.
   public func receive(waitSeconds: Double, limit: Int = 4096) throws(RedisError) -> [ShardEvent] {
     try place()
@@ -194,21 +202,10 @@ public final class ShardedSubscriber: @unchecked Sendable {
     }
   }
 
+  /// Reads the slot map again through `maps` (which asks the masters it knows, then the seeds).
   private func readMap() throws(RedisError) {
-    let known = (map?.masters ?? []) + target.urls.map { RedisClusterNode(host: $0.host, port: $0.port) }
-    var lastError = RedisError.cannotConnect(endpoint: target.description, reason: "no seed node")
-    for node in known {
-      do {
-        let asking = try RedisConnection(url: url(of: node), timeouts: timeouts, metrics: metrics)
-        defer { asking.close() }
-        map = try RedisSlotMap(clusterSlots: try asking.command("CLUSTER", "SLOTS"), source: node)
-        mapIsStale = false
-        return
-      } catch {
-        lastError = error
-      }
-    }
-    throw lastError
+    try maps?.refreshMap()
+    mapIsStale = false
   }
 
   private func connection(to node: RedisClusterNode) throws(RedisError) -> RedisConnection {
