@@ -37,7 +37,7 @@ lint:
 
 swift-test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) scripts/swift-test.sh
 
 browser-test:
 	Tests/browser/run.sh

@@ -3,8 +3,9 @@
 # --redis-cluster` over a 3-master Redis Cluster (appendfsync always), and PROCESSES load
 # processes, each from a source address of its own (127.0.0.2, 127.0.0.3, … so that ephemeral
 # ports do not run out) with its share of the rooms:
-#   CONNECTIONS websockets (default 100,000) in rooms of 100, every room's members spread over
-#   every node; one member dragging at 30/s in each of DRAG_ROOMS rooms (default 100); one
+#   CONNECTIONS websockets (default 100,000) in rooms of 100, every room's members on one node
+#   (AFFINITY=1, the default: as behind a load balancer that hashes the room path, deploy/) or
+#   spread over every node (AFFINITY=0); one member dragging at 30/s in each of DRAG_ROOMS rooms (default 100); one
 #   committed move per member per 10 minutes in total (CONNECTIONS / 600 per second); DURATION s
 #   of traffic (default 60); coverage counted within 250 ms.
 # Reports: every process' JSON, the nodes' memory per connection (RSS after the joins, before the
@@ -19,6 +20,7 @@ NODES=${NODES:-6}
 PROCESSES=${PROCESSES:-6}
 DRAG_ROOMS=${DRAG_ROOMS:-100}
 DURATION=${DURATION:-60}
+AFFINITY=${AFFINITY:-1}
 ROOM_SIZE=100
 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -59,7 +61,9 @@ for k in $(seq 1 "$PROCESSES"); do
   clients=$((rooms_per_process * ROOM_SIZE))
   draggers=$((DRAG_ROOMS / PROCESSES))
   [ "$k" -le $((DRAG_ROOMS % PROCESSES)) ] && draggers=$((draggers + 1))
-  "$BIN" load --url "$URLS" --source-address "127.0.0.$((k + 1))" --label "100k-$k" --quiet \
+  affinity=()
+  [ "$AFFINITY" = 1 ] && affinity=(--affinity)
+  "$BIN" load --url "$URLS" "${affinity[@]}" --source-address "127.0.0.$((k + 1))" --label "100k-$k" --quiet \
     --clients "$clients" --rooms "$rooms_per_process" --room-prefix "p$k-" --draggers "$draggers" --drag-rate 30 \
     --move-rate "$(awk -v c="$clients" 'BEGIN { printf "%.2f", c / 600 }')" --seed-items 10 \
     --duration "$DURATION" --drain 3 --coverage-window-ms 250 --connect-timeout 600 --settle-timeout 120 \
@@ -109,9 +113,10 @@ done
 nodes_json="${nodes_json%,}]"
 [ "$failed" = 0 ] || { echo "load-100k.sh: a load process failed; its log:" >&2; tail -5 "$WORK"/load-*.log >&2; }
 
-python3 - "$WORK/runs" "$nodes_json" "$REDIS_BEFORE" "$REDIS_AFTER" "$elapsed" "$NODES" <<'EOF'
+python3 - "$WORK/runs" "$nodes_json" "$REDIS_BEFORE" "$REDIS_AFTER" "$elapsed" "$NODES" "$AFFINITY" <<'EOF'
 import glob, json, sys
-runs_dir, nodes, before, after, elapsed, node_count = sys.argv[1:7]
+runs_dir, nodes, before, after, elapsed, node_count, affinity = sys.argv[1:8]
+AFFINITY = affinity == "1"
 runs = [json.load(open(p)) for p in sorted(glob.glob(runs_dir + "/*.json"))]
 nodes, elapsed = json.loads(nodes), float(elapsed)
 def parse(text):
@@ -125,7 +130,7 @@ delivered = sum(r["counters"]["dragUpdatesDelivered"] for r in runs)
 seconds = max(r["trafficSeconds"] for r in runs)
 per_node_connections = connected / int(node_count)
 result = {
-    "clients": clients, "connected": connected, "rooms": sum(r["rooms"] for r in runs),
+    "clients": clients, "connected": connected, "rooms": sum(r["rooms"] for r in runs), "affinity": AFFINITY,
     "processes": len(runs), "nodes": int(node_count), "traffic_seconds": seconds,
     "coverage": covered / expected if expected else 0,
     "drag_updates_delivered_per_s": round(delivered / seconds) if seconds else 0,

@@ -4,19 +4,21 @@ import ReorderRedis
 
 /// Presence publishes and the rooms' rosters, on a thread and a connection of their own.
 ///
-/// Publishes, joins and leaves are queued by the service thread and sent in order. A roster
-/// lists sessions by node, and a node's sessions stay while its heartbeat in the room does
-/// (docs/CLUSTER.md, "Rosters"), so the bookkeeping costs Redis one call per node and room per
-/// refresh however many sessions there are. Every `refreshSeconds` the thread beats this node's
-/// heartbeat in each room it has sessions in (`rosterExpirySeconds` ahead; if another node
-/// expired it meanwhile, its sessions are put again), and reads the roster of every followed
-/// room, which first expires the nodes whose heartbeat is past with their sessions, and answers
-/// nothing new while the roster's version is the one last read. The rosters go to `deliver` (so
-/// a crashed node's sessions leave within `rosterExpirySeconds` + `refreshSeconds`), the log
-/// seqs to `ClusterHealth` (each room's lag in /metrics), after a `PING` that keeps `/healthz`
-/// current on a node without rooms. A newly followed room's roster is read at once.
-/// While Redis is unreachable publishes are dropped (presence is not data) and joins and leaves
-/// wait in `sessions` for the next refresh.
+/// Publishes, joins and leaves are queued by the service thread and sent in batches, each kind in
+/// one pipeline (joins first, then leaves, then publishes: a message that names a session reaches
+/// other nodes after the roster change does), a room's own in order. A roster lists sessions by
+/// node, and a node's sessions stay while its heartbeat in the room does (docs/CLUSTER.md,
+/// "Rosters"), so the bookkeeping costs Redis one call per node and room per refresh however many
+/// sessions there are, and each refresh is three pipelines whatever the rooms. Every
+/// `refreshSeconds` the thread beats this node's heartbeat in each room it has sessions in
+/// (`rosterExpirySeconds` ahead; if another node expired it meanwhile, its sessions are put again),
+/// and reads the roster of every followed room, which first expires the nodes whose heartbeat is
+/// past with their sessions, and answers nothing new while the roster's version is the one last
+/// read. The rosters go to `deliver` (so a crashed node's sessions leave within
+/// `rosterExpirySeconds` + `refreshSeconds`), the log seqs to `ClusterHealth` (each room's lag in
+/// /metrics), after a `PING` that keeps `/healthz` current on a node without rooms. A newly
+/// followed room's roster is read at once. While Redis is unreachable publishes are dropped
+/// (presence is not data) and joins and leaves wait in `sessions` for the next refresh.
 final class ClusterControl: @unchecked Sendable {
   /// How long a session stays in a roster without a refresh: with a read every `refreshSeconds`,
   /// a crashed node's sessions leave the other nodes within 9 s (the issue asks for 10).
@@ -49,6 +51,8 @@ final class ClusterControl: @unchecked Sendable {
     var lastRefresh = 0.0
   }
 
+  /// Rooms whose sessions' put failed: the next refresh puts them all again (thread only).
+  private var unput: Set<String> = []
   /// The last roster read of each room: its version and peers (thread only).
   private var rosters: [String: (version: String, peers: [[UInt8]])] = [:]
 
@@ -111,9 +115,8 @@ final class ClusterControl: @unchecked Sendable {
           }
           if due { refresh() }
         case .stop(let all):
-          for (room, peers) in all where !peers.isEmpty {
-            call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(peers.keys)) }
-          }
+          let leaves = all.filter { !$0.value.isEmpty }.map { (room: $0.key, sessions: Array($0.value.keys)) }
+          if !leaves.isEmpty { settle(call { (redis) throws(RedisError) in try redis.removeRosters(leaves) }) }
           link.close()
         }
       })
@@ -157,48 +160,82 @@ final class ClusterControl: @unchecked Sendable {
   /// Unix seconds: the rosters keep wall-clock expiries, which every node compares.
   private static func nowSeconds() -> Double { Date().timeIntervalSince1970 }
 
+  /// Sends a batch in three pipelines (in a Redis Cluster, each one per master): the joins, one
+  /// roster call per room; then the leaves; then the publishes, so that a message naming a
+  /// session reaches other nodes after the roster does. Then reads the rosters asked for.
   private func perform(_ batch: [Job]) {
+    var joins: [(room: String, entries: [ClusterRosterEntry])] = []
+    var joinIndex: [String: Int] = [:]
+    var publishes: [(room: String, payload: [UInt8])] = []
+    var reads: [String] = []
     for job in batch {
       switch job {
       case .publish(let room, let payload):
-        call { (redis) throws(RedisError) in _ = try redis.publishPresence(room: room, node: node, payload: payload) }
+        publishes.append((room, payload))
       case .join(let room, let session, let peer):
-        call { (redis) throws(RedisError) in
-          try redis.putRoster(
-            room: room, node: node,
-            [ClusterRosterEntry(session: session, peer: String(decoding: peer, as: UTF8.self))],
-            expiresAt: Self.expiry())
+        let entry = ClusterRosterEntry(session: session, peer: String(decoding: peer, as: UTF8.self))
+        if let index = joinIndex[room] {
+          joins[index].entries.append(entry)
+        } else {
+          joinIndex[room] = joins.count
+          joins.append((room, [entry]))
         }
       case .leave:
-        sendLeaves()
+        break
       case .read(let room):
-        readRoster(room)
+        if !reads.contains(room) { reads.append(room) }
       }
     }
+    if !joins.isEmpty {
+      let expiresAt = Self.expiry()
+      let put = settle(
+        call { (redis) throws(RedisError) in try redis.putRosters(joins, node: node, expiresAt: expiresAt) },
+        count: joins.count)
+      for (index, join) in joins.enumerated() where put[index] == nil { unput.insert(join.room) }
+    }
+    sendLeaves()
+    if !publishes.isEmpty {
+      settle(call { (redis) throws(RedisError) in try redis.publishPresence(publishes, node: node) })
+    }
+    if !reads.isEmpty { readRosters(reads) }
   }
 
   private static func expiry() -> Int64 { Int64((nowSeconds() + rosterExpirySeconds) * 1000) }
 
-  /// Keeps this node's sessions alive, sends leaves that waited, reads every followed room.
+  /// Keeps this node's sessions alive, sends leaves that waited, reads every followed room: one
+  /// pipeline for the heartbeats, one for the rosters, one for the log seqs.
   private func refresh() {
-    let mine = worker.withLock { $0.sessions }
+    let mine = Array(worker.withLock { $0.sessions })
     let followed = followed()
     // A probe, so that /healthz follows Redis on a node with no rooms too.
     if let results = call({ (redis) throws(RedisError) in redis.probe() }) { health.probed(results) }
     sendLeaves()
-    for (room, peers) in mine {
+    let expiresAt = Self.expiry()
+    let beats = settle(
       call { (redis) throws(RedisError) in
-        guard try redis.beatRoster(room: room, node: node, expiresAt: Self.expiry()) else { return }
-        // This node was expired (it stalled for longer than the expiry): its sessions were removed.
-        let entries = peers.map { ClusterRosterEntry(session: $0.key, peer: $0.value) }
-        try redis.putRoster(room: room, node: node, entries, expiresAt: Self.expiry())
-      }
+        try redis.beatRosters(rooms: mine.map(\.key), node: node, expiresAt: expiresAt)
+      }, count: mine.count)
+    // A node that was expired (it stalled for longer than the expiry) lost its sessions, and a
+    // join that failed is missing: put the room's sessions again.
+    let expired = zip(mine, beats).compactMap { room, beat in
+      beat == true || unput.contains(room.key)
+        ? (room.key, room.value.map { ClusterRosterEntry(session: $0.key, peer: $0.value) }) : nil
+    }
+    unput = []
+    if !expired.isEmpty {
+      let put = settle(
+        call { (redis) throws(RedisError) in try redis.putRosters(expired, node: node, expiresAt: expiresAt) },
+        count: expired.count)
+      for (index, room) in expired.enumerated() where put[index] == nil { unput.insert(room.0) }
     }
     rosters = rosters.filter { followed.contains($0.key) }
+    readRosters(followed)
+    guard !followed.isEmpty,
+      let metas = call({ (redis) throws(RedisError) in try redis.settledMetas(rooms: followed) })
+    else { return }
     var seqs: [String: UInt64] = [:]
-    for room in followed {
-      readRoster(room)
-      call { (redis) throws(RedisError) in seqs[room] = try redis.meta(room: room).seq }
+    for (room, meta) in metas {
+      if let meta = settle([meta])[0] { seqs[room] = meta.seq }
     }
     health.setLogSequences(seqs)
   }
@@ -206,27 +243,48 @@ final class ClusterControl: @unchecked Sendable {
   private func sendLeaves() {
     let pending = worker.withLock { queue in
       defer { queue.leaves = [:] }
-      return queue.leaves
+      return queue.leaves.filter { !$0.value.isEmpty }.map { (room: $0.key, sessions: Array($0.value)) }
     }
-    for (room, gone) in pending where !gone.isEmpty {
-      let sent = call { (redis) throws(RedisError) in try redis.removeRoster(room: room, sessions: Array(gone)) }
-      if sent == nil {
-        worker.withLock { $0.leaves[room, default: []].formUnion(gone) }
-      }
+    guard !pending.isEmpty else { return }
+    let sent = settle(call { (redis) throws(RedisError) in try redis.removeRosters(pending) }, count: pending.count)
+    let unsent = zip(pending, sent).filter { $0.1 == nil }.map(\.0)
+    guard !unsent.isEmpty else { return }
+    worker.withLock { queue in
+      for leave in unsent { queue.leaves[leave.room, default: []].formUnion(leave.sessions) }
     }
   }
 
-  /// Reads `room`'s roster and delivers it (what was read last when the version is unchanged).
-  private func readRoster(_ room: String) {
+  /// Reads the rosters of `rooms` and delivers each (what was read last when its version is
+  /// unchanged).
+  private func readRosters(_ rooms: [String]) {
+    guard !rooms.isEmpty else { return }
     let now = Int64(Self.nowSeconds() * 1000)
-    let known = rosters[room]
-    guard
-      let read = call({ (redis) throws(RedisError) in try redis.readRoster(room: room, now: now, known: known?.version)
-      })
-    else { return }
-    let peers = read.entries.map { $0.map { Array($0.peer.utf8) } } ?? known?.peers ?? []
-    rosters[room] = (read.version, peers)
-    deliver(room, peers)
+    let asked = rooms.map { (room: $0, known: rosters[$0]?.version) }
+    let reads = settle(
+      call { (redis) throws(RedisError) in try redis.readRosters(asked, now: now) }, count: rooms.count)
+    for (room, read) in zip(rooms, reads) {
+      guard let read else { continue }
+      let peers = read.entries.map { $0.map { Array($0.peer.utf8) } } ?? rosters[room]?.peers ?? []
+      rosters[room] = (read.version, peers)
+      deliver(room, peers)
+    }
+  }
+
+  /// Each value of a settled pipeline, nil for those that failed (the health says why); `count`
+  /// nils when the whole call failed.
+  @discardableResult
+  private func settle<T>(_ results: [Result<T, RedisError>]?, count: Int = 0) -> [T?] {
+    guard let results else { return Array(repeating: nil, count: count) }
+    var values: [T?] = []
+    for result in results {
+      switch result {
+      case .success(let value): values.append(value)
+      case .failure(let error):
+        health.failed(.control, error)
+        values.append(nil)
+      }
+    }
+    return values
   }
 
   /// Runs `body` on the link; nil when it failed (the health says why).

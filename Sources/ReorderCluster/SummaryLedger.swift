@@ -180,8 +180,10 @@ struct SummaryLedger {
     } else if !outcome.holder && covered < due.seq && startedAt - due.changedAt < takeOverSeconds {
       state.dirty = true
     }
-    // Another node holds the lease: it reports these ops, with the actors it applied.
-    if !outcome.holder { state.actors = [] }
+    // Another node holds the lease and its summary covers these ops: it reported them, with the
+    // actors it applied. Until then they stay here, for this node's report if the holder never
+    // covers them (it stopped or died, and this node takes the lease).
+    if !outcome.holder && covered >= due.seq { state.actors = [] }
     if state.forgotten && !state.dirty && state.seq == due.seq {
       rooms[due.room] = nil
       return (report, outcome.holder)

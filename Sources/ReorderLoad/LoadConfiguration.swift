@@ -30,6 +30,9 @@ public struct LoadConfiguration: Sendable {
   /// The IPv4 address the clients connect from (`--source-address`, epoll clients only), or nil
   /// for the kernel's choice.
   public var sourceAddress: String?
+  /// Every client of a room on one node of `url` (room i on node i mod nodes), as behind a load
+  /// balancer that hashes the room path (`--affinity`); else a room's clients go round-robin.
+  public var affinity = false
   /// Protocol spoken by the clients (`--mirror`).
   public var mode = Mode.reorder
   /// A short name for this run in tables and reports (`--label`).

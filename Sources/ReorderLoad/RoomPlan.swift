@@ -8,7 +8,8 @@ struct RoomPlan: Sendable {
   /// Node (index into the `--url` list) each client connects to: round-robin by the client's
   /// position in its room, so every room's clients are split evenly over the nodes (with one room
   /// that is the client index: 1,000 clients on 2 nodes are 500 on each, clients 0, 2, 4… on the
-  /// first). The seeder of every room is on the first node.
+  /// first), and the seeder of every room is on the first node. With `affinity` a room's clients
+  /// are all on node `room % nodes`.
   let nodeOfClient: [Int]
   /// Clients assigned to each node, in `--url` order.
   let clientsPerNode: [Int]
@@ -33,7 +34,7 @@ struct RoomPlan: Sendable {
     for client in 0..<clients { members[client % rooms].append(client) }
     clientsOfRoom = members
     let nodes = max(1, nodes)
-    nodeOfClient = (0..<clients).map { ($0 / rooms) % nodes }
+    nodeOfClient = (0..<clients).map { configuration.affinity ? ($0 % rooms) % nodes : ($0 / rooms) % nodes }
     var perNode = Array(repeating: 0, count: nodes)
     for node in nodeOfClient { perNode[node] += 1 }
     clientsPerNode = perNode

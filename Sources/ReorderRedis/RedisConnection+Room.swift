@@ -1,4 +1,4 @@
-/// A room's snapshot, lease and roster (docs/CLUSTER.md).
+/// A room's snapshot and lease (docs/CLUSTER.md).
 extension RedisCommands {
   /// Stores `bytes` as the room's snapshot at `seq` unless one at `seq` or later is stored
   /// (`reorder_snapshot`, which also sets meta `snapshot_seq`). Whether it was stored.
@@ -70,72 +70,5 @@ extension RedisCommands {
   /// The node holding the room's lease, or nil.
   public func leaseHolder(room: String) throws(RedisError) -> String? {
     try command(key: ClusterKeys(room: room).meta, "GET", ClusterKeys(room: room).lease).text
-  }
-
-  /// Adds or replaces `node`'s sessions in the room's roster and beats the node's heartbeat,
-  /// alive until `expiresAt` (ms since the epoch).
-  public func putRoster(room: String, node: String, _ entries: [ClusterRosterEntry], expiresAt: Int64)
-    throws(RedisError)
-  {
-    guard !entries.isEmpty else { return }
-    precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a roster value")
-    let keys = ClusterKeys(room: room)
-    var arguments: [any RedisArgument] = [
-      "FCALL", ClusterFunctions.putRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt,
-    ]
-    for entry in entries { arguments += [entry.session, entry.peer] }
-    try command(key: ClusterKeys(room: room).meta, arguments)
-  }
-
-  /// `node`'s heartbeat in the room: alive until `expiresAt`. True when the node was not listed
-  /// (it was expired, and its sessions with it): the caller puts its sessions again.
-  public func beatRoster(room: String, node: String, expiresAt: Int64) throws(RedisError) -> Bool {
-    let keys = ClusterKeys(room: room)
-    let reply = try command(
-      key: ClusterKeys(room: room).meta,
-      "FCALL", ClusterFunctions.beatRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, node, expiresAt)
-    return reply.integer == 1
-  }
-
-  /// Removes `sessions` from the roster; how many were there.
-  @discardableResult
-  public func removeRoster(room: String, sessions: [String]) throws(RedisError) -> Int {
-    guard !sessions.isEmpty else { return 0 }
-    let keys = ClusterKeys(room: room)
-    let reply = try command(
-      key: ClusterKeys(room: room).meta,
-      ["FCALL", ClusterFunctions.removeRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion] + sessions)
-    return Int(reply.integer ?? 0)
-  }
-
-  /// Expires the nodes whose heartbeat is at or before `now` (ms since the epoch), with their
-  /// sessions (a node that crashed: their drags end), then reads the roster: its version, and its
-  /// sessions with their peers unless the version is `known` (then nil: nothing changed).
-  public func readRoster(room: String, now: Int64, known: String?) throws(RedisError) -> ClusterRoster {
-    let keys = ClusterKeys(room: room)
-    let reply = try command(
-      key: ClusterKeys(room: room).meta,
-      "FCALL", ClusterFunctions.readRoster, 3, keys.roster, keys.rosterNodes, keys.rosterVersion, now, known ?? "")
-    let flat = try ClusterReplies.texts(reply, command: "FCALL " + ClusterFunctions.readRoster)
-    guard let version = flat.first else {
-      throw .unexpectedReply(command: "FCALL " + ClusterFunctions.readRoster, reply: reply.description)
-    }
-    guard version != known else { return ClusterRoster(version: version, entries: nil) }
-    let entries = stride(from: 1, to: flat.count - 1, by: 2).map {
-      ClusterRosterEntry(session: flat[$0], peer: flat[$0 + 1])
-    }
-    return ClusterRoster(version: version, entries: entries)
-  }
-
-  /// Publishes `payload` on the room's presence shard channel (`SPUBLISH`) as `<node>\n<payload>`; how many
-  /// subscribers (of all nodes, this one's included) got it. A node id holds no line break.
-  @discardableResult
-  public func publishPresence(room: String, node: String, payload: [UInt8]) throws(RedisError) -> Int {
-    precondition(!node.contains("\n"), "a node id holds no line break: it ends the node's part of a message")
-    return Int(
-      try command(
-        key: ClusterKeys(room: room).meta, "SPUBLISH", ClusterKeys(room: room).presence,
-        Array(node.utf8) + [0x0A] + payload
-      ).integer ?? 0)
   }
 }

@@ -13,7 +13,11 @@ enum LoadCommand {
         name: "url", kind: .string, defaultValue: "ws://127.0.0.1:8080",
         help:
           "Server to load (ws://HOST:PORT), or a comma list of cluster nodes (ws://A:P1,ws://B:P2): clients go "
-          + "round-robin by position in their room; only loopback unless --allow-remote."),
+          + "round-robin by position in their room (see --affinity); only loopback unless --allow-remote."),
+      OptionSpec(
+        name: "affinity", kind: .flag, defaultValue: nil,
+        help: "With several --url nodes, put every client of a room on one node (room i on node i mod nodes), as a "
+          + "load balancer hashing the room path does, instead of round-robin."),
       OptionSpec(
         name: "allow-remote", kind: .flag, defaultValue: nil, help: "Allow a target that is not a loopback address."),
       OptionSpec(
@@ -136,6 +140,7 @@ enum LoadCommand {
     if let value = options.string("url") { configuration.url = value }
     configuration.allowRemote = options.flag("allow-remote")
     configuration.sourceAddress = options.string("source-address")
+    configuration.affinity = options.flag("affinity")
     configuration.mode = options.flag("mirror") ? .mirror : .reorder
     if let value = options.string("label") { configuration.label = value }
     if let value = options.string("title") { configuration.title = value }

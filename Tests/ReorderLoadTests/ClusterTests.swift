@@ -45,6 +45,20 @@ struct NodeSpreadTests {
     #expect(RoomPlan(configuration, nodes: 3).clientsPerNode == [4, 3, 3])
   }
 
+  @Test("With --affinity every client of a room, its seeder first, is on the room's node: room i on node i mod nodes")
+  func affinity() {
+    var configuration = LoadConfiguration()
+    configuration.clients = 60
+    configuration.rooms = 5
+    configuration.affinity = true
+    let plan = RoomPlan(configuration, nodes: 3)
+    for (room, members) in plan.clientsOfRoom.enumerated() {
+      #expect(members.count == 12)
+      #expect(Set(members.map { plan.nodeOfClient[$0] }) == [room % 3])
+    }
+    #expect(plan.clientsPerNode == [24, 24, 12])
+  }
+
   @Test("Without --allow-remote, every node of the list must be loopback")
   func remoteNode() throws {
     var configuration = LoadConfiguration()

@@ -283,10 +283,14 @@ struct SummaryLedgerTests {
     #expect(l.nextDue() == nil, "covered: nothing to do")
   }
 
-  @Test("after the holder dies, the node that takes the lease reports from the dead holder's last summary")
+  @Test(
+    "after the holder dies, the node that takes the lease reports from the dead holder's last summary, with who made the ops"
+  )
   func takeOverFromTheLastSummary() {
     var l = ledger()
-    _ = l.changed(room: "r", epoch: "e", fromSeq: 4, toSeq: 8, lists: 1, items: 1, now: 10, wall: 1_010)
+    let ana = OpActor(sub: "u1", name: "Ana")
+    _ = l.changed(
+      room: "r", epoch: "e", fromSeq: 4, toSeq: 8, lists: 1, items: 1, actors: [ana], now: 10, wall: 1_010)
     var now = 10.0
     var due = l.takeDue(now: now)
     // The holder died with its summary at 4: this node is refused the lease until it lapses.
@@ -298,7 +302,22 @@ struct SummaryLedgerTests {
       #expect(due.count == 1)
     }
     let (report, _) = l.written(due[0], outcome: holder(previous: 4), startedAt: now)
-    #expect(report == Report(room: "r", epoch: "e", fromSeq: 5, toSeq: 8, at: 10, wall: 1_010))
+    #expect(report == Report(room: "r", epoch: "e", fromSeq: 5, toSeq: 8, at: 10, wall: 1_010, actors: [ana]))
+  }
+
+  @Test("a live holder that covered this node's ops reports them: their actors are not reported again here")
+  func coveredActorsAreDropped() {
+    var l = ledger()
+    _ = l.changed(
+      room: "r", epoch: "e", fromSeq: 2, toSeq: 3, lists: 1, items: 1, actors: [OpActor(name: "Ana")], now: 10,
+      wall: 1_010)
+    _ = l.written(l.takeDue(now: 10)[0], outcome: notHolder(previous: 3), startedAt: 10)
+    // The lease passes to this node; the next ops are Bo's alone.
+    _ = l.changed(
+      room: "r", epoch: "e", fromSeq: 4, toSeq: 4, lists: 1, items: 1, actors: [OpActor(name: "Bo")], now: 12,
+      wall: 1_012)
+    let (report, _) = l.written(l.takeDue(now: 12)[0], outcome: holder(previous: 3), startedAt: 12)
+    #expect(report?.fromSeq == 4 && report?.actors == [OpActor(name: "Bo")])
   }
 
   @Test("a node gives up checking once the lease must have lapsed or been renewed by a live holder")
