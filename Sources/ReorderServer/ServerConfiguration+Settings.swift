@@ -33,7 +33,8 @@ extension ServerConfiguration {
     .optionalString("tls-key", \.tlsPrivateKeyPath, "PEM private key for --tls-cert."),
     .integer("ping-interval", \.pingIntervalSeconds, 1...3_600, "Seconds of silence before a connection is pinged."),
     .integer(
-      "idle-timeout", \.idleTimeoutSeconds, 2...7_200, "Seconds without a valid pong before a connection is dropped."),
+      "idle-timeout", \.idleTimeoutSeconds, 2...7_200,
+      "Seconds of silence (no message, ping or pong) before a connection is dropped."),
     .choice(
       "event-loop", \.eventLoop, TransportConfiguration.EventLoop.allCases.map(\.rawValue),
       "How the server waits for events: libev (epoll; its cost does not grow with idle connections) or poll."),

@@ -35,7 +35,7 @@ public struct ServerConfiguration: Sendable {
   public var tlsPrivateKeyPath: String?
   /// Keepalive: ping after this many idle seconds (`--ping-interval`).
   public var pingIntervalSeconds = TransportConfiguration().pingIntervalSeconds
-  /// Keepalive: drop after this many seconds without a pong (`--idle-timeout`).
+  /// Keepalive: drop after this many seconds of silence (`--idle-timeout`).
   public var idleTimeoutSeconds = TransportConfiguration().idleTimeoutSeconds
   /// How the service thread waits for events (`--event-loop`): `libev` or `poll`.
   public var eventLoop = TransportConfiguration().eventLoop.rawValue

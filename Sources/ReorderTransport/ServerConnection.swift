@@ -1,4 +1,5 @@
 import CLibWebSockets
+import ReorderBasics
 
 /// The server's state for one websocket. Service thread only.
 final class ServerConnection {
@@ -36,6 +37,13 @@ final class ServerConnection {
   var closeStarted = false
   /// True once lws closed the connection (it may still sit in `unflushed`).
   var isClosed = false
+  /// Something was received since the last keepalive sweep (`sweepKeepalive`).
+  var heard = false
+  /// When the keepalive sweep last found it heard (`MonotonicClock` seconds).
+  var lastHeard = MonotonicClock.now()
+  /// Pinged since it was last heard; `pingDue`: the ping waits for the writeable callback.
+  var pinged = false
+  var pingDue = false
   /// Whether its reader keeps up with what the kernel took (`SlowReaderWatch`), and the bounds.
   var slowReader = SlowReaderWatch()
   let slowReaderLimits: SlowReaderLimits

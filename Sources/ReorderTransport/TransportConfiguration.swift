@@ -24,9 +24,9 @@ public struct TransportConfiguration: Sendable {
   public var tlsCertificatePath: String? = nil
   /// PEM private key of `tlsCertificatePath`.
   public var tlsPrivateKeyPath: String? = nil
-  /// Keepalive (lws retry policy `secs_since_valid_ping`): ping a websocket idle this long.
+  /// Keepalive (`KeepaliveSweep`): ping a websocket silent this long.
   public var pingIntervalSeconds: Int = 30
-  /// Keepalive (lws retry policy `secs_since_valid_hangup`): drop a websocket silent this long.
+  /// Keepalive (`KeepaliveSweep`): drop a websocket silent this long.
   public var idleTimeoutSeconds: Int = 60
   /// Most bytes one write to a connection carries when several whole messages are queued for it:
   /// they are framed back to back and sent at once (`FrameCork`). 0 writes one message per write.

@@ -33,6 +33,9 @@ extension WebSocketServer {
       return websocketReceived(wsi, UnsafeRawBufferPointer(start: input, count: length))
     case LWS_CALLBACK_SERVER_WRITEABLE:
       return websocketWritable(wsi)
+    case LWS_CALLBACK_RECEIVE_PONG:
+      connections[wsi]?.heard = true
+      return 0
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
       if let conn = connections[wsi], let input, length >= 2 {
         let bytes = input.assumingMemoryBound(to: UInt8.self)

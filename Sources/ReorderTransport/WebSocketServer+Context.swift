@@ -34,9 +34,11 @@ extension WebSocketServer {
     mount.pointee.origin_protocol = UInt8(LWSMPRO_CALLBACK.rawValue)
     info.mounts = UnsafePointer(mount)
 
+    // lws' keepalive off (a policy without a hangup time sets no validity timers): the server
+    // keeps its websockets alive itself (`KeepaliveSweep`).
     let retry = arena.allocate(lws_retry_bo_t.self)
-    retry.pointee.secs_since_valid_ping = UInt16(configuration.pingIntervalSeconds)
-    retry.pointee.secs_since_valid_hangup = UInt16(configuration.idleTimeoutSeconds)
+    retry.pointee.secs_since_valid_ping = 0
+    retry.pointee.secs_since_valid_hangup = 0
     info.retry_and_idle_policy = UnsafePointer(retry)
 
     if let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {

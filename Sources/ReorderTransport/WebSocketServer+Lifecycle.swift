@@ -23,6 +23,7 @@ extension WebSocketServer {
     ticks.cancel()
     writes.trimmer.cancel()
     writes.slowReaders.cancel()
+    keepalive.cancel()
     Log.info("shutting down", ["connections": String(connections.count)])
     for conn in connections.all where conn.pendingClose == nil {
       conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")

@@ -11,6 +11,7 @@ extension WebSocketServer {
       maxMessageBytes: configuration.maxMessageBytes, maxQueueBytes: configuration.maxQueueBytes,
       slowReaderLimits: configuration.slowReaders)
     connections.insert(conn)
+    keepalive.arm(context: loop.context) { [unowned self] in sweepKeepalive() }
     if let bytes = configuration.socketSendBufferBytes {
       var size = Int32(clamping: bytes)
       setsockopt(conn.socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -44,6 +45,7 @@ extension WebSocketServer {
   /// `LWS_CALLBACK_RECEIVE`: reassemble; deliver whole messages; close 1009 above the limit.
   func websocketReceived(_ wsi: OpaquePointer, _ chunk: UnsafeRawBufferPointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
+    conn.heard = true
     let outcome = conn.incoming.append(
       chunk, isBinary: lws_frame_is_binary(wsi) != 0, isFinalFragment: lws_is_final_fragment(wsi) != 0,
       remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
@@ -73,6 +75,11 @@ extension WebSocketServer {
   /// is not read from meanwhile (`resumeReadingIfDrained`).
   func websocketWritable(_ wsi: OpaquePointer) -> Int32 {
     guard let conn = connections[wsi] else { return -1 }
+    if conn.pingDue && conn.pendingClose == nil {
+      guard writePing(conn) else { return -1 }
+      if !conn.outgoing.isEmpty { lws_callback_on_writable(wsi) }
+      return 0
+    }
     if !conn.outgoing.isEmpty {
       guard writes.writeQueued(conn) else { return -1 }
       writes.afterWrite(conn)

@@ -23,6 +23,8 @@ public final class WebSocketServer: @unchecked Sendable {
   let connections = ConnectionTable()
   /// Queues, corked and parallel writes, backpressure, heap trims.
   let writes: WriteScheduler
+  /// Pings silent websockets and drops those silent for the idle timeout.
+  let keepalive: KeepaliveSweep
   /// The extra ticks the handler asks for.
   private(set) lazy var ticks = TickScheduler { [unowned self] in
     guard !isShuttingDown else { return }
@@ -67,6 +69,9 @@ public final class WebSocketServer: @unchecked Sendable {
       slowReaders: SlowReaderSweep(
         limits: configuration.slowReaders, sweepSeconds: configuration.slowReaderSweepSeconds),
       context: { loop.context })
+    keepalive = KeepaliveSweep(
+      rule: KeepaliveRule(
+        pingSeconds: Double(configuration.pingIntervalSeconds), idleSeconds: Double(configuration.idleTimeoutSeconds)))
     self.handler = handler
     if let webRoot = configuration.webRoot {
       guard let files = StaticFiles(root: webRoot) else {

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 import ReorderTransport
 import TestSupport
 import XCTest
@@ -122,6 +123,43 @@ final class KeepaliveAndBoundsTests: XCTestCase {
     alive.send("still alive")
     XCTAssertEqual(try receiveText(alive), "still alive")
     XCTAssertEqual(fixture.handler.closed, [silentID])
+  }
+
+  func testASilentPeerIsPingedOnceAndAPeerThatTalksStaysWithoutPonging() throws {
+    let fixture = try ServerFixture {
+      $0.pingIntervalSeconds = 1
+      $0.idleTimeoutSeconds = 3
+    }
+    defer { fixture.stop() }
+    let silent = try RawSocket(port: fixture.port)
+    XCTAssertTrue(try silent.websocketHandshake(path: "/ws/room-1").contains("101"))
+    let talking = try RawSocket(port: fixture.port)
+    XCTAssertTrue(try talking.websocketHandshake(path: "/ws/room-1").contains("101"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 2 })
+    // The other one sends a message every half second and never answers a ping.
+    let talked = DispatchSemaphore(value: 0)
+    let talkFailed = Locked(false)
+    nonisolated(unsafe) let talker = talking  // used by the thread alone until it signals
+    Thread.detachNewThread {
+      for n in 0..<9 {
+        do { try talker.writeFrame(opcode: 1, payload: Array("m\(n)".utf8)) } catch {
+          talkFailed.withLock { $0 = true }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+      }
+      talked.signal()
+    }
+    // The silent one gets a ping once it was silent for the interval, and no second one before it
+    // is dropped.
+    let ping = try XCTUnwrap(try silent.readFrame())
+    XCTAssertEqual(ping.opcode, 9)
+    XCTAssertEqual(ping.payload.count, 8)
+    XCTAssertNil(try silent.readFrame(), "one ping, then the drop (end of stream)")
+    XCTAssertEqual(talked.wait(timeout: .now() + 15), .success)
+    XCTAssertFalse(talkFailed.withLock { $0 })
+    try talking.writeFrame(opcode: 1, payload: Array("still here".utf8))
+    XCTAssertTrue(waitUntil { fixture.handler.received.contains { $0.1 == Array("still here".utf8) } })
+    XCTAssertEqual(fixture.handler.closed.count, 1)
   }
 
   func testShutdownIsBoundedEvenWhenAClientNeverReads() throws {
