@@ -88,16 +88,17 @@ extension WebSocketServer {
     }
   }
 
-  /// Sends the ping `sweepKeepalive` decided. Its payload is lws' clock in microseconds (8 bytes,
-  /// big-endian): lws 4.1.6 does not pass an empty pong on (`LWS_CALLBACK_RECEIVE_PONG`). False
-  /// when lws failed the write.
+  /// Sends the ping `sweepKeepalive` decided. Its payload is lws' clock in microseconds, in
+  /// decimal digits: lws 4.1.6 passes no empty pong on (`LWS_CALLBACK_RECEIVE_PONG`), and closes
+  /// with 1007 a pong whose payload is not UTF-8 when it checks UTF-8. False when lws failed the
+  /// write.
   func writePing(_ conn: ServerConnection) -> Bool {
     conn.pingDue = false
     let pre = Int(reorder_lws_pre())
-    let now = UInt64(max(0, lws_now_usecs()))
-    var frame = [UInt8](repeating: 0, count: pre) + (0..<8).map { UInt8(truncatingIfNeeded: now >> (56 - 8 * $0)) }
+    let payload = Array(String(lws_now_usecs()).utf8)
+    var frame = [UInt8](repeating: 0, count: pre) + payload
     let written = frame.withUnsafeMutableBufferPointer { buffer in
-      lws_write(conn.wsi, buffer.baseAddress! + pre, 8, LWS_WRITE_PING)
+      lws_write(conn.wsi, buffer.baseAddress! + pre, payload.count, LWS_WRITE_PING)
     }
     return written >= 0
   }

@@ -125,7 +125,7 @@ final class KeepaliveAndBoundsTests: XCTestCase {
     XCTAssertEqual(fixture.handler.closed, [silentID])
   }
 
-  func testASilentPeerIsPingedOnceAndAPeerThatTalksStaysWithoutPonging() throws {
+  func testASilentPeerIsPingedOnceAndDroppedWhileAPeerThatTalksOrPongsStays() throws {
     let fixture = try ServerFixture {
       $0.pingIntervalSeconds = 1
       $0.idleTimeoutSeconds = 3
@@ -135,7 +135,19 @@ final class KeepaliveAndBoundsTests: XCTestCase {
     XCTAssertTrue(try silent.websocketHandshake(path: "/ws/room-1").contains("101"))
     let talking = try RawSocket(port: fixture.port)
     XCTAssertTrue(try talking.websocketHandshake(path: "/ws/room-1").contains("101"))
-    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 2 })
+    let answering = try RawSocket(port: fixture.port)
+    XCTAssertTrue(try answering.websocketHandshake(path: "/ws/room-1").contains("101"))
+    XCTAssertTrue(waitUntil { fixture.handler.opened.count == 3 })
+    // One answers each ping with its pong (as RFC 6455 clients do), 4 times: longer than the
+    // idle timeout.
+    let pongs = Locked(0)
+    nonisolated(unsafe) let answerer = answering  // used by the thread alone until it is done
+    Thread.detachNewThread {
+      while pongs.withLock({ $0 }) < 4, let frame = try? answerer.readFrame() {
+        guard frame.opcode == 9, (try? answerer.writeFrame(opcode: 10, payload: frame.payload)) != nil else { continue }
+        pongs.withLock { $0 += 1 }
+      }
+    }
     // The other one sends a message every half second and never answers a ping.
     let talked = DispatchSemaphore(value: 0)
     let talkFailed = Locked(false)
@@ -153,12 +165,16 @@ final class KeepaliveAndBoundsTests: XCTestCase {
     // is dropped.
     let ping = try XCTUnwrap(try silent.readFrame())
     XCTAssertEqual(ping.opcode, 9)
-    XCTAssertEqual(ping.payload.count, 8)
+    XCTAssertFalse(ping.payload.isEmpty)
+    XCTAssertNotNil(UInt64(String(decoding: ping.payload, as: UTF8.self)), "decimal digits")
     XCTAssertNil(try silent.readFrame(), "one ping, then the drop (end of stream)")
     XCTAssertEqual(talked.wait(timeout: .now() + 15), .success)
     XCTAssertFalse(talkFailed.withLock { $0 })
     try talking.writeFrame(opcode: 1, payload: Array("still here".utf8))
     XCTAssertTrue(waitUntil { fixture.handler.received.contains { $0.1 == Array("still here".utf8) } })
+    XCTAssertTrue(waitUntil(timeout: 15) { pongs.withLock { $0 } == 4 })
+    try answering.writeFrame(opcode: 1, payload: Array("answered".utf8))
+    XCTAssertTrue(waitUntil { fixture.handler.received.contains { $0.1 == Array("answered".utf8) } })
     XCTAssertEqual(fixture.handler.closed.count, 1)
   }
 
