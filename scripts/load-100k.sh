@@ -11,6 +11,7 @@
 # Reports: every process' JSON, the nodes' memory per connection (RSS after the joins, before the
 # traffic, over the empty nodes), CPU per node and per Redis shard over the traffic; written to
 # reports/load-100k.json and printed as a Markdown table. Measure alone: nothing else running.
+# NODE_FLAGS adds flags to every node's `reorder serve` (say `--presence-hz 15 --presence-max-hz 15`).
 # LOAD_BIN=path uses that build instead of building the release one. Stops what it started by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ PROCESSES=${PROCESSES:-6}
 DRAG_ROOMS=${DRAG_ROOMS:-100}
 DURATION=${DURATION:-60}
 AFFINITY=${AFFINITY:-1}
+NODE_FLAGS=${NODE_FLAGS:-}
 ROOM_SIZE=100
 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -45,7 +47,8 @@ SEEDS="redis://127.0.0.1:${CLUSTER_PORTS[0]},redis://127.0.0.1:${CLUSTER_PORTS[1
 URLS=""
 NODE_PIDS=()
 for n in $(seq 1 "$NODES"); do
-  serve "n$n" --redis-cluster "$SEEDS" --max-rooms 100000
+  # shellcheck disable=SC2086 # NODE_FLAGS is a list of flags
+  serve "n$n" --redis-cluster "$SEEDS" --max-rooms 100000 ${NODE_FLAGS:-}
   URLS="${URLS:+$URLS,}ws://127.0.0.1:$NODE_PORT"
   NODE_PIDS+=("$NODE_PID")
 done
@@ -99,12 +102,15 @@ for pid in "${NODE_PIDS[@]}"; do
   CPU_BEFORE[$pid]=$(cpu "$pid")
 done
 REDIS_BEFORE=$(figures "${CLUSTER_PORTS[@]}")
+IDLE_BEFORE=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
 started=$(date +%s.%N)
 echo "== joined: $total connections; traffic for $DURATION s" >&2
 failed=0
 for pid in "${LOADERS[@]}"; do wait "$pid" || failed=1; done
 elapsed=$(awk -v s="$started" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
 REDIS_AFTER=$(figures "${CLUSTER_PORTS[@]}")
+IDLE_AFTER=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+machine_idle=$(echo "$IDLE_BEFORE $IDLE_AFTER" | awk '{ printf "%.1f", 100 * ($3 - $1) / ($4 - $2) }')
 nodes_json="["
 for pid in "${NODE_PIDS[@]}"; do
   nodes_json+="{\"pid\":$pid,\"rss_empty\":${RSS_EMPTY[$pid]},\"rss_joined\":${RSS_JOINED[$pid]},"
@@ -113,9 +119,9 @@ done
 nodes_json="${nodes_json%,}]"
 [ "$failed" = 0 ] || { echo "load-100k.sh: a load process failed; its log:" >&2; tail -5 "$WORK"/load-*.log >&2; }
 
-python3 - "$WORK/runs" "$nodes_json" "$REDIS_BEFORE" "$REDIS_AFTER" "$elapsed" "$NODES" "$AFFINITY" <<'EOF'
+python3 - "$WORK/runs" "$nodes_json" "$REDIS_BEFORE" "$REDIS_AFTER" "$elapsed" "$NODES" "$AFFINITY" "$machine_idle" "$NODE_FLAGS" <<'EOF'
 import glob, json, sys
-runs_dir, nodes, before, after, elapsed, node_count, affinity = sys.argv[1:8]
+runs_dir, nodes, before, after, elapsed, node_count, affinity, machine_idle, node_flags = sys.argv[1:10]
 AFFINITY = affinity == "1"
 runs = [json.load(open(p)) for p in sorted(glob.glob(runs_dir + "/*.json"))]
 nodes, elapsed = json.loads(nodes), float(elapsed)
@@ -141,6 +147,9 @@ result = {
     "unexpected_closes": sum(r["counters"]["unexpectedCloses"] for r in runs),
     "node_bytes_per_connection": round(sum(n["rss_joined"] - n["rss_empty"] for n in nodes) / max(1, connected)),
     "node_cpu_percent": [round(100 * n["cpu_seconds"] / elapsed, 1) for n in nodes],
+    "machine_idle_percent": float(machine_idle), "node_flags": node_flags,
+    "load_process_cpu_percent": [round((r.get("loadClient") or {}).get("cpuPercent", 0), 1) for r in runs],
+    "load_process_cpu_wait_percent": [round((r.get("loadClient") or {}).get("runQueueWaitPercent", 0), 1) for r in runs],
     "shards": [{"port": int(p), "commands_per_s": round((a[p][0] - b[p][0] - 1) / elapsed),
                 "cpu_percent": round(100 * (a[p][1] - b[p][1]) / elapsed, 1)} for p in sorted(a)],
 }
