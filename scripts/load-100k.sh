@@ -70,13 +70,14 @@ for k in $(seq 1 "$PROCESSES"); do
     --clients "$clients" --rooms "$rooms_per_process" --room-prefix "p$k-" --draggers "$draggers" --drag-rate 30 \
     --move-rate "$(awk -v c="$clients" 'BEGIN { printf "%.2f", c / 600 }')" --seed-items 10 \
     --duration "$DURATION" --drain 3 --coverage-window-ms 250 --connect-timeout 600 --settle-timeout 120 \
-    --connect-rate 250 --partial --json "$WORK/runs/100k-$k.json" >"$WORK/load-$k.log" 2>&1 &
+    --connect-rate 250 --start-gate "$WORK/start" --partial --json "$WORK/runs/100k-$k.json" >"$WORK/load-$k.log" 2>&1 &
   LOADERS+=($!)
 done
 PIDS+=("${LOADERS[@]}")
 
-# The traffic starts once every process has joined and seeded: sample then (a process logs
-# nothing with --quiet; the nodes' connection counts tell).
+# The traffic starts once every process has joined and seeded (the nodes' connection counts
+# tell; a process logs nothing with --quiet): the processes wait for the start file, and the
+# CPU figures are sampled from then.
 joined=0
 for _ in $(seq 1 1200); do
   total=0
@@ -95,7 +96,7 @@ for _ in $(seq 1 1200); do
   sleep 0.5
 done
 [ "$joined" = 1 ] || echo "load-100k.sh: not every client joined within 10 minutes ($total)" >&2
-sleep 5 # the seeding of the rooms
+sleep 5 # the seeding of the rooms, and the join traffic settling
 declare -A RSS_JOINED CPU_BEFORE
 for pid in "${NODE_PIDS[@]}"; do
   RSS_JOINED[$pid]=$(rss "$pid")
@@ -104,6 +105,7 @@ done
 REDIS_BEFORE=$(figures "${CLUSTER_PORTS[@]}")
 IDLE_BEFORE=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
 started=$(date +%s.%N)
+touch "$WORK/start" # every process waits for it (--start-gate): the traffic starts together
 echo "== joined: $total connections; traffic for $DURATION s" >&2
 failed=0
 for pid in "${LOADERS[@]}"; do wait "$pid" || failed=1; done

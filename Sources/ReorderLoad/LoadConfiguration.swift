@@ -33,6 +33,9 @@ public struct LoadConfiguration: Sendable {
   /// Every client of a room on one node of `url` (room i on node i mod nodes), as behind a load
   /// balancer that hashes the room path (`--affinity`); else a room's clients go round-robin.
   public var affinity = false
+  /// A file whose appearance starts the traffic, once the clients joined and settled
+  /// (`--start-gate`): the processes of one run start together. Nil: at once.
+  public var startGate: String?
   /// Protocol spoken by the clients (`--mirror`).
   public var mode = Mode.reorder
   /// A short name for this run in tables and reports (`--label`).

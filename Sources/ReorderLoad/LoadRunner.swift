@@ -105,6 +105,7 @@ public final class LoadRunner {
     // clients have received nothing for a while, so the traffic does not queue behind it and the
     // idle memory is idle.
     let settleSeconds = configuration.seedOnly ? 0 : settle()
+    if let gate = configuration.startGate, !configuration.joinOnly, !configuration.seedOnly { waitForGate(gate) }
     let rssIdle = serverSampler?.sample()
     var traffic = Timeline()
     if configuration.joinOnly || configuration.seedOnly {
@@ -270,6 +271,19 @@ public final class LoadRunner {
         throw LoadError.connectFailed(connected: state.ready, wanted: clients.count, reason: reason)
       }
       notes.append("only \(state.ready) of \(clients.count) clients connected (\(reason)); the run went on with them")
+    }
+  }
+
+  /// Waits until the file at `path` exists (`--start-gate`: the processes of one run start their
+  /// traffic together), at most `connectTimeoutSeconds`.
+  func waitForGate(_ path: String) {
+    let deadline = MonotonicClock.microseconds() + Int64(configuration.connectTimeoutSeconds * 1e6)
+    while !FileManager.default.fileExists(atPath: path) {
+      guard MonotonicClock.microseconds() < deadline else {
+        notes.append("--start-gate \(path) did not appear within \(configuration.connectTimeoutSeconds) s")
+        return
+      }
+      MonotonicClock.sleep(until: MonotonicClock.microseconds() + 50_000)
     }
   }
 

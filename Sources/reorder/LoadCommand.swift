@@ -19,6 +19,10 @@ enum LoadCommand {
         help: "With several --url nodes, put every client of a room on one node (room i on node i mod nodes), as a "
           + "load balancer hashing the room path does, instead of round-robin."),
       OptionSpec(
+        name: "start-gate", kind: .string, defaultValue: nil,
+        help: "Once joined, wait until this file exists before the traffic (at most --connect-timeout), so that "
+          + "the load processes of one run start together."),
+      OptionSpec(
         name: "allow-remote", kind: .flag, defaultValue: nil, help: "Allow a target that is not a loopback address."),
       OptionSpec(
         name: "source-address", kind: .string, defaultValue: nil,
@@ -141,6 +145,7 @@ enum LoadCommand {
     configuration.allowRemote = options.flag("allow-remote")
     configuration.sourceAddress = options.string("source-address")
     configuration.affinity = options.flag("affinity")
+    configuration.startGate = options.string("start-gate")
     configuration.mode = options.flag("mirror") ? .mirror : .reorder
     if let value = options.string("label") { configuration.label = value }
     if let value = options.string("title") { configuration.title = value }

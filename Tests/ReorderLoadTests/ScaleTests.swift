@@ -41,6 +41,36 @@ struct ScaleTests {
     #expect(try #require(result.join).spanSeconds <= result.join!.joinSeconds)
   }
 
+  @Test("--start-gate: the traffic waits until the file exists; a gate that never appears is noted after the timeout")
+  func startGate() throws {
+    let server = FakeServer(mode: .rooms, roster: .peer)
+    defer { server.stop() }
+    let gate = FileManager.default.temporaryDirectory.appendingPathComponent("reorder-gate-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: gate) }
+    let opened = Date()
+    Thread.detachNewThread {
+      Thread.sleep(forTimeInterval: 1.5)
+      FileManager.default.createFile(atPath: gate, contents: nil)
+    }
+    let result = try run(server) {
+      $0.clients = 6
+      $0.draggers = 1
+      $0.startGate = gate
+    }
+    // 1.5 s for the gate, then the 1 s of traffic.
+    #expect(Date().timeIntervalSince(opened) >= 2.5)
+    #expect(result.counters.dragUpdatesSent > 0)
+    #expect(!result.notes.contains { $0.contains("--start-gate") })
+    let missing = try run(server) {
+      $0.clients = 2
+      $0.draggers = 1
+      $0.connectTimeoutSeconds = 1
+      $0.startGate = gate + ".never"
+    }
+    #expect(missing.notes.contains { $0.contains("--start-gate") })
+    #expect(missing.counters.dragUpdatesSent > 0, "the traffic runs after the timeout")
+  }
+
   @Test("Against a coalesced roster (peers frames, welcome with peer_count) drags are still fully accounted")
   func coalescedRosterIsIgnored() throws {
     let server = FakeServer(mode: .rooms, roster: .peers)
