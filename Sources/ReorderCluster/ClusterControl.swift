@@ -21,7 +21,7 @@ import ReorderRedis
 /// (presence is not data) and joins and leaves wait in `sessions` for the next refresh.
 final class ClusterControl: @unchecked Sendable {
   /// How long a session stays in a roster without a refresh: with a read every `refreshSeconds`,
-  /// a crashed node's sessions leave the other nodes within 9 s (the issue asks for 10).
+  /// a crashed node's sessions leave the other nodes within 9 s.
   static let rosterExpirySeconds = 7.0
   /// How often this node refreshes its sessions and reads its rooms' rosters.
   static let refreshSeconds = 2.0

@@ -38,8 +38,6 @@ struct KeepaliveRule: Equatable {
 final class KeepaliveSweep {
   let rule: KeepaliveRule
   private var timer: LWSTimer?
-  /// Connections dropped for silence.
-  private(set) var drops = 0
 
   init(rule: KeepaliveRule) { self.rule = rule }
 
@@ -50,9 +48,6 @@ final class KeepaliveSweep {
     self.timer = timer
     timer.schedule(on: context, afterMicroseconds: Int(rule.sweepSeconds * 1e6))
   }
-
-  /// Counts a drop.
-  func dropped() { drops += 1 }
 
   /// Stops the sweep.
   func cancel() { timer?.cancel() }
@@ -78,7 +73,6 @@ extension WebSocketServer {
         lws_callback_on_writable(conn.wsi)
       case .drop:
         Log.info("websocket closed", ["connection": conn.id.description, "reason": "idle timeout"])
-        keepalive.dropped()
         conn.closeStarted = true
         lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
       }
