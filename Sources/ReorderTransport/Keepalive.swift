@@ -83,9 +83,9 @@ extension WebSocketServer {
   }
 
   /// Sends the ping `sweepKeepalive` decided. Its payload is lws' clock in microseconds, in
-  /// decimal digits: lws 4.1.6 passes no empty pong on (`LWS_CALLBACK_RECEIVE_PONG`), and closes
-  /// with 1007 a pong whose payload is not UTF-8 when it checks UTF-8. False when lws failed the
-  /// write.
+  /// decimal digits: lws 4.1.6 passes no empty pong on (`LWS_CALLBACK_RECEIVE_PONG`), and with a
+  /// binary payload it closed the load tool's clients (which send text frames between their
+  /// pongs) with 1007 "bad utf8". False when lws failed the write.
   func writePing(_ conn: ServerConnection) -> Bool {
     conn.pingDue = false
     let pre = Int(reorder_lws_pre())
