@@ -13,13 +13,8 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reorder-${WORK_NAME:-cluster}.XXXXXX")
 PIDS=()
 REDIS_PIDS=()
-stop() {
-  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "$@"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-}
+# shellcheck source=scripts/lib-stop.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-stop.sh"
 cleanup() {
   stop "${PIDS[@]}"
   stop "${REDIS_PIDS[@]}"

@@ -24,13 +24,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/reorder-scrape.XXXXXX")
 SERVER_PID=""
 SCRAPER_PID=""
 LOADER_PID=""
-stop() {
-  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "$@"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-}
+# shellcheck source=scripts/lib-stop.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-stop.sh"
 cleanup() {
   stop $SCRAPER_PID $LOADER_PID $SERVER_PID
   rm -rf "$WORK"

@@ -94,16 +94,8 @@ EXTRA_PID="" # the server of f, the join pair or the isolation rounds, while one
 REDIS_PID=""
 CLUSTER_PIDS="" # the nodes of the cluster part and its one-node twin
 # stop PID…: TERM, then KILL after 5 s.
-stop() {
-  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "$@"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-      echo "load.sh: pid $pid did not exit within 5 s of SIGTERM; killed" >&2
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  done
-}
+# shellcheck source=scripts/lib-stop.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-stop.sh"
 cleanup() {
   # The nodes before Redis, so that none sees it go away and reconnects in a loop meanwhile.
   stop $SERVER_PID $MIRROR_PID $EXTRA_PID $CLUSTER_PIDS ${STARTED_PID:-}
