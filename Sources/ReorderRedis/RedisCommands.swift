@@ -77,6 +77,20 @@ extension RedisCommands {
     try command(key: key, arguments)
   }
 
+  /// `commands` in one settled pipeline, each reply read by `read`; an error reply is that
+  /// command's `RedisError.server`.
+  func settled<T>(_ commands: [RedisCommand], name: String, read: (RedisReply) -> T) throws(RedisError)
+    -> [Result<T, RedisError>]
+  {
+    guard !commands.isEmpty else { return [] }
+    return try settledPipeline(commands).map { result in
+      result.flatMap { reply in
+        if case .error(let message) = reply { return .failure(.server(command: name, message: message)) }
+        return .success(read(reply))
+      }
+    }
+  }
+
   /// Sends `commands`, all on keys of `key`'s slot, to its node in one round trip.
   public func pipeline(key: String, _ commands: [[any RedisArgument]]) throws(RedisError) -> [RedisReply] {
     try pipeline(commands.map { RedisCommand(key: key, $0) })

@@ -128,16 +128,16 @@ extension RedisCommands {
   /// `metas`, where a Redis node that cannot be reached (or a reply that cannot be read) fails
   /// only its rooms.
   public func settledMetas(rooms: [String]) throws(RedisError) -> [String: Result<ClusterRoomMeta, RedisError>] {
-    let replies = try settledPipeline(
+    let replies = try settled(
       rooms.map {
         let meta = ClusterKeys(room: $0).meta
         return RedisCommand(key: meta, ["HMGET", meta, "epoch", "seq", "snapshot_seq", "trimmed_seq", "replicated"])
-      })
+      }, name: "HMGET"
+    ) { $0 }
     var metas: [String: Result<ClusterRoomMeta, RedisError>] = [:]
     for (room, result) in zip(rooms, replies) {
       metas[room] = result.flatMap { reply in
         guard let fields = reply.elements, fields.count == 5 else {
-          if case .error(let message) = reply { return .failure(.server(command: "HMGET", message: message)) }
           return .failure(.unexpectedReply(command: "HMGET", reply: reply.description))
         }
         func number(_ index: Int) -> UInt64 { fields[index].integer.map { UInt64(max(0, $0)) } ?? 0 }

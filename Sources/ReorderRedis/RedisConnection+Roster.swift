@@ -120,18 +120,4 @@ extension RedisCommands {
     }
     return try settled(commands, name: "SPUBLISH") { Int($0.integer ?? 0) }
   }
-
-  /// `commands` in one settled pipeline, each reply read by `read`; an error reply is that
-  /// command's `RedisError.server`.
-  private func settled<T>(_ commands: [RedisCommand], name: String, read: (RedisReply) -> T) throws(RedisError)
-    -> [Result<T, RedisError>]
-  {
-    guard !commands.isEmpty else { return [] }
-    return try settledPipeline(commands).map { result in
-      result.flatMap { reply in
-        if case .error(let message) = reply { return .failure(.server(command: name, message: message)) }
-        return .success(read(reply))
-      }
-    }
-  }
 }
