@@ -8,6 +8,12 @@
 ///
 /// Generated ids (items, lists, assignments) are the op id as `"<counter>@<replica>"`.
 extension Board {
+  /// Moves this replica's clock on to at least `counter`: the clock of a copy of this board that
+  /// made ops, so that the ops made here next never take their ids before those are applied here.
+  public mutating func advanceClock(to counter: UInt64) {
+    if counter > lamport { lamport = counter }
+  }
+
   /// Makes the id of this replica's next op.
   mutating func nextOpID() -> OpID {
     lamport += 1

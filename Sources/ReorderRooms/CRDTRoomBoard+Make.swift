@@ -1,6 +1,9 @@
 import ReorderCRDT
 
 extension CRDTRoomBoard: SequencedBoard {
+  public var clock: UInt64 { board.lamport }
+  public mutating func advanceClock(to counter: UInt64) { board.advanceClock(to: counter) }
+
   /// The same checks as `perform` (the server's, stricter than the CRDT's), then the CRDT's
   /// `make…`: the op is made on this replica's state and not applied.
   public mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {

@@ -45,7 +45,11 @@ extension Room {
     return [.send(connection, frame, .data)]
   }
 
-  func checkLimits(_ intent: Intent) throws(ProtocolError) {
+  func checkLimits(_ intent: Intent) throws(ProtocolError) { try checkLimits(intent, on: board) }
+
+  /// The room's limits and the server's id rules for `intent` on `board` (the room's, or a copy
+  /// with earlier ops of a request made on it).
+  func checkLimits(_ intent: Intent, on board: any RoomBoard) throws(ProtocolError) {
     switch intent {
     case .insert(_, _, _, _, let item):
       if let item, item.hasPrefix("_") { throw ProtocolError.invalid("item", "must not start with '_' (server ids)") }

@@ -124,8 +124,19 @@ extension Room {
   mutating func makeRecord(
     _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64
   ) throws(ProtocolError) -> OpRecord {
+    var board = takeSequencedBoard()
+    defer { self.board = board }
+    return try makeRecord(intent, id: id, client: client, by: by, actor: actor, at: at, on: &board)
+  }
+
+  /// `makeRecord` on `board`: the room's, or a copy with earlier ops of a request made on it
+  /// (`Room+SharedAPI.swift`). The op is made on the room's state `seq` (`OpRecord.madeAt`).
+  mutating func makeRecord(
+    _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64,
+    on board: inout any SequencedBoard
+  ) throws(ProtocolError) -> OpRecord {
     let ids = shared!.nextIDs()
-    let logged = try makeOp(intent, ids: ids)
+    let logged = try board.make(intent, ids: ids)
     var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged, actor: actor, at: at)
     // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
     record.resolved = .object([("kind", .string(intent.kind))])
@@ -288,13 +299,6 @@ extension Room {
     opsSinceSnapshot += 1
     counters.opsApplied += 1
     return frame
-  }
-
-  /// `SequencedBoard.make` on the room's board (which must be one).
-  mutating func makeOp(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {
-    var board = takeSequencedBoard()
-    defer { self.board = board }
-    return try board.make(intent, ids: ids)
   }
 
   /// `RoomBoard.compact()` on the room's board, changed in place.

@@ -1,107 +1,174 @@
 /// One `POST /api/v1/boards/{room}/ops` request in cluster mode, as its room runs it.
 ///
-/// Invariants: `results.count <= ops.count`; `ticket` and `seq` concern the op at
-/// `results.count`, and at most one of them is set.
+/// Invariants: `steps.count == ops.count`; `tickets` names exactly the steps that are `.out`.
 struct SharedAPIJob: Sendable {
+  /// Where one op of the request is.
+  enum Step: Sendable, Equatable {
+    /// To be made (not yet, or again after the log refused it `stale`).
+    case toMake
+    /// Appended under this ticket; no answer yet.
+    case out(UInt64)
+    /// In the log at this seq: its result waits until the room has applied it.
+    case at(UInt64)
+    /// Its result.
+    case done(APIOpResult)
+  }
+
   /// The driver's id of the request (`ClusterAction.apiDone`).
   var request: UInt64
   var ops: [(id: String, intent: Result<Intent, ProtocolError>)]
   /// When the request arrived (ms since 1970, UTC): the time its ops' records keep.
   var at: Int64
-  var results: [APIOpResult] = []
-  /// The append out for the next op.
-  var ticket: UInt64?
-  /// The next op's seq in the log, once known: its result waits until the room has applied it.
-  var seq: UInt64?
-  /// The next op was refused `stale`: it is made again once the room has applied this seq.
+  var steps: [Step]
+  /// The appends out, by ticket: the index of their op.
+  var tickets: [UInt64: Int] = [:]
+  /// Ops were refused `stale`: they are made again once the room has applied this seq.
   var remakeAfter: UInt64 = 0
   /// Why the request ends without results (an op the log did not take: 503, as on one node).
   var failure: String?
+
+  init(request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], at: Int64) {
+    self.request = request
+    self.ops = ops
+    self.at = at
+    steps = Array(repeating: .toMake, count: ops.count)
+  }
+
+  /// The results, once every op has one.
+  var results: [APIOpResult]? {
+    var results: [APIOpResult] = []
+    for step in steps {
+      guard case .done(let result) = step else { return nil }
+      results.append(result)
+    }
+    return results
+  }
+
+  /// Whether an op is in the log at a seq above `seq` (the room has not applied it yet).
+  func waitsBeyond(_ seq: UInt64) -> Bool {
+    steps.contains { if case .at(let at) = $0 { at > seq } else { false } }
+  }
 }
 
-/// The HTTP API's ops in cluster mode: each op of a request is made on this replica and appended
-/// to the shared log like a member's op (as client `api`, `by: "api"`), and its result is the
-/// resolved op once the room has applied the log up to its seq.
+/// The HTTP API's ops in cluster mode: the ops of a request are made on this replica and appended
+/// to the shared log together, pipelined, like members' ops (as client `api`, `by: "api"`); each
+/// op's result is the resolved op once the room has applied the log up to its seq.
 ///
-/// The ops of a request, and the requests of a room, run one at a time, in order: each op is made
-/// on the board with every op before it applied, as on one node (an op made before the one it
-/// depends on is in the log would be validated without it: a move after an item the request just
-/// inserted would be `unknown_item`). A re-sent id is found in the room's op ids, or, when another
-/// node took it, by the log (`known`): the same seq, applied once.
+/// Each op is made on a copy of the board with the request's ops before it applied (`makeSeries`),
+/// so an op that names what an earlier op of the request makes is validated as on one node (a
+/// move of the item the request just inserted is made, not `unknown_item`), and every node
+/// resolves it after that op, in the log's order. The requests of a room run one at a time. A
+/// re-sent id is found in the room's op ids, or, when another node took it, by the log (`known`):
+/// the same seq, applied once. Ops the log refuses `stale` (a compaction boundary passed) are made
+/// again, in order, once the room has applied the boundary; an op the log cannot take (Redis
+/// unreachable) ends the request with 503 once none of its ops is out.
 extension Room {
   /// Records the log's answer for the API op in flight under `ticket`: its seq.
   mutating func apiAnswered(ticket: UInt64, seq at: UInt64) {
-    guard shared?.apiJobs.first?.ticket == ticket else { return }
-    shared!.apiJobs[0].ticket = nil
-    shared!.apiJobs[0].seq = at
+    guard let index = shared?.apiJobs.first?.tickets[ticket] else { return }
+    shared!.apiJobs[0].tickets[ticket] = nil
+    shared!.apiJobs[0].steps[index] = .at(at)
   }
 
   /// The API op in flight under `ticket` was refused `stale`: it is made again from its intent once
-  /// the room has applied `boundary`.
+  /// the room has applied `boundary` (with the request's ops after it, refused alike).
   mutating func apiStale(ticket: UInt64, after boundary: UInt64) {
-    guard shared?.apiJobs.first?.ticket == ticket else { return }
-    shared!.apiJobs[0].ticket = nil
-    shared!.apiJobs[0].remakeAfter = boundary
+    guard let index = shared?.apiJobs.first?.tickets[ticket] else { return }
+    shared!.apiJobs[0].tickets[ticket] = nil
+    shared!.apiJobs[0].steps[index] = .toMake
+    shared!.apiJobs[0].remakeAfter = max(shared!.apiJobs[0].remakeAfter, boundary)
   }
 
   /// The API op in flight under `ticket` was not appended (the log unreachable, or the board being
   /// replaced): the request ends with `error` (503), as a request whose ops were not stored does on
-  /// one node; the ops before it are applied, and a re-send of the request gets their results.
+  /// one node; its ops the log took are applied, and a re-send of the request gets their results.
   mutating func apiRefused(ticket: UInt64, _ error: ProtocolError) {
-    guard shared?.apiJobs.first?.ticket == ticket else { return }
-    shared!.apiJobs[0].ticket = nil
-    shared!.apiJobs[0].failure = error.message
+    guard let index = shared?.apiJobs.first?.tickets[ticket] else { return }
+    shared!.apiJobs[0].tickets[ticket] = nil
+    shared!.apiJobs[0].steps[index] = .toMake
+    shared!.apiJobs[0].failure = shared!.apiJobs[0].failure ?? error.message
   }
 
-  /// Runs the API's ops as far as they can go now: results of ops the room has applied, the next
-  /// op made and appended, requests whose ops are all answered handed back (`.apiDone`).
+  /// Runs the API's ops as far as they can go now: results of ops the room has applied, the ops to
+  /// make made and appended, requests whose ops are all answered handed back (`.apiDone`).
   /// `nextTicket` numbers the appends (the registry's).
   mutating func advanceAPI(nextTicket: inout UInt64) -> [RoomAction] {
     var actions: [RoomAction] = []
     while var job = shared?.apiJobs.first {
+      for (index, step) in job.steps.enumerated() {
+        guard case .at(let at) = step, at <= seq else { continue }
+        job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: resolvedOp(seq: at)))
+      }
+      shared!.apiJobs[0] = job
+      // Ops out are answered first, and ops made next are made on a board with every answered one
+      // applied.
+      guard job.tickets.isEmpty else { break }
       if let failure = job.failure {
         actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
         shared!.apiJobs.removeFirst()
         continue
       }
-      if let at = job.seq {
-        guard at <= seq else { break }
-        job.results.append(.applied(id: job.ops[job.results.count].id, seq: at, op: resolvedOp(seq: at)))
-        job.seq = nil
-      } else if job.ticket != nil || job.remakeAfter > seq {
-        break
-      } else if job.results.count == job.ops.count {
-        actions.append(.cluster(.apiDone(request: job.request, results: job.results)))
+      if let results = job.results {
+        actions.append(.cluster(.apiDone(request: job.request, results: results)))
         shared!.apiJobs.removeFirst()
         continue
-      } else {
-        let (id, intent) = job.ops[job.results.count]
-        let key = OpRecord.key(client: Room.apiClient, id: id)
-        if let known = opIDs[key] {
-          counters.opsRepeated += 1
-          job.seq = known
-        } else if shared!.reloading != nil {
-          job.failure = Room.replacingError.message
-        } else {
-          do throws(ProtocolError) {
-            let intent = try intent.get()
-            try checkLimits(intent)
-            let record = try makeRecord(intent, id: id, client: Room.apiClient, by: "api", actor: .api, at: job.at)
-            let ticket = nextTicket
-            nextTicket += 1
-            shared!.inFlight[ticket] = SharedRoom.InFlight(
-              connections: [], request: id, key: key, record: record, api: true, creates: seq == 0,
-              until: shared!.boundary(after: seq))
-            job.ticket = ticket
-            actions.append(.cluster(.append(sharedAppend(ticket: ticket))))
-          } catch {
-            counters.opsRejected[error.code.rawValue, default: 0] += 1
-            job.results.append(.rejected(id: id, error: error))
-          }
-        }
       }
-      shared!.apiJobs[0] = job
+      guard !job.waitsBeyond(seq), job.remakeAfter <= seq else { break }
+      if shared!.reloading != nil {
+        shared!.apiJobs[0].failure = Room.replacingError.message
+        continue
+      }
+      actions.append(contentsOf: makeSeries(nextTicket: &nextTicket))
+      if !shared!.apiJobs[0].tickets.isEmpty || shared!.apiJobs[0].waitsBeyond(seq) { break }
     }
+    return actions
+  }
+
+  /// Makes the first request's ops still to make, in order, on a copy of the board with each made
+  /// op applied to the copy, and appends them together. An op the room already knows takes its
+  /// seq (the series stops there when the room has not applied it yet: later ops may name what it
+  /// made); one that fails validation is `rejected`, changing nothing for the ops after it.
+  private mutating func makeSeries(nextTicket: inout UInt64) -> [RoomAction] {
+    var job = shared!.apiJobs[0]
+    var actions: [RoomAction] = []
+    guard var copy = board as? any SequencedBoard else {
+      preconditionFailure("cluster mode needs a SequencedBoard (CRDTRoomBoard)")
+    }
+    let last = job.steps.lastIndex(of: .toMake) ?? -1
+    for index in job.steps.indices where job.steps[index] == .toMake {
+      let (id, intent) = job.ops[index]
+      let key = OpRecord.key(client: Room.apiClient, id: id)
+      if let known = opIDs[key] {
+        counters.opsRepeated += 1
+        job.steps[index] = .at(known)
+        if known > seq { break }
+        continue
+      }
+      do throws(ProtocolError) {
+        let intent = try intent.get()
+        try checkLimits(intent, on: copy)
+        let record = try makeRecord(
+          intent, id: id, client: Room.apiClient, by: "api", actor: .api, at: job.at, on: &copy)
+        // The copy changes only for the ops after it (the room applies the op from the log).
+        if index < last { try? copy.replay(record.logged) }
+        let ticket = nextTicket
+        nextTicket += 1
+        shared!.inFlight[ticket] = SharedRoom.InFlight(
+          connections: [], request: id, key: key, record: record, api: true, creates: seq == 0,
+          until: shared!.boundary(after: seq))
+        job.steps[index] = .out(ticket)
+        job.tickets[ticket] = index
+        actions.append(.cluster(.append(sharedAppend(ticket: ticket))))
+      } catch {
+        counters.opsRejected[error.code.rawValue, default: 0] += 1
+        job.steps[index] = .done(.rejected(id: id, error: error))
+      }
+    }
+    // Ops made here next must not take the ids of the ones made on the copy.
+    var board = takeSequencedBoard()
+    board.advanceClock(to: copy.clock)
+    self.board = board
+    shared!.apiJobs[0] = job
     return actions
   }
 

@@ -10,4 +10,9 @@ public protocol SequencedBoard: RoomBoard {
   /// one that lost to a concurrent op (see `CRDTRoomBoard+Resolve.swift`).
   /// - Throws: when the bytes are not an op.
   mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue
+  /// The replica's clock: the largest op counter made or applied here.
+  var clock: UInt64 { get }
+  /// Moves the clock on to at least `counter` (`Board.advanceClock(to:)`): after ops were made on a
+  /// copy of this board, the ops made here do not reuse their ids.
+  mutating func advanceClock(to counter: UInt64)
 }

@@ -19,8 +19,8 @@ struct ClusterAPIRoomTests {
     ("p3", intent(#"{"kind":"delete","item":"nope"}"#)),
   ]
 
-  @Test("A request's ops go through the log one at a time, each made once the one before is applied")
-  func oneAtATime() {
+  @Test("A request's ops are appended together, each made with the ones before it applied, and resolve as on one node")
+  func pipelined() {
     let cluster = ClusterHarness(nodes: 2)
     let a = cluster.join(0, 1)
     seedCluster(cluster, from: a)
@@ -28,12 +28,15 @@ struct ClusterAPIRoomTests {
     cluster.settle()
     let node = cluster.nodes[1]
     cluster.perform(1, node.registry.applySharedAPIOps("r", request: 7, ops: Self.ops, now: cluster.now))
-    // p2 moves what p1 inserts: it is made only once p1 is applied here.
-    #expect(node.appends.map { String(decoding: $0.key, as: UTF8.self) } == [OpRecord.key(client: "api", id: "p1")])
+    // p2 moves what p1 inserts: made on a copy with p1 applied, and appended right behind it; p3
+    // names no item and is refused without an append.
+    #expect(
+      node.appends.map { String(decoding: $0.key, as: UTF8.self) } == [
+        OpRecord.key(client: "api", id: "p1"), OpRecord.key(client: "api", id: "p2"),
+      ])
     cluster.executeAppends(1)
+    cluster.deliverReplies(1, count: 1)
     #expect(node.apiAnswers.isEmpty)
-    cluster.deliverReplies(1)
-    #expect(node.appends.map { String(decoding: $0.key, as: UTF8.self) } == [OpRecord.key(client: "api", id: "p2")])
     cluster.settle()
     guard case .apiDone(7, let results)? = node.apiAnswers.first, node.apiAnswers.count == 1 else {
       Issue.record("no answer: \(node.apiAnswers)")
@@ -41,8 +44,11 @@ struct ClusterAPIRoomTests {
     }
     #expect(results.map(\.seq) == [8, 9, nil])
     #expect(results.last?.json["code"] == .string("unknown_item"))
+    #expect(results[1].json["op"]?["kind"] == .string("move"))
+    #expect(results[1].json["op"]?["after"] == .string("f"))
     for (i, c) in [(0, a), (1, b)] {
       #expect(cluster.nodes[i].applied(c).suffix(2).map { $0["by"] } == [.string("api"), .string("api")])
+      #expect(order(cluster.board(i)) == ["a", "b", "c", "d", "e", "f", "n"])
     }
     // The same request on the other node: the seqs the log gave, nothing appended.
     let appends = cluster.log.appendCalls
@@ -54,6 +60,56 @@ struct ClusterAPIRoomTests {
       return
     }
     #expect(again.prefix(2) == results.prefix(2))
+  }
+
+  @Test("Ops past a compaction boundary are refused stale and made again, in order, after it")
+  func staleInTheMiddle() throws {
+    let cluster = ClusterHarness(nodes: 2, compactEvery: 10)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    let node = cluster.nodes[0]
+    var previous = "f"
+    let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = (1...6).map { n in
+      defer { previous = "x\(n)" }
+      return ("x\(n)", Self.intent(#"{"kind":"insert","list":"L","item":"x\#(n)","after":"\#(previous)","fields":{}}"#))
+    }
+    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 1, ops: ops, now: cluster.now))
+    #expect(node.appends.count == 6)
+    cluster.settle()
+    // Seq 7 was the last: 8–10 land, 11–13 are refused (made before the boundary at 10) and made
+    // again on the compacted board.
+    #expect(cluster.log.staleRefusals == 3)
+    guard case .apiDone(1, let results)? = node.apiAnswers.first else {
+      Issue.record("no answer: \(node.apiAnswers)")
+      return
+    }
+    #expect(results.map(\.seq) == [8, 9, 10, 11, 12, 13])
+    #expect(order(cluster.board(0)) == ["a", "b", "c", "d", "e", "f", "x1", "x2", "x3", "x4", "x5", "x6"])
+    #expect(try cluster.freshBoard() == cluster.board(0))
+    cluster.settle()
+    #expect(cluster.board(1) == nil || cluster.board(1) == cluster.board(0))
+  }
+
+  @Test("A member's op made while a request's ops are out takes an op id of its own")
+  func clockMovesOnAfterASeries() throws {
+    let cluster = ClusterHarness(nodes: 2)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    let b = cluster.join(1, 2)
+    cluster.settle()
+    let node = cluster.nodes[0]
+    let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = [
+      ("q1", Self.intent(#"{"kind":"insert","list":"L","after":"a","fields":{}}"#)),
+      ("q2", Self.intent(#"{"kind":"insert","list":"L","after":"b","fields":{}}"#)),
+    ]
+    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 2, ops: ops, now: cluster.now))
+    cluster.op(0, a, "m", #"{"kind":"insert","list":"L","item":"m","after":"c","fields":{}}"#)
+    cluster.settle()
+    #expect(order(cluster.board(0)).count == 9)
+    #expect(order(cluster.board(0)).contains("m"))
+    #expect(cluster.board(1) == cluster.board(0))
+    #expect(try cluster.freshBoard() == cluster.board(0))
+    #expect(cluster.nodes[1].applied(b).count == 3)
   }
 
   @Test("A replaced board ends the requests on it, refuses ops until reloaded, and welcomes its members again")
@@ -102,16 +158,19 @@ struct ClusterAPIRoomTests {
     #expect(node.frames(fresh, "welcome").first?["seq"] == .number(0))
   }
 
-  @Test("An op the log cannot take ends its request (503 in the server); the ops before it are applied")
+  @Test("An op the log cannot take ends its request (503 in the server); the ops the log took are applied")
   func unavailable() {
     let cluster = ClusterHarness(nodes: 1)
     let a = cluster.join(0, 1)
     seedCluster(cluster, from: a)
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 5, ops: Self.ops, now: cluster.now))
-    cluster.executeAppends(0)
-    cluster.deliverReplies(0)
+    cluster.executeAppends(0, count: 1)
     cluster.log.available = false
+    cluster.executeAppends(0)
+    // The request ends only once none of its ops is out.
+    cluster.deliverReplies(0, count: 1)
+    #expect(node.apiAnswers.isEmpty)
     cluster.settle()
     #expect(node.apiAnswers == [.apiFailed(request: 5, reason: "the shared log is unavailable; re-send later")])
     // Re-sent once the log is back: p1 is answered from the log's ids, p2 and p3 run.
