@@ -94,15 +94,15 @@ extension Room {
   /// `nextTicket` numbers the appends (the registry's).
   mutating func advanceAPI(nextTicket: inout UInt64) -> [RoomAction] {
     var actions: [RoomAction] = []
-    while var job = shared?.apiJobs.first {
+    // Ops out are answered first (this is called after every answer: while some are out, it does
+    // nothing), and ops made next are made on a board with every answered one applied.
+    while shared?.apiJobs.first?.tickets.isEmpty == true {
+      var job = shared!.apiJobs[0]
       for (index, step) in job.steps.enumerated() {
         guard case .at(let at) = step, at <= seq else { continue }
         job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: resolvedOp(seq: at)))
       }
       shared!.apiJobs[0] = job
-      // Ops out are answered first, and ops made next are made on a board with every answered one
-      // applied.
-      guard job.tickets.isEmpty else { break }
       if let failure = job.failure {
         actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
         shared!.apiJobs.removeFirst()
@@ -119,7 +119,6 @@ extension Room {
         continue
       }
       actions.append(contentsOf: makeSeries(nextTicket: &nextTicket))
-      if !shared!.apiJobs[0].tickets.isEmpty || shared!.apiJobs[0].waitsBeyond(seq) { break }
     }
     return actions
   }
