@@ -21,10 +21,11 @@ public struct ReplicaWait: Sendable, Equatable {
 
 /// Appends the rooms' ops to the shared log on a thread of its own (never the service thread).
 ///
-/// Whatever is queued when a round trip ends goes out as the next one: one pipeline of
-/// `reorder_append` calls (at most `batchLimit`). With `appendfsync always` Redis fsyncs once per
-/// pass for everything that pass carries, so one op per round trip would cap a node at one fsync
-/// per op (about 500 ops/s on the machine docs/CLUSTER.md measured); a batch shares it.
+/// Whatever is queued when a round trip ends goes out as the next one (at most `batchLimit` ops):
+/// one pipeline with one `reorder_append_ops` call per room, its ops in order. With `appendfsync
+/// always` Redis fsyncs once per pass for everything that pass carries, so one op per round trip
+/// would cap a node at one fsync per op (about 500 ops/s on the machine docs/CLUSTER.md measured);
+/// a batch shares it, and one function call per room shares the call's cost.
 ///
 /// With a `ReplicaWait`, the same connection then sends `WAIT` (one per Redis node the batch
 /// wrote to): only ops on enough replicas are acknowledged, and each room's replicated watermark

@@ -11,6 +11,10 @@ public enum ClusterFunctions {
   /// Appends one op and publishes it on the room's appends channel (KEYS log, meta, ids; ARGV
   /// epoch, op key, node id, payload, creates, until, channel).
   public static let append = "reorder_append"
+  /// Appends several ops of one room in order, each as `reorder_append` does, in one call (KEYS
+  /// log, meta, ids; ARGV channel, then epoch, op key, node id, payload, creates, until per op):
+  /// an array of their replies.
+  public static let appendOps = "reorder_append_ops"
   /// Raises a room's replicated watermark and publishes it (KEYS meta; ARGV seq, channel).
   public static let markReplicated = "reorder_replicated"
   /// Writes a whole board as a room's new history, unless it has ops and replacing was not asked
@@ -57,23 +61,28 @@ public enum ClusterFunctions {
       redis.call('SPUBLISH', (string.gsub(meta, ':meta$', ':appends')), 'changed')
     end
 
-    -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates ('0': the op was made on
-    -- a replica with applied ops, so it must not start a history of its own), until (the highest
-    -- seq the op may get: the first compaction boundary after the state it was made on; '0': any),
-    -- the room's appends channel. The epoch check, the idempotency check, the seq, the XADD and
-    -- the notice on the channel (ClusterNotice) are one atomic step. A room without meta has no
-    -- history (never made, or deleted): only an op made at seq 0 starts one. An op beyond its until is refused 'STALE <until>' with nothing
-    -- written (its key stays free): its node makes it again on the board compacted there.
-    local function append(keys, args)
+    -- What a call appending to a room knows of its meta: its epoch (false: none) and seq, and
+    -- whether the replicated watermark was seen to.
+    local function room_state(meta)
+      return {epoch = redis.call('HGET', meta, 'epoch'), seq = tonumber(redis.call('HGET', meta, 'seq')) or 0}
+    end
+
+    -- One op of reorder_append / reorder_append_ops (KEYS log, meta, ids; `room` from room_state,
+    -- updated; the caller writes meta.seq once). Epoch: a room without meta has no history (never
+    -- made, or deleted): only an op made at seq 0 (creates '1') starts one. A key the log has answers
+    -- its seq, 'known'. An op beyond its until (the first compaction boundary after the state it was
+    -- made on; 0: any) is refused 'STALE <until>' with nothing written (its key stays free): its node
+    -- makes it again on the board compacted there. Otherwise the XADD, the key's seq and the notice
+    -- on the channel (ClusterNotice).
+    local function append_op(keys, room, epoch, key, node, payload, creates, limit, channel)
       local log, meta, ids = keys[1], keys[2], keys[3]
-      local epoch, key, node, payload = args[1], args[2], args[3], args[4]
-      local current = redis.call('HGET', meta, 'epoch')
-      if current and current ~= epoch then
-        return redis.error_reply('EPOCH ' .. current)
+      if room.epoch and room.epoch ~= epoch then
+        return redis.error_reply('EPOCH ' .. room.epoch)
       end
-      if not current then
-        if args[5] == '0' then return redis.error_reply('EPOCH ') end
+      if not room.epoch then
+        if creates == '0' then return redis.error_reply('EPOCH ') end
         redis.call('HSET', meta, 'epoch', epoch)
+        room.epoch = epoch
       end
       local known = redis.call('HGET', ids, key)
       if known then
@@ -81,17 +90,46 @@ public enum ClusterFunctions {
         redis.call('HINCRBY', meta, 'known', 1)
         return {tonumber(known), 'known'}
       end
-      local seq = (tonumber(redis.call('HGET', meta, 'seq')) or 0) + 1
-      local limit = tonumber(args[6] or '0') or 0
+      local seq = room.seq + 1
+      limit = tonumber(limit or '0') or 0
       if limit > 0 and seq > limit then return redis.error_reply('STALE ' .. num(limit)) end
-      -- A room logged before watermarks were kept: what it has counts as replicated.
-      redis.call('HSETNX', meta, 'replicated', num(seq - 1))
+      if not room.marked then
+        -- A room logged before watermarks were kept: what it has counts as replicated.
+        redis.call('HSETNX', meta, 'replicated', num(seq - 1))
+        room.marked = true
+      end
       redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
       redis.call('HSET', ids, key, num(seq))
-      redis.call('HSET', meta, 'seq', num(seq))
-      redis.call('SPUBLISH', args[7], string.format('%d %d %d %d\n', seq, #epoch, #node, #key) .. epoch .. node
+      room.seq = seq
+      redis.call('SPUBLISH', channel, string.format('%d %d %d %d\n', seq, #epoch, #node, #key) .. epoch .. node
         .. key .. payload)
       return {seq, 'applied'}
+    end
+
+    -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates, until, the room's appends
+    -- channel. One op (append_op), one atomic step.
+    local function append(keys, args)
+      local room = room_state(keys[2])
+      local before = room.seq
+      local reply = append_op(keys, room, args[1], args[2], args[3], args[4], args[5], args[6], args[7])
+      if room.seq > before then redis.call('HSET', keys[2], 'seq', num(room.seq)) end
+      return reply
+    end
+
+    -- KEYS log, meta, ids; ARGV the room's appends channel, then per op epoch, op key, node id,
+    -- payload, creates, until. The ops in order, each as reorder_append appends it, in one atomic
+    -- step: an array of their replies (an error element for a refused one). One call for a node's
+    -- batch of a room's ops costs Redis one function call and one meta read and write, not one each.
+    local function append_ops(keys, args)
+      local room = room_state(keys[2])
+      local before = room.seq
+      local replies = {}
+      for i = 2, #args - 5, 6 do
+        replies[#replies + 1] = append_op(
+          keys, room, args[i], args[i + 1], args[i + 2], args[i + 3], args[i + 4], args[i + 5], args[1])
+      end
+      if room.seq > before then redis.call('HSET', keys[2], 'seq', num(room.seq)) end
+      return replies
     end
 
     -- KEYS log, meta, ids, snapshot, bases; ARGV epoch, replace ('1' or '0'), node id, snapshot
@@ -270,6 +308,7 @@ public enum ClusterFunctions {
     end
 
     redis.register_function('reorder_append', append)
+    redis.register_function('reorder_append_ops', append_ops)
     redis.register_function('reorder_replicated', replicated)
     redis.register_function('reorder_board_put', board_put)
     redis.register_function('reorder_board_delete', board_delete)

@@ -26,21 +26,56 @@ extension RedisCommands {
   /// `append`, where a Redis node that cannot be reached fails only the ops of its rooms (a Redis
   /// Cluster's other masters answer theirs): each op's outcome, or the failure of its node (the op
   /// may or may not be in the log: appending it again is safe).
+  ///
+  /// The ops of each room go out as one `reorder_append_ops` call, in their order (rooms' logs are
+  /// independent, so only each room's order matters): Redis runs one function call per room of
+  /// the batch, not one per op.
   public func settledAppend(_ ops: [ClusterAppend]) throws(RedisError) -> [Result<AppendOutcome, RedisError>] {
     precondition(
       ops.allSatisfy { $0.epoch.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } },
       "an epoch is printable text")
+    var rooms: [String: Int] = [:]
+    var groups: [(room: String, indices: [Int])] = []
+    for (index, op) in ops.enumerated() {
+      if let group = rooms[op.room] {
+        groups[group].indices.append(index)
+      } else {
+        rooms[op.room] = groups.count
+        groups.append((op.room, [index]))
+      }
+    }
     let replies = try settledPipeline(
-      ops.map { op in
-        let keys = ClusterKeys(room: op.room)
-        return RedisCommand(
-          key: keys.meta,
-          [
-            "FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, op.epoch, op.key, op.node, op.payload,
-            op.creates ? "1" : "0", op.until, keys.appends,
-          ])
+      groups.map { group in
+        let keys = ClusterKeys(room: group.room)
+        var command: [any RedisArgument] = ["FCALL", ClusterFunctions.appendOps, 3, keys.log, keys.meta, keys.ids]
+        command.append(keys.appends)
+        for index in group.indices {
+          let op = ops[index]
+          command += [op.epoch, op.key, op.node, op.payload, op.creates ? "1" : "0", op.until] as [any RedisArgument]
+        }
+        return RedisCommand(key: keys.meta, command)
       })
-    return replies.map { result in result.flatMap(Self.appendOutcome) }
+    var outcomes = [Result<AppendOutcome, RedisError>](
+      repeating: .failure(.unexpectedReply(command: "FCALL " + ClusterFunctions.appendOps, reply: "")),
+      count: ops.count)
+    for (group, reply) in zip(groups, replies) {
+      for (position, index) in group.indices.enumerated() {
+        outcomes[index] = reply.flatMap { Self.appendOutcome(ofCall: $0, op: position, of: group.indices.count) }
+      }
+    }
+    return outcomes
+  }
+
+  /// The reply to op `position` of a `reorder_append_ops` call of `count` ops.
+  private static func appendOutcome(ofCall reply: RedisReply, op position: Int, of count: Int)
+    -> Result<AppendOutcome, RedisError>
+  {
+    let command = "FCALL " + ClusterFunctions.appendOps
+    switch reply {
+    case .array(let parts) where parts.count == count: return appendOutcome(parts[position])
+    case .error(let message): return .failure(.server(command: command, message: message))
+    default: return .failure(.unexpectedReply(command: command, reply: reply.description))
+    }
   }
 
   /// What a `reorder_append` reply says.

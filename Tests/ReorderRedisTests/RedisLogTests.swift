@@ -114,6 +114,27 @@ struct RedisLogTests {
     #expect(mixed == [.known(seq: 5), .epochMismatch(current: "e1"), .applied(seq: 101)])
   }
 
+  @Test("reorder_append, one op per call (nodes of the previous release), answers and logs as reorder_append_ops")
+  func singleOpFunctionAgrees() throws {
+    let redis = try RedisFixture()
+    _ = try redis.connection.appendSample(room: "r", 1...2)
+    let keys = ClusterKeys(room: "r")
+    func single(_ epoch: String, _ key: String, until: Int = 0) throws -> RedisReply {
+      try redis.connection.pipeline([
+        ["FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, epoch, key, "old", "op", "1", until, keys.appends]
+      ])[0]
+    }
+    #expect(try single("e1", "k1").elements?.map { $0.integer.map(String.init) ?? $0.text ?? "" } == ["1", "known"])
+    #expect(try single("e1", "fresh").elements?.first?.integer == 3)
+    #expect(try single("e9", "other").description.contains("EPOCH e1"))
+    #expect(try single("e1", "late", until: 3).description.contains("STALE 3"))
+    #expect(
+      try redis.connection.append([ClusterAppend(room: "r", epoch: "e1", key: bytes("next"), node: "n", payload: [])])
+        == [.applied(seq: 4)])
+    #expect(try redis.connection.meta(room: "r").seq == 4)
+    #expect(try redis.connection.entries(room: "r", after: 2).map(\.node) == ["old", "n"])
+  }
+
   @Test("A range after a seq fills a gap: the next entries in order, at most the limit")
   func rangeFillsAGap() throws {
     let redis = try RedisFixture()
