@@ -66,10 +66,12 @@ export class RoomSession extends EventTarget {
     timers: Timers;
     /** The `history` requests not answered yet (history-requests.js). */
     histories: any;
-    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
-    replayed: Set<string>;
     /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */
     outbox: Outbox | null;
+    /** @type {IntentReplay} the intents not answered yet: re-sent or dropped as rejected (intent-replay.js) */
+    replay: IntentReplay;
+    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
+    replayed: Set<string>;
     pacer: DragPacer;
     connection: any;
     /** Connects (and keeps reconnecting until `close`, or until a close ends the session). @returns {this} */
@@ -118,15 +120,6 @@ export class RoomSession extends EventTarget {
     private setRole;
     /** @private @param {Drag[]} drags @param {boolean} peersChanged */
     private presenceChanged;
-    /** @private Reports intents dropped here as rejected. @param {Intent[]} dropped @param {keyof DROPPED} code */
-    private report;
-    /** @private An intent is answered or dropped: it leaves the outbox. @param {string} id */
-    private settled;
-    /**
-     * @private The sender tab (outbox.js) takes on the intents of tabs that are gone: re-sent with
-     * their ids into the history they were made in; the others are dropped as rejected.
-     */
-    private adoptOrphans;
     /** @private @param {string} type @param {any} detail */
     private emit;
 }
@@ -190,4 +183,5 @@ import { PeerSet } from "./peers.js";
 import { PresenceStates } from "./presence-states.js";
 import { Timers } from "./timers.js";
 import { Outbox } from "./outbox.js";
+import { IntentReplay } from "./intent-replay.js";
 import { DragPacer } from "./pacer.js";

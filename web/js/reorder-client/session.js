@@ -6,13 +6,10 @@
  * session. `ReorderClient` (client.js) adds the public reading and intent methods on top.
  *
  * Rules (docs/CLIENT.md has them for users):
- * - Pending intents are re-sent with the same ids after each welcome, in the history they were
- *   made in; a welcome that replaces the board or brings another `epoch` rejects them
- *   (`board_replaced`), a viewer's welcome rejects them (`read_only`), a 4404 close rejects them
- *   (`board_deleted`). These three codes are the client's own; every other code is the server's.
+ * - What becomes of the intents not answered yet (re-sent with the same ids after each welcome,
+ *   dropped as rejected with the client's own codes, adopted from closed tabs) is intent-replay.js's.
  * - With an outbox (outbox.js) every intent is kept in IndexedDB until it is answered; `hello`
- *   says the outbox's client, and the tab holding its lock re-sends the intents of closed tabs
- *   after its welcome (`adoptOrphans`). A dropped one is `rejected` with `replayed: true`.
+ *   says the outbox's client.
  * - `rate_limited` and `unavailable` are not refusals: the op is re-sent a second later;
  *   `storage_full` (the server's disk is full, maybe for hours) is one (docs/PROTOCOL.md).
  * - Everything the client schedules goes through `timers`, cleared by `close` and by a close
@@ -28,6 +25,7 @@ import { DragPacer, presenceIntervalOf } from "./pacer.js";
 import { Timers } from "./timers.js";
 import { Outbox, outboxName, tokenSubject } from "./outbox.js";
 import { HistoryRequests } from "./history-requests.js";
+import { IntentReplay } from "./intent-replay.js";
 
 /**
  * @typedef {object} ClientOptions
@@ -59,14 +57,6 @@ import { HistoryRequests } from "./history-requests.js";
 
 /** The protocol version this client speaks (`hello.v`). */
 export const PROTOCOL_VERSION = 1;
-
-/** Reasons for rejecting intents that the server never saw (beside the server's codes). */
-const DROPPED = {
-  board_replaced: "the board was replaced; this change was not applied",
-  board_deleted: "the board was deleted",
-  read_only: "this connection is a viewer's: it cannot edit",
-  outbox_expired: "too many changes were made to the board since; the server would no longer recognise this one, so it was not re-sent",
-};
 
 /** @returns {string} 12 random hex digits */
 export function randomId() {
@@ -125,13 +115,18 @@ export class RoomSession extends EventTarget {
     this.timers = new Timers();
     /** The `history` requests not answered yet (history-requests.js). */
     this.histories = new HistoryRequests(() => this.connection);
-    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
-    this.replayed = new Set();
     const user = options.user ?? tokenSubject(options.token) ?? this.name;
     /** @type {Outbox | null} where unacknowledged intents are kept (null with `outbox: false`) */
     this.outbox = options.outbox !== false && Outbox.available()
       ? new Outbox(outboxName(serverOrigin(options.url), this.room, user), (count) => this.emit("saved", { count }))
       : null;
+    /** @type {IntentReplay} the intents not answered yet: re-sent or dropped as rejected (intent-replay.js) */
+    this.replay = new IntentReplay({
+      model: this.model, outbox: this.outbox, timers: this.timers, link: () => this.connection,
+      role: () => this.role, emit: (type, detail) => this.emit(type, detail),
+    });
+    /** @type {Set<string>} ids of intents re-sent after a (re)connect or adopted from a closed tab */
+    this.replayed = this.replay.replayed;
     this.pacer = new DragPacer((drag) => this.connection.send({ type: "drag", ...drag }), this.timers);
     this.connection = new Connection({
       url: socketURL(options.url, this.room),
@@ -148,7 +143,7 @@ export class RoomSession extends EventTarget {
         const m = change.msg;
         this.emit("rejected", { id: m.id, op: change.mine?.op, intent: change.mine, code: String(m.code ?? ""), message: String(m.message ?? ""), replayed: this.replayed.has(m.id) });
       }
-      if ((change.type === "applied" || change.type === "rejected") && change.mine) this.settled(change.mine.id);
+      if ((change.type === "applied" || change.type === "rejected") && change.mine) this.replay.settled(change.mine.id);
       this.emit("change", { cause: change.type, message: "msg" in change ? change.msg : undefined, intent: "mine" in change ? change.mine : change.type === "local" ? change.pending : undefined });
     });
     options.signal?.addEventListener("abort", () => this.close(), { once: true });
@@ -160,7 +155,7 @@ export class RoomSession extends EventTarget {
   connect() {
     if (this.options.signal?.aborted) return this;
     this.end = null;
-    this.outbox?.start(() => this.adoptOrphans());
+    this.outbox?.start(() => this.replay.adoptOrphans());
     this.connection.start();
     return this;
   }
@@ -218,13 +213,7 @@ export class RoomSession extends EventTarget {
       case "applied":
         return this.model.applied(msg);
       case "rejected": {
-        if (msg.code === "rate_limited" || msg.code === "unavailable") {
-          // Not a refusal (too fast, or the cluster's shared log unreachable): the op is kept and
-          // re-sent a little later with the same id.
-          const p = this.model.pending.find((x) => x.id === msg.id);
-          if (p) this.timers.timeout(() => this.connection.ready && this.connection.send({ type: "op", id: p.id, op: p.op }), 1000);
-          return;
-        }
+        if (msg.code === "rate_limited" || msg.code === "unavailable") return this.replay.retryLater(msg.id);
         if (msg.code === "read_only") this.setRole("viewer");
         return this.model.rejected(msg);
       }
@@ -280,7 +269,7 @@ export class RoomSession extends EventTarget {
     if (typeof msg.session === "string") this.session = msg.session;
     else if (!replaces) this.session = null;
     const { ok, dropped } = this.model.welcome(msg, replaces);
-    this.report(dropped, "board_replaced");
+    this.replay.report(dropped, "board_replaced");
     if (!ok) {
       // A catch-up from another history: ask again without `since` (a full board follows).
       this.welcomed = false;
@@ -292,17 +281,7 @@ export class RoomSession extends EventTarget {
     const interval = presenceIntervalOf(msg);
     if (interval !== null || !replaces) this.pacer.follow(interval);
     const drags = replaces && !Array.isArray(msg.peers) ? [] : this.presence.welcome(msg);
-    if (this.role === "viewer") {
-      // A viewer's ops would all be refused: the intents made before this welcome are dropped.
-      this.report(this.model.dropPending(), "read_only");
-    } else {
-      for (const p of this.model.pending) {
-        this.connection.send({ type: "op", id: p.id, op: p.op });
-        this.replayed.add(p.id);
-      }
-      this.outbox?.sent(this.model.pending.map((p) => p.id), this.model.epoch, this.model.seq);
-      this.adoptOrphans();
-    }
+    this.replay.afterWelcome();
     this.emit("welcome", {
       session: this.session, role: this.role, epoch: this.model.epoch, seq: this.model.seq,
       catchUp: !msg.board, replaced: replaces, expiresIn: numberOrNull(msg.expires_in_s), message: msg,
@@ -369,7 +348,7 @@ export class RoomSession extends EventTarget {
     this.timers.clear();
     this.outbox?.stop();
     if (kind === "deleted") {
-      this.report(this.model.dropPending(), "board_deleted");
+      this.replay.report(this.model.dropPending(), "board_deleted");
       this.emit("ended", { code, reason });
     } else if (kind === "ended") {
       this.emit("ended", { code, reason });
@@ -389,41 +368,6 @@ export class RoomSession extends EventTarget {
   presenceChanged(drags, peersChanged) {
     if (peersChanged) this.emit("peers", { peers: this.presence.known, others: this.presence.others });
     for (const d of drags) this.emit("drag", d);
-  }
-
-  /** @private Reports intents dropped here as rejected. @param {Intent[]} dropped @param {keyof DROPPED} code */
-  report(dropped, code) {
-    for (const p of dropped) {
-      this.emit("rejected", { id: p.id, op: p.op, intent: p, code, message: DROPPED[code], replayed: this.replayed.has(p.id) });
-      this.settled(p.id);
-    }
-  }
-
-  /** @private An intent is answered or dropped: it leaves the outbox. @param {string} id */
-  settled(id) {
-    this.replayed.delete(id);
-    this.outbox?.forget(id);
-  }
-
-  /**
-   * @private The sender tab (outbox.js) takes on the intents of tabs that are gone: re-sent with
-   * their ids into the history they were made in; the others are dropped as rejected.
-   */
-  async adoptOrphans() {
-    const outbox = this.outbox;
-    if (!outbox?.sender || !this.connection.ready || this.role !== "editor") return;
-    const mine = (/** @type {string} */ id) => this.model.pending.some((p) => p.id === id);
-    const { adopted, dropped } = await outbox.orphans(this.model.epoch, this.model.seq ?? 0, mine, () => this.adoptOrphans());
-    for (const { record, code } of dropped) {
-      const intent = { id: record.id, op: record.op };
-      this.emit("rejected", { id: record.id, op: record.op, intent, code, message: DROPPED[code], replayed: true });
-    }
-    for (const record of adopted) {
-      if (mine(record.id)) continue;
-      this.model.propose(record.id, record.op);
-      this.replayed.add(record.id);
-      if (this.connection.ready) this.connection.send({ type: "op", id: record.id, op: record.op });
-    }
   }
 
   /** @private @param {string} type @param {any} detail */
