@@ -61,21 +61,30 @@ public enum ClusterFunctions {
       redis.call('SPUBLISH', (string.gsub(meta, ':meta$', ':appends')), 'changed')
     end
 
-    -- What a call appending to a room knows of its meta: its epoch (false: none) and seq, and
-    -- whether the replicated watermark was seen to.
-    local function room_state(meta)
-      return {epoch = redis.call('HGET', meta, 'epoch'), seq = tonumber(redis.call('HGET', meta, 'seq')) or 0}
+    -- What a call appending to a room knows of it: its meta's epoch (false: none) and seq, whether
+    -- the replicated watermark was seen to, the seqs of the op keys it looked up or appended
+    -- (`known`, false for a key the log does not have) and the keys it appended, in order.
+    local function room_state(meta, ids, keys)
+      local room = {epoch = redis.call('HGET', meta, 'epoch'), seq = tonumber(redis.call('HGET', meta, 'seq')) or 0,
+        known = {}, added = {}}
+      -- In parts: unpack passes at most a few thousand values.
+      for first = 1, #keys, 500 do
+        local part = {unpack(keys, first, math.min(first + 499, #keys))}
+        local seqs = redis.call('HMGET', ids, unpack(part))
+        for i, key in ipairs(part) do room.known[key] = seqs[i] end
+      end
+      return room
     end
 
     -- One op of reorder_append / reorder_append_ops (KEYS log, meta, ids; `room` from room_state,
-    -- updated; the caller writes meta.seq once). Epoch: a room without meta has no history (never
-    -- made, or deleted): only an op made at seq 0 (creates '1') starts one. A key the log has answers
-    -- its seq, 'known'. An op beyond its until (the first compaction boundary after the state it was
-    -- made on; 0: any) is refused 'STALE <until>' with nothing written (its key stays free): its node
-    -- makes it again on the board compacted there. Otherwise the XADD, the key's seq and the notice
-    -- on the channel (ClusterNotice).
+    -- updated; the caller writes the keys and the seq once, with finish). Epoch: a room without meta
+    -- has no history (never made, or deleted): only an op made at seq 0 (creates '1') starts one. A
+    -- key the log has answers its seq, 'known'. An op beyond its until (the first compaction
+    -- boundary after the state it was made on; 0: any) is refused 'STALE <until>' with nothing
+    -- written (its key stays free): its node makes it again on the board compacted there. Otherwise
+    -- the XADD and the notice on the channel (ClusterNotice).
     local function append_op(keys, room, epoch, key, node, payload, creates, limit, channel)
-      local log, meta, ids = keys[1], keys[2], keys[3]
+      local log, meta = keys[1], keys[2]
       if room.epoch and room.epoch ~= epoch then
         return redis.error_reply('EPOCH ' .. room.epoch)
       end
@@ -84,7 +93,7 @@ public enum ClusterFunctions {
         redis.call('HSET', meta, 'epoch', epoch)
         room.epoch = epoch
       end
-      local known = redis.call('HGET', ids, key)
+      local known = room.known[key]
       if known then
         -- A write, so that a WAIT after this call covers the op's first append too.
         redis.call('HINCRBY', meta, 'known', 1)
@@ -99,36 +108,52 @@ public enum ClusterFunctions {
         room.marked = true
       end
       redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
-      redis.call('HSET', ids, key, num(seq))
+      room.known[key] = num(seq)
+      room.added[#room.added + 1] = key
       room.seq = seq
       redis.call('SPUBLISH', channel, string.format('%d %d %d %d\n', seq, #epoch, #node, #key) .. epoch .. node
         .. key .. payload)
       return {seq, 'applied'}
     end
 
+    -- Writes what a call appended: the op keys' seqs and the room's seq.
+    local function finish(keys, room)
+      if #room.added == 0 then return end
+      for first = 1, #room.added, 500 do
+        local fields = {}
+        for i = first, math.min(first + 499, #room.added) do
+          fields[#fields + 1] = room.added[i]
+          fields[#fields + 1] = room.known[room.added[i]]
+        end
+        redis.call('HSET', keys[3], unpack(fields))
+      end
+      redis.call('HSET', keys[2], 'seq', num(room.seq))
+    end
+
     -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates, until, the room's appends
     -- channel. One op (append_op), one atomic step.
     local function append(keys, args)
-      local room = room_state(keys[2])
-      local before = room.seq
+      local room = room_state(keys[2], keys[3], {args[2]})
       local reply = append_op(keys, room, args[1], args[2], args[3], args[4], args[5], args[6], args[7])
-      if room.seq > before then redis.call('HSET', keys[2], 'seq', num(room.seq)) end
+      finish(keys, room)
       return reply
     end
 
     -- KEYS log, meta, ids; ARGV the room's appends channel, then per op epoch, op key, node id,
     -- payload, creates, until. The ops in order, each as reorder_append appends it, in one atomic
     -- step: an array of their replies (an error element for a refused one). One call for a node's
-    -- batch of a room's ops costs Redis one function call and one meta read and write, not one each.
+    -- batch of a room's ops costs Redis one function call, one read of the meta and the op keys and
+    -- one write of them, not one each per op.
     local function append_ops(keys, args)
-      local room = room_state(keys[2])
-      local before = room.seq
+      local opKeys = {}
+      for i = 3, #args - 4, 6 do opKeys[#opKeys + 1] = args[i] end
+      local room = room_state(keys[2], keys[3], opKeys)
       local replies = {}
       for i = 2, #args - 5, 6 do
         replies[#replies + 1] = append_op(
           keys, room, args[i], args[i + 1], args[i + 2], args[i + 3], args[i + 4], args[i + 5], args[1])
       end
-      if room.seq > before then redis.call('HSET', keys[2], 'seq', num(room.seq)) end
+      finish(keys, room)
       return replies
     end
 

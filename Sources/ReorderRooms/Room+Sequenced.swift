@@ -171,9 +171,14 @@ extension Room {
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
       if op.api { apiAnswered(ticket: ticket, seq: at) }
       guard at > seq else { return [] }
-      if at == seq + 1 { return try applyEntries([(at, op.record.encoded())]) }
-      shared!.ahead[at] = op.record.encoded()
-      return []
+      guard at == seq + 1 else {
+        shared!.ahead[at] = op.record.encoded()
+        return []
+      }
+      // The record in memory is the entry's (no need to read back its bytes).
+      var actions = try applyEntry(seq: at, record: op.record)
+      actions.append(contentsOf: try applyEntries([]))
+      return actions
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
       remember(key: op.key, seq: at)
@@ -265,7 +270,12 @@ extension Room {
 
   /// Applies the entry at `seq + 1` and sends its `applied` to the welcomed members.
   mutating func applyEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [RoomAction] {
-    let frame = try resolveEntry(seq: entrySeq, payload: payload)
+    try applyEntry(seq: entrySeq, record: try OpRecord(payload: payload))
+  }
+
+  /// `applyEntry` of an entry already read (or made here).
+  mutating func applyEntry(seq entrySeq: UInt64, record: OpRecord) throws -> [RoomAction] {
+    let frame = try resolveEntry(seq: entrySeq, record: record)
     var actions: [RoomAction] = []
     let recipients = welcomed()
     if !recipients.isEmpty { actions.append(.broadcast(recipients, frame, .data)) }
@@ -276,11 +286,17 @@ extension Room {
   /// Applies the entry at `seq + 1`: the room moves to its seq, remembers its op id and keeps its
   /// `applied` frame (returned) for catch-ups.
   mutating func resolveEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [UInt8] {
+    try resolveEntry(seq: entrySeq, record: try OpRecord(payload: payload))
+  }
+
+  /// `resolveEntry` of an entry already read (or made here).
+  mutating func resolveEntry(seq entrySeq: UInt64, record: OpRecord) throws -> [UInt8] {
     precondition(entrySeq == seq + 1, "log entries apply in seq order")
     // The same entry may wait in `ahead` (it came twice, once after a gap).
     shared?.ahead[entrySeq] = nil
-    let record = try OpRecord(payload: payload)
     let resolved = try applyLogged(record.logged)
+    // The API's requests here answer with the resolved op: kept while one runs.
+    if record.client == Room.apiClient, shared?.apiJobs.isEmpty == false { shared!.apiResolved[entrySeq] = resolved }
     // Every replica compacts here, so the ops made after it (on the compacted board: the log takes
     // none made before it, `SharedAppend.until`) apply on the same tree everywhere.
     if let shared, shared.compactsAfter(record, seq: entrySeq) { compactBoard() }

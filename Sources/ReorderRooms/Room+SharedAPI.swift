@@ -100,7 +100,8 @@ extension Room {
       var job = shared!.apiJobs[0]
       for (index, step) in job.steps.enumerated() {
         guard case .at(let at) = step, at <= seq else { continue }
-        job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: resolvedOp(seq: at)))
+        let op = shared!.apiResolved.removeValue(forKey: at) ?? resolvedOp(seq: at)
+        job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: op))
       }
       shared!.apiJobs[0] = job
       if let failure = job.failure {
@@ -120,6 +121,7 @@ extension Room {
       }
       actions.append(contentsOf: makeSeries(nextTicket: &nextTicket))
     }
+    if shared?.apiJobs.isEmpty == true { shared!.apiResolved = [:] }
     return actions
   }
 
@@ -175,6 +177,7 @@ extension Room {
   mutating func failAPI(reason: String) -> [RoomAction] {
     guard let jobs = shared?.apiJobs, !jobs.isEmpty else { return [] }
     shared!.apiJobs = []
+    shared!.apiResolved = [:]
     return jobs.map { .cluster(.apiFailed(request: $0.request, reason: reason)) }
   }
 }

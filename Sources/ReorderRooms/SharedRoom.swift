@@ -75,6 +75,9 @@ struct SharedRoom: Sendable {
   /// The HTTP API's requests of ops, in arrival order; their ops run one at a time
   /// (`Room+SharedAPI.swift`).
   var apiJobs: [SharedAPIJob] = []
+  /// The resolved ops of the API's ops applied while a request runs, by seq, for its results
+  /// (emptied when no request is left).
+  var apiResolved: [UInt64: JSONValue] = [:]
   /// The room's history was replaced by another epoch (this one), and the room is being loaded
   /// again: it takes no op and applies no entry until the loaded room takes its place.
   var reloading: String?

@@ -135,6 +135,20 @@ struct RedisLogTests {
     #expect(try redis.connection.entries(room: "r", after: 2).map(\.node) == ["old", "n"])
   }
 
+  @Test("One call of 1,200 ops of a room: seqs in order, a key repeated in the call answered known, every key kept")
+  func largeCallOfOneRoom() throws {
+    let redis = try RedisFixture()
+    var ops = (1...1_200).map { ClusterAppend(room: "r", epoch: "e1", key: bytes("k\($0)"), node: "n", payload: [1]) }
+    ops.insert(ClusterAppend(room: "r", epoch: "e1", key: bytes("k3"), node: "n", payload: [2]), at: 10)
+    let outcomes = try redis.connection.append(ops)
+    #expect(outcomes[10] == .known(seq: 3))
+    #expect(outcomes.enumerated().filter { $0.offset != 10 }.map(\.element) == (1...1_200).map { .applied(seq: UInt64($0)) })
+    #expect(try redis.connection.meta(room: "r").seq == 1_200)
+    #expect(
+      try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1200"), node: "n", payload: []) == .known(seq: 1_200))
+    #expect(try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1"), node: "n", payload: []) == .known(seq: 1))
+  }
+
   @Test("A range after a seq fills a gap: the next entries in order, at most the limit")
   func rangeFillsAGap() throws {
     let redis = try RedisFixture()
