@@ -150,7 +150,7 @@ extension Room {
   func sharedAppend(ticket: UInt64) -> SharedAppend {
     let op = shared!.inFlight[ticket]!
     return SharedAppend(
-      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared!.node, payload: op.record.encoded(),
+      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared!.node, payload: op.payload,
       ticket: ticket, creates: op.creates, until: op.until)
   }
 
@@ -172,7 +172,7 @@ extension Room {
       if op.api { apiAnswered(ticket: ticket, seq: at) }
       guard at > seq else { return [] }
       guard at == seq + 1 else {
-        shared!.ahead[at] = op.record.encoded()
+        shared!.ahead[at] = op.payload
         return []
       }
       // The record in memory is the entry's (no need to read back its bytes).
@@ -228,18 +228,32 @@ extension Room {
   mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
     // A room being reloaded holds a replaced history: what the log holds now is another one's.
     guard shared != nil, shared!.reloading == nil else { return [] }
-    var next: [(UInt64, [UInt8])] = []
+    var actions: [RoomAction] = []
     for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
-      if entry.seq == seq + 1 + UInt64(next.count) {
-        next.append((entry.seq, entry.payload))
-      } else {
+      guard entry.seq == seq + 1 else {
         shared!.ahead[entry.seq] = entry.payload
+        continue
+      }
+      if let record = appendedRecord(entry) {
+        actions.append(contentsOf: try applyEntry(seq: entry.seq, record: record))
+      } else {
+        actions.append(contentsOf: try applyEntry(seq: entry.seq, payload: entry.payload))
       }
     }
-    var actions = try applyEntries(next)
+    actions.append(contentsOf: try applyEntries([]))
     actions.append(contentsOf: readGap())
     actions.append(contentsOf: retryDeferred())
     return actions
+  }
+
+  /// The record of this node's append out that `entry` is (same key, same bytes), so that the
+  /// entry is applied without reading its bytes back; nil for any other entry.
+  func appendedRecord(_ entry: SharedLogEntry) -> OpRecord? {
+    guard let shared, !shared.inFlight.isEmpty,
+      let ticket = shared.inFlight.ticket(forKey: String(decoding: entry.key, as: UTF8.self)),
+      let op = shared.inFlight[ticket], op.payload == entry.payload
+    else { return nil }
+    return op.record
   }
 
   /// A read-range failed: the gap is read again when the next entry or tick comes.

@@ -10,7 +10,9 @@ struct SharedRoom: Sendable {
     var connections: [ConnectionHandle]
     var request: String
     var key: String
-    var record: OpRecord
+    /// The op; `payload` is its bytes, the log entry's when it is appended.
+    var record: OpRecord { didSet { payload = record.encoded() } }
+    private(set) var payload: [UInt8]
     /// Whether the HTTP API made it (the head of `apiJobs` waits for it).
     var api = false
     /// Whether it was made at seq 0 (`SharedAppend.creates`).
@@ -20,6 +22,21 @@ struct SharedRoom: Sendable {
     var remake: OpRequest? = nil
     /// The highest seq the op may get (`SharedAppend.until`).
     var until: UInt64 = 0
+
+    init(
+      connections: [ConnectionHandle], request: String, key: String, record: OpRecord, api: Bool = false,
+      creates: Bool = true, remake: OpRequest? = nil, until: UInt64 = 0
+    ) {
+      self.connections = connections
+      self.request = request
+      self.key = key
+      self.record = record
+      payload = record.encoded()
+      self.api = api
+      self.creates = creates
+      self.remake = remake
+      self.until = until
+    }
   }
 
   /// An op that names what an op of this node still out (in flight, or answered and not yet
