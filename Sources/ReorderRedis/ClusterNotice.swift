@@ -1,4 +1,4 @@
-/// The notice `reorder_append` publishes on a room's appends channel for each op it logs: the log
+/// The notice `reorder_append_ops` publishes on a room's appends channel for each op it logs: the log
 /// entry itself, so that a node's tail applies it without reading the stream.
 ///
 /// Bytes: `<seq> <epoch length> <node length> <key length>\n`, then the epoch, the node id, the
@@ -39,7 +39,7 @@ public enum ClusterNotice {
   /// replaced or deleted; its epoch is to be read again).
   public static func isChanged(_ bytes: [UInt8]) -> Bool { bytes == Array("changed".utf8) }
 
-  /// The bytes of a notice of `entry`, as `reorder_append` writes them (its epoch "" when nil).
+  /// The bytes of a notice of `entry`, as `reorder_append_ops` writes them (its epoch "" when nil).
   public static func bytes(of entry: ClusterLogEntry) -> [UInt8] {
     let epoch = Array((entry.epoch ?? "").utf8)
     let node = Array(entry.node.utf8)

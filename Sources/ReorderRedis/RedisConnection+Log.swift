@@ -8,7 +8,7 @@ extension RedisCommands {
     return name
   }
 
-  /// Appends one op with `reorder_append` (any seq: no `until`): its seq, the seq it already had,
+  /// Appends one op (any seq: no `until`): its seq, the seq it already had,
   /// or the room's epoch when it differs from `epoch`.
   public func append(room: String, epoch: String, key: [UInt8], node: String, payload: [UInt8])
     throws(RedisError) -> AppendOutcome
@@ -16,8 +16,9 @@ extension RedisCommands {
     try append([ClusterAppend(room: room, epoch: epoch, key: key, node: node, payload: payload)])[0]
   }
 
-  /// Appends several ops in one round trip (pipelined `reorder_append` calls), in order. When it
-  /// throws, some of them may be in the log: appending them again is safe (same keys, same seqs).
+  /// Appends several ops in one round trip (one `reorder_append_ops` call per room, pipelined), in
+  /// order. When it throws, some of them may be in the log: appending them again is safe (same
+  /// keys, same seqs).
   /// An epoch is printable text (it comes back in an error reply, which holds no control bytes).
   public func append(_ ops: [ClusterAppend]) throws(RedisError) -> [AppendOutcome] {
     try settledAppend(ops).values()
@@ -78,7 +79,7 @@ extension RedisCommands {
     }
   }
 
-  /// What a `reorder_append` reply says.
+  /// What a `reorder_append_ops` reply says.
   private static func appendOutcome(_ reply: RedisReply) -> Result<AppendOutcome, RedisError> {
     let command = "FCALL " + ClusterFunctions.append
     switch reply {

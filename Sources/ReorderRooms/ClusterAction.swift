@@ -3,7 +3,7 @@
 /// registry's cluster inputs (`RoomRegistry+Cluster.swift`). See docs/CLUSTER.md, "Replicas and
 /// seq order", for the keys and the function each one maps to.
 public enum ClusterAction: Sendable, Equatable {
-  /// Append one op with the `reorder_append` function; hand the reply (or the failure) to
+  /// Append one op with the `reorder_append_ops` function; hand the reply (or the failure) to
   /// `RoomRegistry.appended(_:result:now:)`.
   case append(SharedAppend)
   /// Read the room's log entries with seq in `after + 1 ... through` (`XRANGE`) and hand them to
@@ -47,11 +47,11 @@ public struct SharedAppend: Sendable, Equatable {
   public var ticket: UInt64
   /// Whether the op may create the room's history (`ARGV[5]`): made on a replica that had applied
   /// nothing. An op made on a replica with a history must not start a new one where that history
-  /// is gone (the board was deleted): `reorder_append` answers `EPOCH ` with no epoch then.
+  /// is gone (the board was deleted): `reorder_append_ops` answers `EPOCH ` with no epoch then.
   public var creates: Bool
   /// The highest seq the op may get (`ARGV[6]`; 0: any): the first compaction boundary after the
   /// state it was made on (`SharedRoom.boundary(after:)`). Beyond it the op would be applied on a
-  /// board compacted since it was made, so `reorder_append` refuses it (`STALE <until>`) and the
+  /// board compacted since it was made, so `reorder_append_ops` refuses it (`STALE <until>`) and the
   /// node makes it again once it has applied that far.
   public var until: UInt64
 
@@ -71,7 +71,7 @@ public struct SharedAppend: Sendable, Equatable {
   }
 }
 
-/// What `reorder_append` answered.
+/// What `reorder_append_ops` answered.
 public enum AppendReply: Sendable, Equatable {
   /// The op was new: it is in the log at this seq (`{seq, "applied"}`).
   case applied(UInt64)

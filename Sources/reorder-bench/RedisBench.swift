@@ -3,7 +3,7 @@ import ReorderRedis
 
 /// `reorder-bench redis [--ops N] [--batch B] [--connections C] [--payload BYTES] [--redis URL]`
 ///
-/// Measures cluster mode's Redis cost per op (docs/CLUSTER.md, "Measured cost"): `reorder_append`
+/// Measures cluster mode's Redis cost per op (docs/CLUSTER.md, "Measured cost"): `reorder_append_ops`
 /// one op per round trip (latency p50 / p99 / max, ops/s) while a second connection follows the
 /// room's appends channel as every node's tail does (append → delivery latency; `XRANGE` reads
 /// counted, which a tail makes only to fill what the channel lost), then pipelined batches of B,
@@ -80,7 +80,7 @@ struct RedisBenchResult {
   var pipelinedOpsPerSecond: Double
   var concurrentOpsPerSecond: Double  // C connections, one op per round trip each
   var concurrentP99: Double
-  var fcallsPerOp: Double  // commands this node sends per op (FCALL reorder_append)
+  var fcallsPerOp: Double  // commands this node sends per op (FCALL reorder_append_ops)
   var commandsPerOp: Double  // every command Redis ran during the sequential phase (the function's own calls too)
   var rangeReadsPerOp: Double  // XRANGE calls: 0 unless the channel lost notices
   var redisCPUMicrosecondsPerOp: Double

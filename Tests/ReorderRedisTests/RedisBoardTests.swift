@@ -2,7 +2,7 @@ import ReorderRedis
 import Testing
 
 /// `reorder_board_put`, `reorder_board_delete`, the rooms' epochs, and what they change in
-/// `reorder_append` and `reorder_snapshot`.
+/// `reorder_append_ops` and `reorder_snapshot`.
 @Suite("Redis whole boards: put, replace, delete", .serialized)
 struct RedisBoardTests {
   static let ops: [(key: [UInt8], payload: [UInt8])] = [(bytes("put:1"), [1]), (bytes("put:2"), [2, 0])]

@@ -2,7 +2,7 @@ import ReorderRedis
 import TestSupport
 import Testing
 
-/// `reorder_append`'s `until` (docs/CLUSTER.md, "Compaction at agreed seqs"): an op whose seq would
+/// `reorder_append_ops`'s `until` (docs/CLUSTER.md, "Compaction at agreed seqs"): an op whose seq would
 /// pass the compaction boundary after the state it was made on is refused, unrecorded.
 @Suite("Redis log: appends refused across a compaction boundary")
 struct RedisCompactionTests {

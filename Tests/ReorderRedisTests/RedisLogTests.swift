@@ -121,7 +121,10 @@ struct RedisLogTests {
     let keys = ClusterKeys(room: "r")
     func single(_ epoch: String, _ key: String, until: Int = 0) throws -> RedisReply {
       try redis.connection.pipeline([
-        ["FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, epoch, key, "old", "op", "1", until, keys.appends]
+        [
+          "FCALL", ClusterFunctions.append, 3, keys.log, keys.meta, keys.ids, epoch, key, "old", "op", "1", until,
+          keys.appends,
+        ]
       ])[0]
     }
     #expect(try single("e1", "k1").elements?.map { $0.integer.map(String.init) ?? $0.text ?? "" } == ["1", "known"])
@@ -142,11 +145,14 @@ struct RedisLogTests {
     ops.insert(ClusterAppend(room: "r", epoch: "e1", key: bytes("k3"), node: "n", payload: [2]), at: 10)
     let outcomes = try redis.connection.append(ops)
     #expect(outcomes[10] == .known(seq: 3))
-    #expect(outcomes.enumerated().filter { $0.offset != 10 }.map(\.element) == (1...1_200).map { .applied(seq: UInt64($0)) })
+    #expect(
+      outcomes.enumerated().filter { $0.offset != 10 }.map(\.element) == (1...1_200).map { .applied(seq: UInt64($0)) })
     #expect(try redis.connection.meta(room: "r").seq == 1_200)
     #expect(
-      try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1200"), node: "n", payload: []) == .known(seq: 1_200))
-    #expect(try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1"), node: "n", payload: []) == .known(seq: 1))
+      try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1200"), node: "n", payload: [])
+        == .known(seq: 1_200))
+    #expect(
+      try redis.connection.append(room: "r", epoch: "e1", key: bytes("k1"), node: "n", payload: []) == .known(seq: 1))
   }
 
   @Test("A range after a seq fills a gap: the next entries in order, at most the limit")

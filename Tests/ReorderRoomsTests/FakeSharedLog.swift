@@ -2,7 +2,7 @@
 
 /// A test double of the cluster's SHARED LOG with the contract's semantics (docs/CLUSTER.md): per
 /// room an entry log with gap-free seqs, the meta epoch and seq, the op ids, the latest snapshot,
-/// and `reorder_append`'s rules (epoch check, first op creates the room, known keys answer their
+/// and `reorder_append_ops`'s rules (epoch check, first op creates the room, known keys answer their
 /// seq; an op whose seq would pass its `until` is refused `stale`, unrecorded). Plus the presence channel's messages and the roster's entries. No time, no threads.
 final class FakeSharedLog {
   struct RoomLog {
@@ -22,7 +22,7 @@ final class FakeSharedLog {
   /// Appends refused `stale`.
   var staleRefusals = 0
 
-  /// `FCALL reorder_append`.
+  /// `FCALL reorder_append_ops`.
   func append(_ a: SharedAppend) -> Result<AppendReply, SharedLogError> {
     guard available else { return .failure(.unavailable("connection refused")) }
     appendCalls += 1

@@ -8,7 +8,7 @@ import Testing
 @testable import ReorderCluster
 
 /// `ClusterAppender` against a real `redis-server` (stopped by PID): what each append carries
-/// reaches `reorder_append`.
+/// reaches `reorder_append_ops`.
 @Suite("Cluster mode: the appender's calls")
 struct ClusterAppenderTests {
   /// Appends `appends` through a started appender and returns their answers, in order.
