@@ -122,7 +122,6 @@ extension Room {
       lastSnapshotBytes = snapshot.bytes.count
       let ids = min(history.remembered.count + history.after.count, limits.rememberedOpIDs + 1)
       opIDs.reserveCapacity(ids)
-      opIDOrder.reserveCapacity(ids)
       // Every remembered op keeps its id; only the catch-up window's get their `applied` frame
       // (encoding the frames of all remembered ops was most of a large room's load).
       let window = UInt64(limits.maxCatchUpOps)

@@ -31,12 +31,11 @@ extension Room {
     rebuilding = true
     // Nothing of this board may be snapshotted: its ops after `durableSeq` are not stored.
     opsSinceSnapshot = 0
-    let lost = opIDs.filter { $0.value > durableSeq }.sorted { $0.value < $1.value }
+    let lost = opIDs.forget(after: durableSeq)
     var byClient: [String: [ConnectionHandle]] = [:]
     for member in members.values { byClient[member.client, default: []].append(member.connection) }
     var actions: [RoomAction] = []
     for (key, _) in lost {
-      opIDs[key] = nil
       counters.opsRejected[ErrorCode.storageFull.rawValue, default: 0] += 1
       guard let separator = key.firstIndex(of: "\u{1F}") else { continue }
       let id = String(key[key.index(after: separator)...])

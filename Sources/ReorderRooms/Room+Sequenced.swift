@@ -320,11 +320,11 @@ extension Room {
     durableSeq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    let windowStart = recentStart
+    let windowStart = recent.start
     addRecent(seq: entrySeq, frame: frame)
     if shared != nil {
       shared!.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
-      if recentStart > windowStart { for old in windowStart..<recentStart { shared!.stamps[old] = nil } }
+      if recent.start > windowStart { for old in windowStart..<recent.start { shared!.stamps[old] = nil } }
     }
     opsSinceSnapshot += 1
     counters.opsApplied += 1

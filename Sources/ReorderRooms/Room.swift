@@ -6,7 +6,7 @@
 /// so every member sees a gap-free stream: welcome at seq W, then `applied` W+1, W+2, …
 ///
 /// Invariants: `durableSeq <= seq`; `pending` holds exactly seqs `durableSeq+1 … seq` in order;
-/// `recent` holds the `applied` frames of seqs `recentStart ..< recentStart + recent.count`, all durable.
+/// `recent` holds only durable seqs.
 public struct Room: Sendable {
   /// A connection in the room.
   struct Member: Sendable {
@@ -48,11 +48,10 @@ public struct Room: Sendable {
   /// `encodedBoard()`'s encoding and the seq it is of.
   var encodedBoardCache: (seq: UInt64, bytes: [UInt8])?
   var pending: [(seq: UInt64, frame: [UInt8])] = []
-  var recent: [[UInt8]] = []
-  var recentStart: UInt64 = 1
-  var opIDs: [String: UInt64] = [:]
-  var opIDOrder: [String] = []
-  var opIDHead = 0
+  /// The `applied` frames of the latest durable seqs (`appliedFrame(seq:)`).
+  var recent: CatchUpWindow
+  /// Op key → seq of the ops it remembers (re-sent ids are acknowledged, not applied again).
+  var opIDs: OpIDWindow
   var members: [ConnectionHandle: Member] = [:]
   /// The members in join order (the bounded `peers` of a welcome lists the first ones).
   var roster = Roster()
@@ -86,6 +85,8 @@ public struct Room: Sendable {
     self.board = board
     self.limits = limits
     self.idleSince = now
+    recent = CatchUpWindow(keep: limits.maxCatchUpOps)
+    opIDs = OpIDWindow(limit: limits.rememberedOpIDs)
   }
 
   /// Number of connections in the room.
@@ -125,35 +126,14 @@ public struct Room: Sendable {
   }
 
   /// Remembers an op id → seq, forgetting the oldest beyond `rememberedOpIDs`.
-  mutating func remember(key: String, seq: UInt64) {
-    if opIDs.updateValue(seq, forKey: key) == nil { opIDOrder.append(key) }
-    if opIDOrder.count - opIDHead > limits.rememberedOpIDs {
-      opIDs[opIDOrder[opIDHead]] = nil
-      opIDHead += 1
-      if opIDHead > 4_096 && opIDHead * 2 > opIDOrder.count {
-        opIDOrder.removeFirst(opIDHead)
-        opIDHead = 0
-      }
-    }
-  }
+  mutating func remember(key: String, seq: UInt64) { opIDs.remember(key, seq: seq) }
 
   /// Adds a durable `applied` frame to the catch-up window.
-  mutating func addRecent(seq: UInt64, frame: [UInt8]) {
-    if recent.isEmpty { recentStart = seq }
-    recent.append(frame)
-    if recent.count > limits.maxCatchUpOps + 1_024 {
-      let drop = recent.count - limits.maxCatchUpOps
-      recent.removeFirst(drop)
-      recentStart += UInt64(drop)
-    }
-  }
+  mutating func addRecent(seq: UInt64, frame: [UInt8]) { recent.add(seq: seq, frame: frame) }
 
   /// The `applied` frame of a durable seq if it is in memory (the catch-up window: at least the
   /// latest `maxCatchUpOps` durable seqs), else nil (older ones are a `.read` from storage).
-  func appliedFrame(seq: UInt64) -> [UInt8]? {
-    guard seq >= recentStart, seq < recentStart + UInt64(recent.count) else { return nil }
-    return recent[Int(seq - recentStart)]
-  }
+  func appliedFrame(seq: UInt64) -> [UInt8]? { recent.frame(seq: seq) }
 }
 
 extension Room {

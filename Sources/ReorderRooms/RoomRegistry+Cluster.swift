@@ -103,9 +103,7 @@ extension RoomRegistry {
   func sharedReadUnavailable(_ read: RoomRead) -> [RoomAction] {
     guard let room = rooms[read.room], let client = room.members[read.connection]?.client else { return [] }
     let prefix = OpRecord.key(client: client, id: "")
-    guard let key = room.opIDs.first(where: { $0.value == read.after + 1 && $0.key.hasPrefix(prefix) })?.key else {
-      return []
-    }
+    guard let key = room.opIDs.key(seq: read.after + 1, prefix: prefix) else { return [] }
     let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
     counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
     return [

@@ -40,7 +40,7 @@ extension RoomRegistry {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }
     guard since < room.seq else { return .ops([]) }
-    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recentStart
+    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
     guard since + 1 >= earliest else { return .gone(earliest: earliest) }
     let last = min(room.seq, since + UInt64(max(1, limit)))
     return .ops((since + 1...last).compactMap { room.appliedFrame(seq: $0) })
@@ -84,7 +84,7 @@ extension RoomRegistry {
     guard room.seq > 0 else { return .noBoard }
     let top = min(before.map { $0 > 0 ? $0 - 1 : 0 } ?? room.seq, room.seq)
     guard top > 0 else { return .page(.entries([], next: nil)) }
-    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recentStart
+    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
     guard top >= earliest else { return .page(.gone(earliest: earliest)) }
     let from = max(earliest, top >= UInt64(limit) ? top - UInt64(limit) : 1)
     let kept: [HistoryEntry] = (from...top).compactMap { seq in
