@@ -54,7 +54,9 @@ extension RedisCommands {
 
   /// Up to `limit` rooms of the directory whose names sort after `after` (from the first without
   /// it), by name (bytewise), with their summaries and how many roster sessions of nodes alive at
-  /// `now` (ms since the epoch) each lists. Two round trips (in a Redis Cluster, the second is one per master).
+  /// `now` (ms since the epoch) each lists. Two round trips (in a Redis Cluster, the second is one
+  /// per master). A room whose master cannot be reached is listed `unreachable`, without figures;
+  /// the directory's own master unreachable throws.
   public func listBoards(after: String?, limit: Int, now: Int64) throws(RedisError) -> [ClusterBoardListing] {
     let start = after.map { "(" + $0 } ?? "-"
     let names = try ClusterReplies.texts(
@@ -70,11 +72,13 @@ extension RedisCommands {
       commands.append(
         RedisCommand(key: keys.roster, ["FCALL", ClusterFunctions.onlineRoster, 2, keys.roster, keys.rosterNodes, now]))
     }
-    let replies = try pipeline(commands)
+    let replies = try settledPipeline(commands)
     var listings: [ClusterBoardListing] = []
     for (index, name) in names.enumerated() {
-      let fields = replies[2 * index]
-      let count = replies[2 * index + 1]
+      guard case .success(let fields) = replies[2 * index], case .success(let count) = replies[2 * index + 1] else {
+        listings.append(ClusterBoardListing(room: name, summary: nil, online: 0, unreachable: true))
+        continue
+      }
       guard let fields = fields.elements, fields.count == 5, let online = count.integer else {
         throw .unexpectedReply(
           command: "HMGET/FCALL " + ClusterFunctions.onlineRoster, reply: "\(fields.description), \(count.description)")
@@ -116,11 +120,14 @@ public struct ClusterBoardListing: Sendable, Equatable {
   public var summary: ClusterSummary?
   /// Roster sessions of every node not expired: the room's visible members across the cluster.
   public var online: Int
+  /// The Redis node holding the room could not be reached: no figures were read.
+  public var unreachable: Bool
 
   /// A listing.
-  public init(room: String, summary: ClusterSummary?, online: Int) {
+  public init(room: String, summary: ClusterSummary?, online: Int, unreachable: Bool = false) {
     self.room = room
     self.summary = summary
     self.online = online
+    self.unreachable = unreachable
   }
 }

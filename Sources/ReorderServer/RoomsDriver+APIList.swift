@@ -107,8 +107,11 @@ extension RoomsDriver {
   }
 
   /// The list's answer: `{"boards":[…],"next":…}`.
-  static func boardsAnswer(_ boards: [JSONValue], next: JSONValue) -> HTTPResponse {
-    APIRoutes.json(200, .object([("boards", .array(boards)), ("next", next)]))
+  /// `{"boards","next"}`, and `unavailable` (names) when some boards of the page could not be read.
+  static func boardsAnswer(_ boards: [JSONValue], next: JSONValue, unavailable: [String] = []) -> HTTPResponse {
+    var members: [(key: String, value: JSONValue)] = [("boards", .array(boards)), ("next", next)]
+    if !unavailable.isEmpty { members.append(("unavailable", .array(unavailable.map(JSONValue.string)))) }
+    return APIRoutes.json(200, .object(members))
   }
 }
 

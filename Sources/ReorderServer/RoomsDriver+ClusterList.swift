@@ -22,11 +22,14 @@ extension RoomsDriver {
 
   /// A room loaded here shows its own figures when they are ahead of its summary (up to one
   /// write interval behind), as a board in memory does on one node. A room whose summary is
-  /// gone (deleted after the directory was read) is left out.
+  /// gone (deleted after the directory was read) is left out; one whose Redis master cannot be
+  /// reached is named in `unavailable` (the page is still the directory's page).
   private func answerClusterBoards(_ listings: [ClusterBoardListing], limit: Int, _ responder: HTTPResponder) {
     let page = listings.prefix(limit)
     var boards: [JSONValue] = []
+    var unavailable: [String] = []
     for listing in page {
+      if listing.unreachable { unavailable.append(listing.room) }
       guard let stored = listing.summary else { continue }
       var summary = BoardSummary(epoch: stored.epoch, seq: stored.seq, lists: stored.lists, items: stored.items)
       if let here = registry.summary(room: listing.room), here.epoch == stored.epoch, here.seq > stored.seq {
@@ -37,6 +40,6 @@ extension RoomsDriver {
           room: listing.room, summary, online: listing.online, updatedMilliseconds: stored.updatedMilliseconds))
     }
     let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
-    responder.respond(Self.boardsAnswer(boards, next: next))
+    responder.respond(Self.boardsAnswer(boards, next: next, unavailable: unavailable))
   }
 }

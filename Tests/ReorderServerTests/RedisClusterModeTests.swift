@@ -1,5 +1,6 @@
 import Foundation
 import ReorderBasics
+import ReorderRedis
 import ReorderRooms
 import ReorderTransport
 import TestSupport
@@ -148,9 +149,20 @@ struct RedisClusterModeTests {
       try ClusterPair.seed(client, items: ["x", "y"])
       clients[room] = client
     }
-    let victim = nodes.cluster.servers[0]
+    // The victim holds rooms but not the board list's directory (a key of its own slot), so that the
+    // list is still answered while it is down.
+    var directoryHolder: Int?
+    #expect(
+      waitUntil(timeout: 30, pollMilliseconds: 200) {
+        directoryHolder =
+          nodes.cluster.servers.first { server in
+            (try? nodes.cluster.cli(server, ["--scan", "--pattern", ClusterKeys.directory]))?.isEmpty == false
+          }?.port
+        return directoryHolder != nil
+      })
+    let victim = try #require(nodes.cluster.servers.first { $0.port != directoryHolder })
     let byMaster = try nodes.roomsByMaster()
-    let onVictim = try #require(byMaster[victim.port]?.sorted().first, "a room on the first master: \(byMaster)")
+    let onVictim = try #require(byMaster[victim.port]?.sorted().first, "a room on the victim: \(byMaster)")
     let elsewhere = try #require(
       rooms.first { !(byMaster[victim.port]?.contains($0) ?? false) }, "a room on another master: \(byMaster)")
     // Acknowledged before the kill: a move in the victim's room.
@@ -162,6 +174,18 @@ struct RedisClusterModeTests {
     let alsoOnVictim = try RoomClient.join(port: nodes.b.port, room: onVictim, client: "watch", context: context)
     defer { alsoOnVictim.close() }
     var watched = ClientModel(welcome: watcher.welcome)
+    // Every room is in the board list before the kill.
+    func listed() -> (status: Int, boards: Set<String>, unavailable: Set<String>)? {
+      guard let reply = try? APITests().call(nodes.a.port, "GET", "/api/v1/boards?limit=100") else { return nil }
+      var boards: [JSONValue] = []
+      var unavailable: [JSONValue] = []
+      if case .array(let items)? = reply.json?["boards"] { boards = items }
+      if case .array(let items)? = reply.json?["unavailable"] { unavailable = items }
+      return (
+        reply.status, Set(boards.compactMap { $0["room"]?.stringValue }), Set(unavailable.compactMap { $0.stringValue })
+      )
+    }
+    #expect(waitUntil(timeout: 30, pollMilliseconds: 200) { listed()?.boards == Set(rooms) })
     victim.kill()
 
     // The other masters' rooms are served; the victim's ops are refused `unavailable`.
@@ -191,6 +215,11 @@ struct RedisClusterModeTests {
     #expect(health?.status == 200, "the node still serves the other masters' rooms")
     #expect(health?.text.contains(#""status":"degraded""#) == true)
     #expect(health?.text.contains("\"127.0.0.1:\(victim.port)\"") == true)
+    // The board list names the boards it could not read; the rest are listed as ever.
+    let list = try #require(listed())
+    #expect(list.status == 200)
+    #expect(list.unavailable == byMaster[victim.port], "unavailable: \(list.unavailable.sorted())")
+    #expect(list.boards == Set(rooms).subtracting(byMaster[victim.port] ?? []))
 
     try victim.start()
     #expect(
