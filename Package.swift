@@ -21,7 +21,8 @@ import PackageDescription
 /// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
 /// | `ReorderCluster` | Rooms, Redis, Webhooks, Basics | cluster mode's adapters over Redis: the `.cluster` actions' threads (`ClusterAdapter`), the `RoomStore` port over Redis (`RedisRoomStorage`), the board list's summaries; answers go back through its `ClusterAnswers` port |
-/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster | wires them: routes, the rooms on the service thread, the store and Redis behind the `RoomStore` port, configuration |
+/// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API's routes, request bodies, keys, rate limits, problem answers, waiting writes and request metrics (the handlers that reach the rooms are the server's) |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, API | wires them: the rooms on the service thread, the API's handlers, the store and Redis behind the `RoomStore` port, configuration |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
 /// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
@@ -74,9 +75,10 @@ let package = Package(
       name: "ReorderServer",
       dependencies: [
         "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
-        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics", "ReorderCluster",
+        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderAPI",
       ]
     ),
+    .target(name: "ReorderAPI", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderMetrics", "ReorderBasics"]),
     .target(
       name: "ReorderCluster", dependencies: ["ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderBasics"]),
     .target(
@@ -113,7 +115,7 @@ let package = Package(
       name: "ReorderServerTests",
       dependencies: [
         "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
-        "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "TestSupport", "TestRandom", "TestTokens",
+        "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderAPI", "TestSupport", "TestRandom", "TestTokens",
         "EmbeddedTransport",
       ]
     ),

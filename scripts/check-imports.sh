@@ -58,7 +58,8 @@ ReorderRedis: CHiredis ReorderBasics
 ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderBasics
 ReorderMetrics: ReorderBasics
 ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderBasics
-ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster
+ReorderAPI: ReorderRooms ReorderTransport ReorderMetrics ReorderBasics
+ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster ReorderAPI
 ReorderLoad: ReorderTransport ReorderBasics CEpoll
 reorder: ReorderServer ReorderLoad ReorderAuth ReorderBasics
 reorder-bench: ReorderCRDT ReorderStore ReorderRedis

@@ -1,3 +1,4 @@
+import ReorderAPI
 import Dispatch
 import ReorderRooms
 import ReorderStore

@@ -1,3 +1,4 @@
+import ReorderAPI
 import ReorderCluster
 import ReorderTransport
 

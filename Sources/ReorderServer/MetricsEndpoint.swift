@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderAPI
 import ReorderMetrics
 import ReorderTransport
 import Synchronization

@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderAPI
 import ReorderAuth
 import ReorderBasics
 import ReorderTransport

@@ -1,3 +1,4 @@
+import ReorderAPI
 import ReorderBasics
 import ReorderRooms
 import ReorderTransport

@@ -1,3 +1,4 @@
+import ReorderAPI
 import ReorderBasics
 import ReorderCluster
 import ReorderRedis

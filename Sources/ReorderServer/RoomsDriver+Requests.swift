@@ -1,4 +1,5 @@
 import Dispatch
+import ReorderAPI
 import ReorderBasics
 import ReorderRooms
 import ReorderStore

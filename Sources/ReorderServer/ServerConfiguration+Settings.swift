@@ -1,3 +1,4 @@
+import ReorderAPI
 import ReorderAuth
 import ReorderBasics
 import ReorderRedis

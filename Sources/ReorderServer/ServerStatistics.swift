@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ReorderAPI
 import ReorderBasics
 import ReorderCluster
 import ReorderRooms

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderAPI
 import ReorderRooms
 import ReorderTransport
 import Testing

@@ -1,3 +1,4 @@
+import ReorderAPI
 import XCTest
 
 @testable import ReorderServer

@@ -29,7 +29,7 @@ public struct APIRequestStatistics: Sendable, Equatable {
 
   /// These statistics with every route's success status and its histogram listed at 0 until
   /// their first request (`APIRoutes.Route.knownLabels`).
-  func withKnownLabels() -> APIRequestStatistics {
+  public func withKnownLabels() -> APIRequestStatistics {
     var s = self
     for (route, status) in APIRoutes.Route.knownLabels {
       s.counts[route, default: [:]][status, default: 0] += 0
@@ -41,15 +41,18 @@ public struct APIRequestStatistics: Sendable, Equatable {
 
 /// `APIRequestStatistics` shared by the service thread, where requests arrive, and the threads
 /// that answer them (the store's reader, a commit).
-final class APIRequestMeter: Sendable {
+public final class APIRequestMeter: Sendable {
   private let counted = Mutex(APIRequestStatistics())
 
+  /// A meter with nothing counted.
+  public init() {}
+
   /// What has been counted so far.
-  var statistics: APIRequestStatistics { counted.withLock { $0 } }
+  public var statistics: APIRequestStatistics { counted.withLock { $0 } }
 
   /// A responder that counts its response under `route`, timed from `start`, then hands it to
   /// `responder`.
-  func counting(_ responder: HTTPResponder, route: String, start: Double) -> HTTPResponder {
+  public func counting(_ responder: HTTPResponder, route: String, start: Double) -> HTTPResponder {
     HTTPResponder { [self] response in
       let seconds = MonotonicClock.now() - start
       self.counted.withLock { $0.record(route: route, status: response.status, seconds: seconds) }
@@ -60,7 +63,7 @@ final class APIRequestMeter: Sendable {
 
 extension MetricsText {
   /// `reorder_http_requests_total{route,status}` and `reorder_http_request_duration_seconds{route}`.
-  mutating func apiRequests(_ s: APIRequestStatistics) {
+  public mutating func apiRequests(_ s: APIRequestStatistics) {
     family(
       "reorder_http_requests_total", "counter",
       "HTTP API requests answered, by route (method and path template; other: no route) and status.",

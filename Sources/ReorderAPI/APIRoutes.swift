@@ -3,15 +3,15 @@ import ReorderTransport
 
 /// The HTTP API under `/api/v1` (docs/API.md): which route a request is, and the RFC 9457 problem
 /// responses. Pure.
-enum APIRoutes {
+public enum APIRoutes {
   /// Largest request body (413 beyond).
-  static let maxBodyBytes = 1 << 20
+  public static let maxBodyBytes = 1 << 20
 
   /// The answer to a body over `maxBodyBytes` (the transport sends it before reading the rest).
-  static let tooLarge = Problem(413, "content too large", "the body is over 1 MiB (1048576 bytes)")
+  public static let tooLarge = Problem(413, "content too large", "the body is over 1 MiB (1048576 bytes)")
 
   /// A route of the API.
-  enum Route: Equatable {
+  public enum Route: Equatable {
     /// `GET /api/v1/boards`.
     case boards
     /// `GET /api/v1/boards/{room}`.
@@ -35,10 +35,10 @@ enum APIRoutes {
   }
 
   /// Most ops one `POST …/ops` takes (413 beyond).
-  static let maxOpsPerRequest = 1_000
+  public static let maxOpsPerRequest = 1_000
 
   /// The route of `head`, or the problem it is (404 unknown path or room name, 405 method).
-  static func match(_ head: HTTPRequestHead) -> Result<Route, Problem> {
+  public static func match(_ head: HTTPRequestHead) -> Result<Route, Problem> {
     let parts = head.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3).map(String.init)
     func room(_ text: String) -> Result<String, Problem> {
       guard case .success(let name) = RoomPath.validate(Array(text.utf8)) else {
@@ -76,17 +76,22 @@ enum APIRoutes {
   }
 
   /// An RFC 9457 problem: `application/problem+json` with `type`, `title`, `status`, `detail`.
-  struct Problem: Error, Equatable {
-    let status: Int
-    let title: String
-    let detail: String
-    var allow: String?
+  public struct Problem: Error, Equatable {
+    /// The HTTP status, also the body's `status`.
+    public let status: Int
+    /// A short summary (`title`).
+    public let title: String
+    /// What went wrong, for a person (`detail`).
+    public let detail: String
+    /// The methods an `Allow` header names (405).
+    public var allow: String?
     /// Seconds for a `Retry-After` header (429).
-    var retryAfter: Int?
+    public var retryAfter: Int?
     /// Extension members after the four (RFC 9457 section 3.2), e.g. `code` and `at` of a 422.
-    var extensions: [(key: String, value: JSONValue)] = []
+    public var extensions: [(key: String, value: JSONValue)] = []
 
-    init(
+    /// A problem of `status`.
+    public init(
       _ status: Int, _ title: String, _ detail: String, allow: String? = nil, retryAfter: Int? = nil,
       extensions: [(key: String, value: JSONValue)] = []
     ) {
@@ -98,14 +103,16 @@ enum APIRoutes {
       self.extensions = extensions
     }
 
-    static func == (a: Problem, b: Problem) -> Bool {
+    /// Equal in every member (extensions compared in order).
+    public static func == (a: Problem, b: Problem) -> Bool {
       a.status == b.status && a.title == b.title && a.detail == b.detail && a.allow == b.allow
         && a.retryAfter == b.retryAfter
         && a.extensions.map(\.key) == b.extensions.map(\.key)
         && a.extensions.map(\.value) == b.extensions.map(\.value)
     }
 
-    var response: HTTPResponse {
+    /// The answer: the problem as `application/problem+json`, with its headers.
+    public var response: HTTPResponse {
       let body = JSONValue.object(
         [
           ("type", .string("about:blank")), ("title", .string(title)), ("status", .number(Double(status))),
@@ -121,7 +128,7 @@ enum APIRoutes {
   }
 
   /// A JSON response.
-  static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+  public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
     HTTPResponse(
       status: status, contentType: "application/json", headers: [("cache-control", "no-store")],
       body: value.encoded())
@@ -130,7 +137,7 @@ enum APIRoutes {
 
 extension APIRoutes.Route {
   /// Whether the route changes a board (`RoomsDriver+APIWrites`).
-  var isWrite: Bool {
+  public var isWrite: Bool {
     switch self {
     case .createBoard, .deleteBoard, .applyOps: true
     default: false
@@ -141,7 +148,7 @@ extension APIRoutes.Route {
 extension APIRoutes.Route {
   /// The route's label in `reorder_http_requests_total` and `reorder_http_request_duration_seconds`:
   /// its method and path template.
-  var label: String {
+  public var label: String {
     switch self {
     case .boards: "GET /api/v1/boards"
     case .board: "GET /api/v1/boards/{room}"
@@ -157,10 +164,10 @@ extension APIRoutes.Route {
   }
 
   /// The label of a request that matched no route (404, 405), or of the API being off.
-  static let otherLabel = "other"
+  public static let otherLabel = "other"
 
   /// Every route's label with the status of its success, listed at 0 before the first request.
-  static let knownLabels: [(route: String, status: Int)] = [
+  public static let knownLabels: [(route: String, status: Int)] = [
     (Self.boards.label, 200), (Self.board("").label, 200), (Self.createBoard("").label, 201),
     (Self.deleteBoard("").label, 204), (Self.disconnect("").label, 200), (Self.ops("").label, 200),
     (Self.applyOps("").label, 200), (Self.presence("").label, 200), (Self.history("").label, 200),

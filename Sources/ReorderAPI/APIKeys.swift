@@ -3,14 +3,14 @@ import ReorderBasics
 
 /// The keys of the HTTP API (`--api-key-file`: one per line, at least 32 characters), checked in
 /// constant time against `Authorization: Bearer <key>`.
-struct APIKeys: Sendable {
+public struct APIKeys: Sendable {
   private let keys: [[UInt8]]
 
   /// Shortest key accepted.
-  static let minimumLength = 32
+  public static let minimumLength = 32
 
   /// Reads `file`. - Throws: `ConfigurationError` for an unreadable file, no key, or a short key.
-  init(file: String) throws(ConfigurationError) {
+  public init(file: String) throws(ConfigurationError) {
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
       throw ConfigurationError("--api-key-file: cannot read \(file)")
     }
@@ -24,11 +24,11 @@ struct APIKeys: Sendable {
   }
 
   /// Whether an `Authorization` header carries one of the keys.
-  func accepts(authorization: String?) -> Bool { key(authorization: authorization) != nil }
+  public func accepts(authorization: String?) -> Bool { key(authorization: authorization) != nil }
 
   /// Which key (its line number among the keys, from 0) an `Authorization` header carries, if
   /// any. Every key is compared, whichever matches.
-  func key(authorization: String?) -> Int? {
+  public func key(authorization: String?) -> Int? {
     guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
     let offered = Array(authorization.dropFirst("Bearer ".count).utf8)
     var match: Int?
@@ -37,7 +37,7 @@ struct APIKeys: Sendable {
   }
 
   /// Compares without stopping at the first difference (the time says nothing about the key).
-  static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+  public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     var difference = UInt8(a.count == b.count ? 0 : 1)
     for index in 0..<max(a.count, b.count) {
       difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)

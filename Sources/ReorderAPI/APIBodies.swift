@@ -2,17 +2,18 @@ import ReorderRooms
 
 /// Request bodies of the API's writes, decoded into what the rooms take, or into the problem
 /// (400 not a JSON object, 413 too many ops, 422 the wrong shape). Pure.
-enum APIBodies {
+public enum APIBodies {
   /// The body as a JSON object.
-  static func object(_ body: [UInt8]) -> Result<JSONValue, APIRoutes.Problem> {
+  public static func object(_ body: [UInt8]) -> Result<JSONValue, APIRoutes.Problem> {
     guard let value = try? JSONValue.parse(body), case .object = value else { return .failure(notAnObject) }
     return .success(value)
   }
 
-  static let notAnObject = APIRoutes.Problem(400, "bad request", "the body must be a JSON object")
+  /// 400: the body is not a JSON object.
+  public static let notAnObject = APIRoutes.Problem(400, "bad request", "the body must be a JSON object")
 
   /// A board's content that is not a valid board: 422 with the protocol's `code` and where (`at`).
-  static func invalid(_ refusal: BoardContent.Refusal) -> APIRoutes.Problem {
+  public static func invalid(_ refusal: BoardContent.Refusal) -> APIRoutes.Problem {
     APIRoutes.Problem(
       422, "unprocessable", refusal.detail,
       extensions: [("code", .string(refusal.error.code.rawValue)), ("at", .string(refusal.path))])
@@ -22,7 +23,9 @@ enum APIBodies {
   /// (422 without one, or with no `op` object, with the protocol's `code` and `at`). An `op` that
   /// does not decode is not a problem of the request: it becomes that op's `rejected` result, as
   /// over the websocket.
-  static func ops(_ body: [UInt8]) -> Result<[(id: String, intent: Result<Intent, ProtocolError>)], APIRoutes.Problem> {
+  public static func ops(_ body: [UInt8]) -> Result<
+    [(id: String, intent: Result<Intent, ProtocolError>)], APIRoutes.Problem
+  > {
     object(body).flatMap { value in
       let elements: [JSONValue]
       switch value["ops"] {

@@ -1,16 +1,17 @@
 /// The room of a websocket path `/ws/<room>`: validated after the transport's one percent-decoding.
-enum RoomPath {
+public enum RoomPath {
   /// Longest accepted room name, in characters.
-  static let maxLength = 64
+  public static let maxLength = 64
 
   /// Why a path was refused; `reason` is the websocket close reason a client sees (≤ 123 bytes).
-  enum Refusal: Error, Equatable {
+  public enum Refusal: Error, Equatable {
     case notAWebSocketPath
     case empty
     case tooLong(Int)
     case invalidCharacter
 
-    var reason: String {
+    /// The close reason a client sees (at most 123 bytes).
+    public var reason: String {
       switch self {
       case .notAWebSocketPath: "invalid room name: websocket path must be /ws/<room>"
       case .empty: "invalid room name: empty (use 1-64 of A-Z a-z 0-9 - _ .)"
@@ -25,14 +26,14 @@ enum RoomPath {
   ///
   /// It is NOT decoded again: a `%` left after lws' decoding (a double-encoded name such as
   /// `%2541`) is refused like any other character outside the allowed set.
-  static func parse(decodedPath path: String) -> Result<String, Refusal> {
+  public static func parse(decodedPath path: String) -> Result<String, Refusal> {
     let prefix = "/ws/"
     guard path.hasPrefix(prefix) else { return .failure(.notAWebSocketPath) }
     return validate(Array(path.utf8.dropFirst(prefix.utf8.count)))
   }
 
   /// Checks an already decoded name: 1–64 characters of `[A-Za-z0-9._-]`.
-  static func validate(_ bytes: [UInt8]) -> Result<String, Refusal> {
+  public static func validate(_ bytes: [UInt8]) -> Result<String, Refusal> {
     if bytes.isEmpty { return .failure(.empty) }
     guard bytes.allSatisfy(isAllowed) else { return .failure(.invalidCharacter) }
     if bytes.count > maxLength { return .failure(.tooLong(bytes.count)) }
