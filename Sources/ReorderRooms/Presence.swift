@@ -90,10 +90,13 @@ public struct Presence: Sendable {
   /// Whether any drag update waits for the next flush.
   public var hasPending: Bool { drags.hasPending }
 
-  /// Applies `pacing` for a room of `members` on a server with `connections` open
-  /// (`PresenceSchedule.pace`); a large room announces a changed interval at its next flush.
-  mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, now: Double) {
-    if schedule.pace(pacing, connections: connections, members: members, now: now) && isLarge { peersDirty = true }
+  /// Applies `pacing` for a room of `members` on a server with `connections` open and `audience`
+  /// members in its rooms with drags in progress (`PresenceSchedule.pace`); a large room announces a
+  /// changed interval at its next flush.
+  mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, audience: Int, now: Double) {
+    if schedule.pace(pacing, connections: connections, members: members, audience: audience, now: now) && isLarge {
+      peersDirty = true
+    }
   }
 
   /// Whether the pacing lets the room flush at `now` (`PresenceSchedule.mayFlush`).

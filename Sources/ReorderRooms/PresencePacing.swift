@@ -62,15 +62,17 @@ public struct PresencePacing: Sendable, Equatable {
   /// member and reading it: a viewer sees each drag within a quarter of a second.
   public static let largeRoomMinHz = 8.0
 
-  /// The interval of a room of `members`: the server's (`interval(connections:)`), or longer when
-  /// the room alone would send more than `framesPerSecond` frames per second at it
-  /// (`members / framesPerSecond`), at most `1 / largeRoomMinHz`. With the default budget of
-  /// 40,000 frames/s only rooms above 1,333 members slow down (4,000 members: 100 ms; 5,000 and
-  /// more: 125 ms). A flush of a room of n members is n sends of one shared frame, so the
-  /// interval is what bounds the room's fan-out work.
-  public func interval(connections: Int, members: Int) -> Double {
+  /// The interval of a room of `members` on a server whose rooms with drags in progress have
+  /// `audience` members in all: the server's (`interval(connections:)`), or longer when those rooms
+  /// together, or this room alone, would send more than `framesPerSecond` frames per second at it
+  /// (`max(members, audience) / framesPerSecond`), at most `1 / largeRoomMinHz`. With the default
+  /// budget of 40,000 frames/s only above 1,333 such members do rooms slow down (4,000: 100 ms;
+  /// 5,000 and more: 125 ms): one room of 4,000, or 40 rooms of 100 all dragging at once. A flush
+  /// of a room of n members is n sends of one shared frame, so the interval is what bounds the
+  /// rooms' fan-out work.
+  public func interval(connections: Int, members: Int, audience: Int = 0) -> Double {
     let server = interval(connections: connections)
-    let byRoom = min(1 / PresencePacing.largeRoomMinHz, Double(members) / framesPerSecond)
-    return max(server, byRoom)
+    let byLoad = min(1 / PresencePacing.largeRoomMinHz, Double(max(members, audience)) / framesPerSecond)
+    return max(server, byLoad)
   }
 }

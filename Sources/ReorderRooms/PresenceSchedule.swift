@@ -31,8 +31,8 @@ struct PresenceSchedule: Sendable {
   /// members than `pacing.waveSize` is flushed in waves, one per flush: its bucket then gives one
   /// token per wave, and the interval, each member's, spans the waves.
   /// Returns whether the stated interval changed.
-  mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, now: Double) -> Bool {
-    let budget = pacing.interval(connections: connections, members: members)
+  mutating func pace(_ pacing: PresencePacing, connections: Int, members: Int, audience: Int, now: Double) -> Bool {
+    let budget = pacing.interval(connections: connections, members: members, audience: audience)
     var interval = budget
     var burst = Double(pacing.burst)
     if budget > pacing.interval(connections: connections) {

@@ -36,8 +36,12 @@ extension Room {
   mutating func presenceTicked(now: Double) { presence.ticked(now: now) }
 
   /// Applies the registry's pacing to this room (`joining`: members about to join, counted in).
-  mutating func pace(_ pacing: PresencePacing, connections: Int, now: Double, joining: Int = 0) {
-    presence.pace(pacing, connections: connections, members: members.count + joining, now: now)
+  /// Returns the room's share of the server's drag audience: its members while a drag is in
+  /// progress in it, else 0 (`RoomRegistry.dragAudience`).
+  @discardableResult
+  mutating func pace(_ pacing: PresencePacing, connections: Int, audience: Int, now: Double, joining: Int = 0) -> Int {
+    presence.pace(pacing, connections: connections, members: members.count + joining, audience: audience, now: now)
+    return presence.current.isEmpty ? 0 : members.count
   }
 
   /// When this room next needs a presence flush (seconds, the registry's clock), or nil when it

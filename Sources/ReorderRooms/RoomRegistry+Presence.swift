@@ -22,7 +22,7 @@ extension RoomRegistry {
     busy: (ConnectionHandle) -> Bool = { _ in false }
   ) -> (actions: [RoomAction], due: Double?) {
     guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
-    rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
+    rooms[name]!.pace(presencePacing, connections: connections.count, audience: dragAudience, now: now)
     var actions: [RoomAction] = []
     let pending = rooms[name]!.presence.hasPending || rooms[name]!.states.hasPending
     if pending && rooms[name]!.presence.mayFlush(now: now) {

@@ -103,7 +103,8 @@ extension RoomRegistry {
       let session = sessionPrefix + String(nextSession)
       nextSession += 1
       // The welcome states the room's interval as it is with this member in.
-      rooms[state.room]!.pace(presencePacing, connections: connections.count, now: now, joining: 1)
+      rooms[state.room]!.pace(
+        presencePacing, connections: connections.count, audience: dragAudience, now: now, joining: 1)
       var actions = rooms[state.room]!.join(
         connection, hello: admitted.hello, session: session, visible: admitted.access?.presence ?? true,
         role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn,

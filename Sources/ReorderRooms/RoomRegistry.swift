@@ -61,6 +61,9 @@ public final class RoomRegistry {
   var messagesReceived: [String: Int] = [:]
   /// How often rooms flush drag presence (see `PresencePacing`); a fixed 30 Hz unless set.
   public var presencePacing = PresencePacing.fixed(hz: 30)
+  /// The members of the rooms with a drag in progress, as the last tick counted them: what the
+  /// rooms' drags fan out to together, which `presencePacing`'s budget bounds.
+  var dragAudience = 0
   /// Checks `hello.token` and `refresh`; nil: the server runs without tokens (every connection
   /// edits; a token sent anyway is ignored).
   public var accessVerifier: (any AccessVerifier)?
@@ -228,9 +231,11 @@ public final class RoomRegistry {
     var actions = dueDeadlines(now: now)
     // Over a copy of the keys: a view of `rooms` held while `rooms` changes would make the first
     // change of every tick copy the whole dictionary.
+    var audience = 0
+    defer { dragAudience = audience }
     for name in Array(rooms.keys) {
       rooms[name]!.presenceTicked(now: now)
-      rooms[name]!.pace(presencePacing, connections: connections.count, now: now)
+      audience += rooms[name]!.pace(presencePacing, connections: connections.count, audience: dragAudience, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
       actions.append(contentsOf: sharedFlush(room: name, now: now))
       if attached[name] == nil, upgrading[name] == nil, rooms[name]!.isIdle(now: now) {

@@ -16,6 +16,15 @@ struct PresencePacingTests {
     #expect(pacing.interval(connections: 100_000) == 1.0 / 30)
   }
 
+  @Test("Rooms dragging at once share the budget: their members together set the interval, down to 8 Hz")
+  func audienceSharesTheBudget() {
+    #expect(pacing.interval(connections: 2_000, members: 100, audience: 1_000) == 1.0 / 30)
+    #expect(pacing.interval(connections: 2_000, members: 100, audience: 4_000) == 4_000.0 / 40_000)
+    #expect(pacing.interval(connections: 2_000, members: 100, audience: 100_000) == 1.0 / 8)
+    #expect(pacing.interval(connections: 2_000, members: 4_000, audience: 0) == 4_000.0 / 40_000)
+    #expect(PresencePacing.fixed(hz: 30).interval(connections: 2_000, members: 100, audience: 100_000) == 1.0 / 30)
+  }
+
   @Test("A top rate at or below the floor means a fixed rate; nonsense values are clamped")
   func fixedAndClamped() {
     #expect(PresencePacing(minHz: 30, maxHz: 10, framesPerSecond: 1).interval(connections: 1_000) == 1.0 / 30)
@@ -114,5 +123,41 @@ struct PresencePacingTests {
     #expect(!has)
     has = bucket.hasToken(now: 0.0201)
     #expect(has)
+  }
+
+  /// `drags` frames a watcher of room `r` receives in 1 s of drags at 100/s in `r`, with `others`
+  /// more rooms of the same size dragging at the same time, under a budget of 1,000 frames/s.
+  func framesWatched(besides others: Int) -> Int {
+    let h = RoomsHarness()
+    h.registry.presencePacing = PresencePacing(minHz: 30, maxHz: 500, framesPerSecond: 1_000, burst: 1)
+    var draggers: [ConnectionHandle] = []
+    var watcher = ConnectionHandle(0)
+    for room in 0...others {
+      let name = "r\(room)"
+      let dragger = h.join(UInt64(room * 100 + 1), room: name)
+      if room == 0 { watcher = h.join(2, room: name) }
+      for i in 3..<40 { h.join(UInt64(room * 100 + i), room: name) }
+      h.seed(dragger, ids: ["p"])
+      draggers.append(dragger)
+    }
+    _ = h.take(watcher)
+    for step in 0..<100 {
+      for dragger in draggers {
+        h.send(dragger, #"{"type":"drag","phase":"move","item":"p","x":\#(Double(step) / 100)}"#)
+        h.perform(h.registry.flushPresenceEarly(after: dragger, now: h.now).actions)
+      }
+      h.tick(advancing: 0.01)
+    }
+    return h.frames(watcher, type: "drags").count
+  }
+
+  @Test("A room's drags go out less often while other rooms drag too: their audiences share the budget")
+  func otherRoomsDraggingSlowARoom() {
+    // Alone: 39 members under 1,000 frames/s, about every 40 ms. With two more such rooms
+    // dragging, 117 members share it: about every 120 ms.
+    let alone = framesWatched(besides: 0)
+    let shared = framesWatched(besides: 2)
+    #expect((20...27).contains(alone), "alone: \(alone)")
+    #expect((7...10).contains(shared), "with two more rooms: \(shared)")
   }
 }
