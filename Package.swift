@@ -41,7 +41,7 @@ let package = Package(
       name: "ReorderFuzzable",
       targets: [
         "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
-        "ReorderRedis", "ReorderCluster", "TestTokens", "EmbeddedTransport",
+        "ReorderRedis", "ReorderCluster", "ReorderAPI", "TestTokens", "EmbeddedTransport",
       ]),
   ],
   targets: [

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import ReorderAPI
 import ReorderBasics
 import ReorderRooms
 import ReorderTransport

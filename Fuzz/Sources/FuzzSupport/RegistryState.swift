@@ -13,7 +13,7 @@ struct RegistryState {
   static let copied: Set<String> = [
     "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "roomInstances",
     "loadsFailed",
-    "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded",
+    "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded", "dragAudience",
   ]
   static let fixed: Set<String> = [
     "limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier", "wallClock",
@@ -34,6 +34,7 @@ struct RegistryState {
   let cluster: ClusterState?
   let upgrading: [String: [ConnectionHandle]]
   let unloaded: [Room]
+  let dragAudience: Int
 
   init(_ registry: RoomRegistry) {
     let stored = Set(Mirror(reflecting: registry).children.compactMap(\.label))
@@ -56,6 +57,7 @@ struct RegistryState {
     cluster = registry.cluster
     upgrading = registry.upgrading
     unloaded = registry.unloaded
+    dragAudience = registry.dragAudience
   }
 
   /// Sets `registry` back to this state.
@@ -75,5 +77,6 @@ struct RegistryState {
     registry.cluster = cluster
     registry.upgrading = upgrading
     registry.unloaded = unloaded
+    registry.dragAudience = dragAudience
   }
 }
