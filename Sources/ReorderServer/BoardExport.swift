@@ -1,5 +1,5 @@
-import ReorderAPI
 import Dispatch
+import ReorderAPI
 import ReorderRooms
 import ReorderStore
 
