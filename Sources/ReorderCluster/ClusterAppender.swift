@@ -79,7 +79,7 @@ public final class ClusterAppender: @unchecked Sendable {
           return .finish((queue.appends, marks: [String: UInt64](), last: true))
         }
         if !queue.appends.isEmpty {
-          let batch = Array(queue.appends.prefix(Self.batchLimit))
+          let batch = Array(queue.appends.prefix(Self.batchCount(queue.appends)))
           queue.appends.removeFirst(batch.count)
           defer { queue.marks = [:] }
           return .run((batch, marks: queue.marks, last: false))
@@ -100,6 +100,22 @@ public final class ClusterAppender: @unchecked Sendable {
         link.close()
       })
   }
+
+  /// How many of the queued appends the next round trip takes: `batchLimit`, and the rest of the
+  /// run of the last one's room (at most `runLimit` more). A room's ops queued together (the ops of
+  /// one API request, made each on the ones before it) then go out in one `reorder_append_ops`
+  /// call: the log takes them all or none, never an op without the ones it was made after.
+  static func batchCount(_ queued: [SharedAppend]) -> Int {
+    var count = min(batchLimit, queued.count)
+    guard count > 0 else { return 0 }
+    let room = queued[count - 1].room
+    while count < queued.count, count < batchLimit + runLimit, queued[count].room == room { count += 1 }
+    return count
+  }
+
+  /// The most appends past `batchLimit` a round trip takes to keep a room's run together: the ops
+  /// of one API request (`POST …/ops` takes at most 1,000).
+  static let runLimit = 1_000
 
   /// Queues an append (any thread; never waits for Redis).
   func append(_ append: SharedAppend) {

@@ -107,7 +107,10 @@ public enum ClusterFunctions {
         redis.call('HSETNX', meta, 'replicated', num(seq - 1))
         room.marked = true
       end
-      redis.call('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
+      -- A failed XADD (a log out of step with its meta) refuses this op: what the call appended
+      -- before it is still written by finish, so the room's meta stays in step with its log.
+      local added = redis.pcall('XADD', log, num(seq) .. '-1', 'node', node, 'key', key, 'op', payload, 'epoch', epoch)
+      if type(added) == 'table' and added.err then return added end
       room.known[key] = num(seq)
       room.added[#room.added + 1] = key
       room.seq = seq

@@ -45,8 +45,7 @@ extension RedisCommands {
         groups.append((op.room, [index]))
       }
     }
-    let replies = try settledPipeline(
-      groups.map { group in
+    let calls = groups.map { group in
         let keys = ClusterKeys(room: group.room)
         var command: [any RedisArgument] = ["FCALL", ClusterFunctions.appendOps, 3, keys.log, keys.meta, keys.ids]
         command.append(keys.appends)
@@ -55,7 +54,15 @@ extension RedisCommands {
           command += [op.epoch, op.key, op.node, op.payload, op.creates ? "1" : "0", op.until] as [any RedisArgument]
         }
         return RedisCommand(key: keys.meta, command)
-      })
+    }
+    var replies = try settledPipeline(calls)
+    // A node of the previous release loads its library (without `reorder_append_ops`) when it
+    // connects: load this one again and send the calls it refused once more (nothing was appended).
+    let missing = replies.indices.filter { Self.isMissingFunction(replies[$0]) }
+    if !missing.isEmpty, (try? loadFunctions()) != nil {
+      let again = try settledPipeline(missing.map { calls[$0] })
+      for (index, reply) in zip(missing, again) { replies[index] = reply }
+    }
     var outcomes = [Result<AppendOutcome, RedisError>](
       repeating: .failure(.unexpectedReply(command: "FCALL " + ClusterFunctions.appendOps, reply: "")),
       count: ops.count)
@@ -65,6 +72,12 @@ extension RedisCommands {
       }
     }
     return outcomes
+  }
+
+  /// Whether a reply says the function called is not loaded on that node.
+  private static func isMissingFunction(_ reply: Result<RedisReply, RedisError>) -> Bool {
+    guard case .success(.error(let message)) = reply else { return false }
+    return message.hasPrefix("ERR Function not found")
   }
 
   /// The reply to op `position` of a `reorder_append_ops` call of `count` ops.

@@ -75,7 +75,11 @@ extension RedisCommands {
     let replies = try settledPipeline(commands)
     var listings: [ClusterBoardListing] = []
     for (index, name) in names.enumerated() {
-      guard case .success(let fields) = replies[2 * index], case .success(let count) = replies[2 * index + 1] else {
+      guard case .success(let fields) = replies[2 * index], case .success(let count) = replies[2 * index + 1],
+        !fields.isErrorReply, !count.isErrorReply
+      else {
+        // Its master unreachable, or answering it cannot serve the slot now (`CLUSTERDOWN`,
+        // `TRYAGAIN`, `LOADING`).
         listings.append(ClusterBoardListing(room: name, summary: nil, online: 0, unreachable: true))
         continue
       }
@@ -85,6 +89,8 @@ extension RedisCommands {
       }
       listings.append(ClusterBoardListing(room: name, summary: ClusterReplies.summary(fields), online: Int(online)))
     }
+    // Nothing read after the directory was: the store is down as a whole (one Redis), not one master.
+    if listings.allSatisfy(\.unreachable) { throw .unavailable(retryInSeconds: 0, lastError: "no summary of the listed boards could be read") }
     return listings
   }
 }

@@ -25,6 +25,12 @@ public enum RedisReply: Sendable, Equatable, CustomStringConvertible {
   /// The text of a bulk or status reply (bytes that are not UTF-8 are replaced).
   public var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
 
+  /// Whether this is an error reply.
+  public var isErrorReply: Bool {
+    if case .error = self { return true }
+    return false
+  }
+
   /// An integer reply, or a bulk string holding a decimal integer (hash fields are strings).
   public var integer: Int64? {
     switch self {

@@ -70,9 +70,18 @@ public struct PresencePacing: Sendable, Equatable {
   /// 5,000 and more: 125 ms): one room of 4,000, or 40 rooms of 100 all dragging at once. A flush
   /// of a room of n members is n sends of one shared frame, so the interval is what bounds the
   /// rooms' fan-out work.
+  ///
+  /// The audience's share is rounded up to `audienceStep`, so that drags starting and ending in
+  /// small rooms do not change every room's interval (and what large rooms announce) each time.
   public func interval(connections: Int, members: Int, audience: Int = 0) -> Double {
     let server = interval(connections: connections)
-    let byLoad = min(1 / PresencePacing.largeRoomMinHz, Double(max(members, audience)) / framesPerSecond)
+    let step = PresencePacing.audienceStep
+    let byAudience = (Double(audience) / framesPerSecond / step - 1e-9).rounded(.up) * step
+    let byLoad = min(1 / PresencePacing.largeRoomMinHz, max(Double(members) / framesPerSecond, byAudience))
     return max(server, byLoad)
   }
+
+  /// The grid of the interval the rooms dragging at once set: 5 ms (200 members per step at the
+  /// default budget).
+  public static let audienceStep = 0.005
 }

@@ -10,6 +10,9 @@ struct SharedAPIJob: Sendable {
     case out(UInt64)
     /// In the log at this seq: its result waits until the room has applied it.
     case at(UInt64)
+    /// The same id as the op at this index of the request: its result (as one node answers an
+    /// id sent again).
+    case sameAs(Int)
     /// Its result.
     case done(APIOpResult)
   }
@@ -100,9 +103,15 @@ extension Room {
       var job = shared!.apiJobs[0]
       for (index, step) in job.steps.enumerated() {
         guard case .at(let at) = step, at <= seq else { continue }
-        let op = shared!.apiResolved.removeValue(forKey: at) ?? resolvedOp(seq: at)
+        let op = shared!.apiResolved[at] ?? resolvedOp(seq: at)
         job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: op))
       }
+      for (index, step) in job.steps.enumerated() {
+        guard case .sameAs(let first) = step, case .done(let result) = job.steps[first] else { continue }
+        job.steps[index] = .done(result)
+      }
+      // Every op applied so far has its result now: the resolved ops kept for them are done with.
+      if !shared!.apiResolved.isEmpty { shared!.apiResolved.removeAll() }
       shared!.apiJobs[0] = job
       if let failure = job.failure {
         actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
@@ -136,9 +145,16 @@ extension Room {
       preconditionFailure("cluster mode needs a SequencedBoard (CRDTRoomBoard)")
     }
     let last = job.steps.lastIndex(of: .toMake) ?? -1
+    // Ids made in this series, by the index of their op: an id sent twice is made once.
+    var made: [String: Int] = [:]
     for index in job.steps.indices where job.steps[index] == .toMake {
       let (id, intent) = job.ops[index]
       let key = OpRecord.key(client: Room.apiClient, id: id)
+      if let first = made[key] {
+        counters.opsRepeated += 1
+        job.steps[index] = .sameAs(first)
+        continue
+      }
       if let known = opIDs[key] {
         counters.opsRepeated += 1
         job.steps[index] = .at(known)
@@ -159,6 +175,7 @@ extension Room {
           until: shared!.boundary(after: seq))
         job.steps[index] = .out(ticket)
         job.tickets[ticket] = index
+        made[key] = index
         actions.append(.cluster(.append(sharedAppend(ticket: ticket))))
       } catch {
         counters.opsRejected[error.code.rawValue, default: 0] += 1

@@ -138,6 +138,16 @@ struct RedisLogTests {
     #expect(try redis.connection.entries(room: "r", after: 2).map(\.node) == ["old", "n"])
   }
 
+  @Test("A library without reorder_append_ops (a node of the previous release loaded it) is loaded again")
+  func missingFunctionIsLoadedAgain() throws {
+    let redis = try RedisFixture()
+    _ = try redis.connection.appendSample(room: "r", 1...1)
+    try redis.connection.command("FUNCTION", "DELETE", ClusterFunctions.library)
+    #expect(
+      try redis.connection.append(room: "r", epoch: "e1", key: bytes("after"), node: "n", payload: [])
+        == .applied(seq: 2))
+  }
+
   @Test("One call of 1,200 ops of a room: seqs in order, a key repeated in the call answered known, every key kept")
   func largeCallOfOneRoom() throws {
     let redis = try RedisFixture()

@@ -90,6 +90,30 @@ struct ClusterAPIRoomTests {
     #expect(cluster.board(1) == nil || cluster.board(1) == cluster.board(0))
   }
 
+  @Test("An id sent twice in one request is made once and answered twice, as on one node")
+  func repeatedIDInOneRequest() {
+    let cluster = ClusterHarness(nodes: 1)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    let node = cluster.nodes[0]
+    let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = [
+      ("x", Self.intent(#"{"kind":"insert","list":"L","item":"A","after":"a","fields":{}}"#)),
+      ("x", Self.intent(#"{"kind":"insert","list":"L","item":"B","after":"a","fields":{}}"#)),
+      ("y", Self.intent(#"{"kind":"move","item":"B","list":"L","after":"A"}"#)),
+    ]
+    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 9, ops: ops, now: cluster.now))
+    #expect(node.appends.count == 1)
+    cluster.settle()
+    guard case .apiDone(9, let results)? = node.apiAnswers.first else {
+      Issue.record("no answer: \(node.apiAnswers)")
+      return
+    }
+    #expect(results[0] == results[1])
+    #expect(results[0].seq == 8)
+    #expect(results[2].json["code"] == .string("unknown_item"))
+    #expect(!order(cluster.board(0)).contains("B"))
+  }
+
   @Test("A member's op made while a request's ops are out takes an op id of its own")
   func clockMovesOnAfterASeries() throws {
     let cluster = ClusterHarness(nodes: 2)

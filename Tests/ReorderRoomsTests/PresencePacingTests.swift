@@ -20,6 +20,8 @@ struct PresencePacingTests {
   func audienceSharesTheBudget() {
     #expect(pacing.interval(connections: 2_000, members: 100, audience: 1_000) == 1.0 / 30)
     #expect(pacing.interval(connections: 2_000, members: 100, audience: 4_000) == 4_000.0 / 40_000)
+    #expect(abs(pacing.interval(connections: 2_000, members: 100, audience: 4_100) - 0.105) < 1e-12, "5 ms steps")
+    #expect(abs(pacing.interval(connections: 2_000, members: 100, audience: 4_150) - 0.105) < 1e-12)
     #expect(pacing.interval(connections: 2_000, members: 100, audience: 100_000) == 1.0 / 8)
     #expect(pacing.interval(connections: 2_000, members: 4_000, audience: 0) == 4_000.0 / 40_000)
     #expect(PresencePacing.fixed(hz: 30).interval(connections: 2_000, members: 100, audience: 100_000) == 1.0 / 30)

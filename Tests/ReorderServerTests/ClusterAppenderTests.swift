@@ -40,4 +40,18 @@ struct ClusterAppenderTests {
     #expect(answers.first { $0.append.ticket == 1 }?.result == .failure(.epoch("")))
     #expect(answers.first { $0.append.ticket == 2 }?.result == .success(.applied(1)))
   }
+
+  @Test("A round trip takes 500 appends and the rest of the last one's room run (at most 1,000 more)")
+  func batchesKeepARoomsRunTogether() {
+    func queue(_ runs: [(String, Int)]) -> [SharedAppend] {
+      runs.flatMap { room, count in
+        (0..<count).map { SharedAppend(room: room, epoch: "e", key: [], node: "n", payload: [], ticket: UInt64($0)) }
+      }
+    }
+    #expect(ClusterAppender.batchCount([]) == 0)
+    #expect(ClusterAppender.batchCount(queue([("a", 10), ("b", 10)])) == 20)
+    #expect(ClusterAppender.batchCount(queue([("a", 499), ("b", 1_000), ("c", 5)])) == 1_499)
+    #expect(ClusterAppender.batchCount(queue([("a", 500), ("b", 1_000)])) == 500)
+    #expect(ClusterAppender.batchCount(queue([("a", 3_000)])) == 1_500)
+  }
 }
