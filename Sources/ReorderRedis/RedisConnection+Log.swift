@@ -46,14 +46,14 @@ extension RedisCommands {
       }
     }
     let calls = groups.map { group in
-        let keys = ClusterKeys(room: group.room)
-        var command: [any RedisArgument] = ["FCALL", ClusterFunctions.appendOps, 3, keys.log, keys.meta, keys.ids]
-        command.append(keys.appends)
-        for index in group.indices {
-          let op = ops[index]
-          command += [op.epoch, op.key, op.node, op.payload, op.creates ? "1" : "0", op.until] as [any RedisArgument]
-        }
-        return RedisCommand(key: keys.meta, command)
+      let keys = ClusterKeys(room: group.room)
+      var command: [any RedisArgument] = ["FCALL", ClusterFunctions.appendOps, 3, keys.log, keys.meta, keys.ids]
+      command.append(keys.appends)
+      for index in group.indices {
+        let op = ops[index]
+        command += [op.epoch, op.key, op.node, op.payload, op.creates ? "1" : "0", op.until] as [any RedisArgument]
+      }
+      return RedisCommand(key: keys.meta, command)
     }
     var replies = try settledPipeline(calls)
     // A node of the previous release loads its library (without `reorder_append_ops`) when it

@@ -90,7 +90,9 @@ extension RedisCommands {
       listings.append(ClusterBoardListing(room: name, summary: ClusterReplies.summary(fields), online: Int(online)))
     }
     // Nothing read after the directory was: the store is down as a whole (one Redis), not one master.
-    if listings.allSatisfy(\.unreachable) { throw .unavailable(retryInSeconds: 0, lastError: "no summary of the listed boards could be read") }
+    if listings.allSatisfy(\.unreachable) {
+      throw .unavailable(retryInSeconds: 0, lastError: "no summary of the listed boards could be read")
+    }
     return listings
   }
 }
