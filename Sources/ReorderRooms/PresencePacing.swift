@@ -71,12 +71,15 @@ public struct PresencePacing: Sendable, Equatable {
   /// of a room of n members is n sends of one shared frame, so the interval is what bounds the
   /// rooms' fan-out work.
   ///
-  /// The audience's share is rounded up to `audienceStep`, so that drags starting and ending in
-  /// small rooms do not change every room's interval (and what large rooms announce) each time.
+  /// The audience counts only where it would slow rooms below `minHz` (the audience is at most
+  /// the connections, so below that the server's interval is as long), and its share is rounded
+  /// up to `audienceStep` there, so that drags starting and ending in small rooms do not change
+  /// every room's interval (and what large rooms announce) each time.
   public func interval(connections: Int, members: Int, audience: Int = 0) -> Double {
     let server = interval(connections: connections)
     let step = PresencePacing.audienceStep
-    let byAudience = (Double(audience) / framesPerSecond / step - 1e-9).rounded(.up) * step
+    let shared = Double(audience) / framesPerSecond
+    let byAudience = shared > 1 / minHz ? (shared / step - 1e-9).rounded(.up) * step : 0
     let byLoad = min(1 / PresencePacing.largeRoomMinHz, max(Double(members) / framesPerSecond, byAudience))
     return max(server, byLoad)
   }

@@ -19,6 +19,8 @@ struct PresencePacingTests {
   @Test("Rooms dragging at once share the budget: their members together set the interval, down to 8 Hz")
   func audienceSharesTheBudget() {
     #expect(pacing.interval(connections: 2_000, members: 100, audience: 1_000) == 1.0 / 30)
+    // A light server keeps its short interval: the audience counts only beyond `1 / minHz`.
+    #expect(pacing.interval(connections: 100, members: 100, audience: 100) == 100.0 / 40_000)
     #expect(pacing.interval(connections: 2_000, members: 100, audience: 4_000) == 4_000.0 / 40_000)
     #expect(abs(pacing.interval(connections: 2_000, members: 100, audience: 4_100) - 0.105) < 1e-12, "5 ms steps")
     #expect(abs(pacing.interval(connections: 2_000, members: 100, audience: 4_150) - 0.105) < 1e-12)
