@@ -96,6 +96,8 @@ struct MetricsEndToEndTests {
         after = try PrometheusParse(try httpGet(port: port, rawPath: "/metrics").text)
         return after.value("reorder_webhook_delivery_duration_seconds_count", ["result": "delivered"]) == 1
       })
+    // Its log reaches this process through a pipe, after the server counted the delivery.
+    #expect(waitUntil(timeout: 5) { receiver.deliveries.count == 1 })
     #expect(receiver.deliveries.map(\.status) == [204])
     #expect(after.problems() == [])
     #expect(after.value("reorder_webhook_deliveries_total", ["result": "delivered"]) == 1)
