@@ -92,9 +92,9 @@ extension RedisCommands {
     }
   }
 
-  /// What a `reorder_append_ops` reply says.
+  /// What one op's reply in a `reorder_append_ops` answer says.
   private static func appendOutcome(_ reply: RedisReply) -> Result<AppendOutcome, RedisError> {
-    let command = "FCALL " + ClusterFunctions.append
+    let command = "FCALL " + ClusterFunctions.appendOps
     switch reply {
     case .error(let message) where message.hasPrefix("EPOCH "):
       return .success(.epochMismatch(current: String(message.dropFirst("EPOCH ".count))))

@@ -78,8 +78,8 @@ public struct PresencePacing: Sendable, Equatable {
   public func interval(connections: Int, members: Int, audience: Int = 0) -> Double {
     let server = interval(connections: connections)
     let step = PresencePacing.audienceStep
-    let shared = Double(audience) / framesPerSecond
-    let byAudience = shared > 1 / minHz ? (shared / step - 1e-9).rounded(.up) * step : 0
+    let together = Double(audience) / framesPerSecond
+    let byAudience = together > 1 / minHz ? (together / step - 1e-9).rounded(.up) * step : 0
     let byLoad = min(1 / PresencePacing.largeRoomMinHz, max(Double(members) / framesPerSecond, byAudience))
     return max(server, byLoad)
   }

@@ -177,7 +177,7 @@ extension Room {
       }
       // The record in memory is the entry's (no need to read back its bytes).
       var actions = try applyEntry(seq: at, record: op.record)
-      actions.append(contentsOf: try applyEntries([]))
+      actions.append(contentsOf: try applyWaiting())
       return actions
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
@@ -240,7 +240,7 @@ extension Room {
         actions.append(contentsOf: try applyEntry(seq: entry.seq, payload: entry.payload))
       }
     }
-    actions.append(contentsOf: try applyEntries([]))
+    actions.append(contentsOf: try applyWaiting())
     actions.append(contentsOf: readGap())
     actions.append(contentsOf: retryDeferred())
     return actions
@@ -270,11 +270,10 @@ extension Room {
     return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
   }
 
-  /// Applies consecutive entries (the first one is seq + 1), then those waiting in `ahead` that
-  /// follow: each resolved on this board and sent to the welcomed members as `applied`.
-  mutating func applyEntries(_ entries: [(seq: UInt64, payload: [UInt8])]) throws -> [RoomAction] {
+  /// Applies the entries waiting in `ahead` that follow the room's seq, each resolved on this
+  /// board and sent to the welcomed members as `applied`.
+  mutating func applyWaiting() throws -> [RoomAction] {
     var actions: [RoomAction] = []
-    for entry in entries { actions.append(contentsOf: try applyEntry(seq: entry.seq, payload: entry.payload)) }
     while let waiting = shared?.ahead[seq + 1] {
       actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting))
     }

@@ -19,11 +19,25 @@ struct ClusterAPIRoomTests {
     ("p3", intent(#"{"kind":"delete","item":"nope"}"#)),
   ]
 
-  @Test("A request's ops are appended together, each made with the ones before it applied, and resolve as on one node")
-  func pipelined() {
-    let cluster = ClusterHarness(nodes: 2)
+  /// The results request `request` was answered with on `node`; nil, recorded as an issue, when
+  /// it was not answered so.
+  static func results(_ node: ClusterHarness.Node, _ request: UInt64) -> [APIOpResult]? {
+    for case .apiDone(request, let results) in node.apiAnswers { return results }
+    Issue.record("no answer to request \(request): \(node.apiAnswers)")
+    return nil
+  }
+
+  /// A cluster of `nodes` whose room `r` was seeded through client 1 on node 0.
+  static func seeded(nodes: Int, compactEvery: UInt64? = nil) -> (ClusterHarness, ConnectionHandle) {
+    let cluster = ClusterHarness(nodes: nodes, compactEvery: compactEvery)
     let a = cluster.join(0, 1)
     seedCluster(cluster, from: a)
+    return (cluster, a)
+  }
+
+  @Test("A request's ops are appended together, each made with the ones before it applied, and resolve as on one node")
+  func pipelined() {
+    let (cluster, a) = Self.seeded(nodes: 2)
     let b = cluster.join(1, 2)
     cluster.settle()
     let node = cluster.nodes[1]
@@ -38,10 +52,8 @@ struct ClusterAPIRoomTests {
     cluster.deliverReplies(1, count: 1)
     #expect(node.apiAnswers.isEmpty)
     cluster.settle()
-    guard case .apiDone(7, let results)? = node.apiAnswers.first, node.apiAnswers.count == 1 else {
-      Issue.record("no answer: \(node.apiAnswers)")
-      return
-    }
+    guard let results = Self.results(node, 7) else { return }
+    #expect(node.apiAnswers.count == 1)
     #expect(results.map(\.seq) == [8, 9, nil])
     #expect(results.last?.json["code"] == .string("unknown_item"))
     #expect(results[1].json["op"]?["kind"] == .string("move"))
@@ -55,18 +67,13 @@ struct ClusterAPIRoomTests {
     cluster.perform(0, cluster.nodes[0].registry.applySharedAPIOps("r", request: 8, ops: Self.ops, now: cluster.now))
     cluster.settle()
     #expect(cluster.log.appendCalls == appends)
-    guard case .apiDone(8, let again)? = cluster.nodes[0].apiAnswers.first else {
-      Issue.record("no answer: \(cluster.nodes[0].apiAnswers)")
-      return
-    }
+    guard let again = Self.results(cluster.nodes[0], 8) else { return }
     #expect(again.prefix(2) == results.prefix(2))
   }
 
   @Test("Ops past a compaction boundary are refused stale and made again, in order, after it")
   func staleInTheMiddle() throws {
-    let cluster = ClusterHarness(nodes: 2, compactEvery: 10)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, _) = Self.seeded(nodes: 2, compactEvery: 10)
     let node = cluster.nodes[0]
     var previous = "f"
     let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = (1...6).map { n in
@@ -79,10 +86,7 @@ struct ClusterAPIRoomTests {
     // Seq 7 was the last: 8–10 land, 11–13 are refused (made before the boundary at 10) and made
     // again on the compacted board.
     #expect(cluster.log.staleRefusals == 3)
-    guard case .apiDone(1, let results)? = node.apiAnswers.first else {
-      Issue.record("no answer: \(node.apiAnswers)")
-      return
-    }
+    guard let results = Self.results(node, 1) else { return }
     #expect(results.map(\.seq) == [8, 9, 10, 11, 12, 13])
     #expect(order(cluster.board(0)) == ["a", "b", "c", "d", "e", "f", "x1", "x2", "x3", "x4", "x5", "x6"])
     #expect(try cluster.freshBoard() == cluster.board(0))
@@ -92,9 +96,7 @@ struct ClusterAPIRoomTests {
 
   @Test("An id sent twice in one request is made once and answered twice, as on one node")
   func repeatedIDInOneRequest() {
-    let cluster = ClusterHarness(nodes: 1)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, _) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
     let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = [
       ("x", Self.intent(#"{"kind":"insert","list":"L","item":"A","after":"a","fields":{}}"#)),
@@ -104,10 +106,7 @@ struct ClusterAPIRoomTests {
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 9, ops: ops, now: cluster.now))
     #expect(node.appends.count == 1)
     cluster.settle()
-    guard case .apiDone(9, let results)? = node.apiAnswers.first else {
-      Issue.record("no answer: \(node.apiAnswers)")
-      return
-    }
+    guard let results = Self.results(node, 9) else { return }
     #expect(results[0] == results[1])
     #expect(results[0].seq == 8)
     #expect(results[2].json["code"] == .string("unknown_item"))
@@ -116,9 +115,7 @@ struct ClusterAPIRoomTests {
 
   @Test("A member's op made while a request's ops are out takes an op id of its own")
   func clockMovesOnAfterASeries() throws {
-    let cluster = ClusterHarness(nodes: 2)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, a) = Self.seeded(nodes: 2)
     let b = cluster.join(1, 2)
     cluster.settle()
     let node = cluster.nodes[0]
@@ -138,9 +135,7 @@ struct ClusterAPIRoomTests {
 
   @Test("A replaced board ends the requests on it, refuses ops until reloaded, and welcomes its members again")
   func replaced() {
-    let cluster = ClusterHarness(nodes: 1)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 3, ops: Self.ops, now: cluster.now))
     cluster.op(0, a, "out", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
@@ -164,9 +159,7 @@ struct ClusterAPIRoomTests {
 
   @Test("A deleted board closes its connections 4404, ends its requests, and leaves the roster; a join loads it empty")
   func deleted() {
-    let cluster = ClusterHarness(nodes: 1)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 4, ops: Self.ops, now: cluster.now))
     cluster.log.rooms["r"] = nil
@@ -184,9 +177,7 @@ struct ClusterAPIRoomTests {
 
   @Test("An op the log cannot take ends its request (503 in the server); the ops the log took are applied")
   func unavailable() {
-    let cluster = ClusterHarness(nodes: 1)
-    let a = cluster.join(0, 1)
-    seedCluster(cluster, from: a)
+    let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 5, ops: Self.ops, now: cluster.now))
     cluster.executeAppends(0, count: 1)
@@ -201,10 +192,7 @@ struct ClusterAPIRoomTests {
     cluster.log.available = true
     cluster.perform(0, node.registry.applySharedAPIOps("r", request: 6, ops: Self.ops, now: cluster.now))
     cluster.settle()
-    guard case .apiDone(6, let results)? = node.apiAnswers.last else {
-      Issue.record("no answer: \(node.apiAnswers)")
-      return
-    }
+    guard let results = Self.results(node, 6) else { return }
     #expect(results.map(\.seq) == [8, 9, nil])
     #expect(node.applied(a).filter { $0["by"] == .string("api") }.count == 2)
   }
