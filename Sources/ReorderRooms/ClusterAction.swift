@@ -77,6 +77,10 @@ public enum AppendReply: Sendable, Equatable {
   case applied(UInt64)
   /// The key was already in the log, at this seq (`{seq, "known"}`); nothing was appended.
   case known(UInt64)
+  /// The op has this seq but is not durable yet (the local log, `LocalSequencer`): the room applies
+  /// it now and stores its resolved record itself (`.persist`); its `applied` goes out once the
+  /// store reports it durable (`RoomRegistry.durable(room:upTo:)`).
+  case ordered(UInt64)
 }
 
 /// Why a shared-log call failed.
@@ -144,11 +148,32 @@ public struct ClusterNode: Sendable, Equatable {
     record.madeAt != nil && seq % every == 0
   }
 
+  /// Whether other nodes follow the rooms' presence (the Redis channel and roster): joins, leaves
+  /// and drags are published (`.publish`, `.rosterJoin`, `.rosterLeave`). False on one node, where
+  /// presence stays in the process and costs nothing more.
+  public var sharesPresence: Bool
+  /// Whether the room store keeps what one node writes: records holding their resolved op and
+  /// snapshots with their board JSON (SQLite), so that a load keeps the catch-up frames before its
+  /// snapshot and may open a room as a view (`Room+View.swift`). False for the shared log, whose
+  /// records hold the maker's view of each op.
+  public var keepsResolvedOps: Bool
+
   /// A node.
-  public init(node: String, rosterGrace: Double = 5, compactEvery: UInt64 = ClusterNode.compactionInterval) {
+  public init(
+    node: String, rosterGrace: Double = 5, compactEvery: UInt64 = ClusterNode.compactionInterval,
+    sharesPresence: Bool = true, keepsResolvedOps: Bool = false
+  ) {
     precondition(compactEvery > 0, "a compaction interval is positive")
     self.node = node
     self.rosterGrace = rosterGrace
     self.compactEvery = compactEvery
+    self.sharesPresence = sharesPresence
+    self.keepsResolvedOps = keepsResolvedOps
+  }
+
+  /// A node with its log on its own store (one node, `LocalSequencer`): presence stays in the
+  /// process, the store keeps resolved ops.
+  public static func local(node: String, compactEvery: UInt64 = ClusterNode.compactionInterval) -> ClusterNode {
+    ClusterNode(node: node, compactEvery: compactEvery, sharesPresence: false, keepsResolvedOps: true)
   }
 }

@@ -102,7 +102,9 @@ extension RoomRegistry {
       for (i, intent) in intents.enumerated() {
         actions.append(contentsOf: try room.performSystem(intent, id: "demo:\(i + 1)"))
       }
+      install(&room)
       rooms[name] = room
+      actions.append(.cluster(.follow(room: name, after: room.seq)))
       actions.append(.log(.info, "demo room created", [("room", name), ("seq", "\(room.seq)")]))
     }
     return actions

@@ -33,39 +33,6 @@ extension Room {
   /// again is recognised however long ago (within `--remembered-op-ids`).
   static let apiClient = "api"
 
-  /// An op from the HTTP API, as `by: "api"`: applied now (its `applied` goes to the members once
-  /// durable, like a member's op), recognised as a re-send of the same id, or rejected.
-  mutating func performAPI(id: String, intent: Result<Intent, ProtocolError>, at: Int64) -> (APIOpResult, [RoomAction])
-  {
-    let key = OpRecord.key(client: Room.apiClient, id: id)
-    if let known = opIDs[key] {
-      counters.opsRepeated += 1
-      return (.applied(id: id, seq: known, op: resolvedOp(seq: known)), [])
-    }
-    if rebuilding {
-      counters.opsRejected[ErrorCode.storageFull.rawValue, default: 0] += 1
-      return (.rejected(id: id, error: Room.storageFullError), [])
-    }
-    do {
-      let intent = try intent.get()
-      try checkLimits(intent)
-      let (logged, resolved) = try board.perform(intent, ids: GeneratedIDs(seq: seq + 1))
-      seq += 1
-      let record = self.record(
-        id: id, client: Room.apiClient, by: "api", resolved: resolved, logged: logged, seq: seq, actor: .api, at: at)
-      pending.append((seq, record.applied(seq: seq)))
-      remember(key: key, seq: seq)
-      var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
-      opsSinceSnapshot += 1
-      counters.opsApplied += 1
-      if snapshotDue { actions.append(takeSnapshot()) }
-      return (.applied(id: id, seq: seq, op: resolved), actions)
-    } catch {
-      counters.opsRejected[error.code.rawValue, default: 0] += 1
-      return (.rejected(id: id, error: error), [])
-    }
-  }
-
   /// The resolved op of `seq` from the frames in memory (pending or in the catch-up window).
   func resolvedOp(seq wanted: UInt64) -> JSONValue? {
     let frame =

@@ -131,8 +131,8 @@ extension Room {
       return true
     }
     // Then the peers on other nodes (cluster mode), in session order.
-    for session in (shared?.remote.keys).map({ $0.sorted() }) ?? [] where out.count < limit {
-      if !dragging.contains(session), let peer = shared?.remote[session]?.peer {
+    for session in (link?.remote.keys).map({ $0.sorted() }) ?? [] where out.count < limit {
+      if !dragging.contains(session), let peer = link?.remote[session]?.peer {
         out.append(Room.peerJSON(peer, drag: nil))
         sessions.append(session)
       }

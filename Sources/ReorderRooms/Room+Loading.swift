@@ -11,11 +11,14 @@ public struct RoomLoad: Sendable {
   public let remembering: Int
   let boards: RoomBoardFactory
   let limits: RoomLimits
-  /// Cluster mode: this node's id, and the room is rebuilt from the shared log
-  /// (`Room.init(name:sharedHistory:…)`); nil on one node.
-  var node: String? = nil
-  /// Cluster mode: the room's compaction interval (`ClusterNode.compactEvery`).
+  /// This node's id (`ClusterNode.node`), for the ids the loaded room generates.
+  var node: String = ""
+  /// The room's compaction interval (`ClusterNode.compactEvery`).
   var compactEvery: UInt64 = ClusterNode.compactionInterval
+  /// Whether the store's records hold their resolved ops (`ClusterNode.keepsResolvedOps`): the
+  /// room is rebuilt with the catch-up frames stored (`Room.init(name:history:…)`); otherwise it
+  /// resolves the entries after its snapshot (`Room.init(name:sharedHistory:…)`).
+  var resolvedOps = true
   /// A websocket's first join on one node: the room may open as a view (`Room+View.swift`), from
   /// a snapshot stored with its board JSON and no op after it, without decoding anything.
   var mayView = false
@@ -32,11 +35,11 @@ public struct RoomLoad: Sendable {
   public func prepare(_ history: RoomHistory) throws(RoomStoreError) -> PreparedRoom {
     do {
       var prepared =
-        try node.map {
-          try Room(
-            name: room, sharedHistory: history, boards: boards, limits: limits, node: $0, compactEvery: compactEvery)
-        }
-        ?? Room(name: room, history: history, boards: boards, limits: limits)
+        resolvedOps
+        ? try Room(name: room, history: history, boards: boards, limits: limits, compactEvery: compactEvery)
+        : try Room(
+          name: room, sharedHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
+      prepared.shared = prepared.shared ?? SharedRoom(node: node, compactEvery: compactEvery)
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
       }
@@ -84,11 +87,12 @@ public struct RoomLoad: Sendable {
   /// The room as a view of `history`, or nil when it cannot be one (no snapshot, a snapshot
   /// without its board JSON, ops after it, or cluster mode).
   func prepareView(_ history: RoomHistory) -> PreparedRoom? {
-    guard node == nil, let snapshot = history.snapshot, let board = snapshot.board, history.after.isEmpty,
+    guard resolvedOps, let snapshot = history.snapshot, let board = snapshot.board, history.after.isEmpty,
       let first = history.first
     else { return nil }
-    return PreparedRoom(
-      room: Room(name: room, viewOf: snapshot, board: board, first: first, boards: boards, limits: limits))
+    var view = Room(name: room, viewOf: snapshot, board: board, first: first, boards: boards, limits: limits)
+    view.shared = SharedRoom(node: node, compactEvery: compactEvery)
+    return PreparedRoom(room: view)
   }
 }
 
@@ -114,7 +118,10 @@ extension Room {
   /// A room rebuilt from its history: the latest snapshot, then every logged op after it; the op
   /// ids of the remembered ops before the snapshot are read back too, so re-sends stay idempotent
   /// across restarts. Pure: no I/O.
-  init(name: String, history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits) throws {
+  init(
+    name: String, history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits,
+    compactEvery: UInt64 = ClusterNode.compactionInterval
+  ) throws {
     if let snapshot = history.snapshot {
       self.init(name: name, board: try boards.restore(snapshot.bytes), limits: limits, now: 0)
       seq = snapshot.seq
@@ -146,7 +153,10 @@ extension Room {
       guard entry.seq == seq + 1 else {
         throw RoomStoreError.corrupt("the op log of room \(name) has a gap after seq \(seq)")
       }
-      try restore(seq: entry.seq, record: try OpRecord(payload: entry.payload))
+      let record = try OpRecord(payload: entry.payload)
+      try restore(seq: entry.seq, record: record)
+      // Compacted where the live room compacted (`ClusterNode.compacts`).
+      if ClusterNode.compacts(after: record, seq: entry.seq, every: compactEvery) { compactBoard() }
       opsSinceSnapshot += 1
     }
   }

@@ -1,32 +1,4 @@
 extension Room {
-  /// An `op` from a joined member: apply it now (or recognise a re-send), persist it, and return the
-  /// actions. Its `applied` goes out from `durable(upTo:)`.
-  public mutating func perform(_ request: OpRequest, from connection: ConnectionHandle) -> [RoomAction] {
-    guard let member = members[connection] else { return [] }
-    let key = OpRecord.key(client: member.client, id: request.id)
-    if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
-    if rebuilding { return refuseWhileRebuilding(request.id, to: connection) }
-    do {
-      try checkLimits(request.intent)
-      let ids = GeneratedIDs(seq: seq + 1)
-      let (logged, resolved) = try board.perform(request.intent, ids: ids)
-      seq += 1
-      let record = self.record(
-        id: request.id, client: member.client, by: member.peer.session, resolved: resolved, logged: logged, seq: seq,
-        actor: member.actor, at: request.at)
-      pending.append((seq, record.applied(seq: seq)))
-      remember(key: key, seq: seq)
-      var actions: [RoomAction] = [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
-      opsSinceSnapshot += 1
-      counters.opsApplied += 1
-      if snapshotDue { actions.append(takeSnapshot()) }
-      return actions
-    } catch {
-      counters.opsRejected[error.code.rawValue, default: 0] += 1
-      return [.send(connection, ServerMessage.rejected(id: request.id, error: error), .data)]
-    }
-  }
-
   /// A re-sent op id: the same `applied` to the sender only (now if durable and welcomed; otherwise
   /// it arrives with the broadcast or right after the welcome).
   mutating func repeatAck(seq known: UInt64, to connection: ConnectionHandle) -> [RoomAction] {
@@ -114,36 +86,30 @@ extension Room {
     max(limits.snapshotEvery, min(lastSnapshotBytes / RoomLimits.snapshotBytesPerOp, RoomLoad.remembering(limits)))
   }
 
-  /// Whether enough ops were applied since the last snapshot to write one. In cluster mode a due
-  /// snapshot waits for the next compaction boundary, right after the replicas compacted there, so
-  /// that every stored snapshot (and base) is a compacted board; unless the snapshot interval is
-  /// shorter than the compaction interval (`--snapshot-every` below it): then it is taken when due,
-  /// a board compacted at the last boundary plus the ops since.
+  /// Whether enough ops were applied since the last snapshot to write one. A due snapshot waits
+  /// for the next compaction boundary, right after the room compacted there, so that every stored
+  /// snapshot (and base) is a compacted board; unless the snapshot interval is shorter than the
+  /// compaction interval (`--snapshot-every` below it): then it is taken when due, a board
+  /// compacted at the last boundary plus the ops since.
   var snapshotDue: Bool {
     guard opsSinceSnapshot >= snapshotInterval else { return false }
     guard let shared, UInt64(snapshotInterval) >= shared.compactEvery else { return true }
     return seq % shared.compactEvery == 0
   }
 
-  /// A snapshot of the board now, as an action; counts start again. On one node the board is
-  /// compacted first (`RoomBoard.compactedSnapshot()`): the room's replica makes every op that
-  /// follows from an intent, so nothing applied later refers to what compaction drops, and a
-  /// reload (this snapshot plus the ops after it) rebuilds exactly the compacted board.
+  /// A snapshot of the board now, as an action; counts start again. The snapshot is the board as
+  /// it is: the room compacts at agreed seqs only (`resolveEntry`), and snapshots are taken there
+  /// (`snapshotDue`). Compacting anywhere else would drop what ops made and not yet applied (this
+  /// node's appends out, other nodes' ops) may still name (docs/CLUSTER.md, "Compaction at agreed
+  /// seqs").
   ///
-  /// In cluster mode (`shared`) the snapshot is the board as it is: every replica compacts at the
-  /// same seqs (`resolveEntry`), and snapshots are taken there (`snapshotDue`), so the board was
-  /// compacted right before. Compacting anywhere else would drop what other replicas' ops may
-  /// still name (docs/CLUSTER.md, "Compaction at agreed seqs").
-  ///
-  /// On one node the snapshot also carries `welcome.board` at its seq (compaction changes nothing
-  /// it shows; `encodedBoard()` reuses the encoding of the joins at this seq), so that the next load
-  /// of the room can open it without decoding (`Room+View.swift`). In cluster mode rooms always
-  /// decode, and the shared store keeps no board JSON.
+  /// The snapshot also carries `welcome.board` at its seq (`encodedBoard()` reuses the encoding of
+  /// the joins at this seq), so that the next load of the room can open it without decoding
+  /// (`Room+View.swift`) where the store keeps it (one node's).
   mutating func takeSnapshot() -> RoomAction {
-    let bytes = shared == nil ? board.compactedSnapshot() : board.snapshot()
+    let bytes = board.snapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
-    return .snapshot(
-      room: name, snapshot: RoomSnapshot(seq: seq, bytes: bytes, board: shared == nil ? encodedBoard() : nil))
+    return .snapshot(room: name, snapshot: RoomSnapshot(seq: seq, bytes: bytes, board: encodedBoard()))
   }
 }

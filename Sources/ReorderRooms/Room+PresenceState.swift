@@ -6,14 +6,14 @@ extension Room {
   public mutating func setPresenceState(_ state: JSONValue, from connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
     states.set(member.peer.session, state)
-    shared?.outbox.state(member.peer.session, state)
+    link?.outbox.state(member.peer.session, state)
     return []
   }
 
   /// A member's broadcast: a `broadcast {session, event}` frame to every other welcomed member.
   public mutating func broadcast(_ event: JSONValue, from connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
-    shared?.outbox.broadcast(member.peer.session, event)
+    link?.outbox.broadcast(member.peer.session, event)
     return relayBroadcast(session: member.peer.session, event, except: connection)
   }
 

@@ -1,72 +1,72 @@
 /// Cluster mode: presence across nodes. This node's changes (visible joins and leaves, drags) are
-/// gathered in `shared.outbox` and published once per presence flush; other nodes' messages and
+/// gathered in `link.outbox` and published once per presence flush; other nodes' messages and
 /// the roster are merged here, so their sessions are peers of this room like local ones: joins and
 /// leaves reach the members as `peer` frames (notices in a large room), drags go into the same
 /// `drags` frames, and a session that leaves mid-drag is a `cancel` for everyone.
 extension Room {
   /// Peers on other nodes (0 on one node).
-  var remotePeerCount: Int { shared?.remote.count ?? 0 }
+  var remotePeerCount: Int { link?.remote.count ?? 0 }
 
   /// A visible member of this node joined: into the roster and the next publish.
   mutating func sharedJoined(_ connection: ConnectionHandle) -> [RoomAction] {
-    guard let node = shared?.node, let member = members[connection], member.visible else { return [] }
-    shared!.outbox.join(member.peer)
+    guard let node = link?.node, let member = members[connection], member.visible else { return [] }
+    link!.outbox.join(member.peer)
     let entry = PresenceMessage.rosterEntry(node: node, peer: member.peer)
     return [.cluster(.rosterJoin(room: name, session: member.peer.session, peer: entry))]
   }
 
   /// A visible member of this node left: out of the roster, and into the next publish.
   mutating func sharedLeft(_ peer: PeerInfo, visible: Bool) -> [RoomAction] {
-    guard shared != nil, visible else { return [] }
-    shared!.outbox.leave(peer.session)
+    guard link != nil, visible else { return [] }
+    link!.outbox.leave(peer.session)
     return [.cluster(.rosterLeave(room: name, session: peer.session))]
   }
 
   /// A drag of a member of this node, once the room accepted it: into the next publish.
   mutating func sharedDragged(_ drag: DragMessage, from connection: ConnectionHandle) {
-    guard shared != nil, let member = members[connection] else { return }
+    guard link != nil, let member = members[connection] else { return }
     if !drag.phase.isFinal && !board.hasLiveItem(drag.item) { return }
-    shared!.outbox.drag(member.peer, drag)
+    link!.outbox.drag(member.peer, drag)
   }
 
   /// This node's presence changes since the last publish, as a `.publish`: at once when sessions
   /// joined or left, else (drags only) at most once per presence interval of the room, like its
   /// own flushes, so a room's drags cost other nodes one message per interval.
   mutating func publishPresence(now: Double) -> [RoomAction] {
-    guard let outbox = shared?.outbox, !outbox.isEmpty else { return [] }
+    guard let outbox = link?.outbox, !outbox.isEmpty else { return [] }
     let rate = presence.schedule.flushes?.rate ?? 30
-    if shared!.publishes == nil {
-      shared!.publishes = TokenBucket(rate: rate, burst: 1, now: now)
+    if link!.publishes == nil {
+      link!.publishes = TokenBucket(rate: rate, burst: 1, now: now)
     } else {
-      shared!.publishes!.rate = rate
+      link!.publishes!.rate = rate
     }
-    let paced = shared!.publishes!.take(now: now, tolerance: presence.schedule.jitter)
+    let paced = link!.publishes!.take(now: now, tolerance: presence.schedule.jitter)
     guard paced || outbox.isUrgent else { return [] }
-    shared!.outbox = PresenceMessage()
+    link!.outbox = PresenceMessage()
     return [.cluster(.publish(room: name, payload: outbox.encoded()))]
   }
 
   /// When this room's presence changes are next due to be published, or nil when none wait.
   func publishDue(now: Double) -> Double? {
-    guard let shared, !shared.outbox.isEmpty else { return nil }
-    guard !shared.outbox.isUrgent, let bucket = shared.publishes else { return now }
+    guard let link, !link.outbox.isEmpty else { return nil }
+    guard !link.outbox.isUrgent, let bucket = link.publishes else { return now }
     return max(now, bucket.nextTokenAt)
   }
 
   /// Another node's published changes: its joins, then its drags (a drag of a session not heard
   /// of counts as its join), then its leaves. They go out with this room's next flush.
   mutating func mergeRemote(_ message: PresenceMessage, now: Double) -> [RoomAction] {
-    guard shared != nil else { return [] }
+    guard link != nil else { return [] }
     var actions: [RoomAction] = []
     for peer in message.joined { actions.append(contentsOf: remoteJoined(peer, now: now)) }
     for entry in message.drags {
       actions.append(contentsOf: remoteJoined(entry.peer, now: now))
       presence.update(entry.peer, entry.drag)
     }
-    for entry in message.states where shared!.remote[entry.session] != nil {
+    for entry in message.states where link!.remote[entry.session] != nil {
       states.set(entry.session, entry.value)
     }
-    for entry in message.broadcasts where shared!.remote[entry.session] != nil {
+    for entry in message.broadcasts where link!.remote[entry.session] != nil {
       actions.append(contentsOf: relayBroadcast(session: entry.session, entry.value, except: nil))
     }
     for session in message.left { actions.append(contentsOf: remoteLeft(session)) }
@@ -77,32 +77,32 @@ extension Room {
   /// longer lists leave (their drags cancelled), unless a presence message named them within
   /// `grace` seconds (the read may be older than their join).
   mutating func mergeRoster(_ peers: [PeerInfo], now: Double, grace: Double) -> [RoomAction] {
-    guard shared != nil else { return [] }
+    guard link != nil else { return [] }
     var actions: [RoomAction] = []
     var listed = Set<String>()
     for peer in peers {
       listed.insert(peer.session)
-      if shared!.remote[peer.session] == nil {
+      if link!.remote[peer.session] == nil {
         actions.append(contentsOf: remoteJoined(peer, now: -.infinity))
       }
     }
-    let gone = shared!.remote.filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys.sorted()
+    let gone = link!.remote.filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys.sorted()
     for session in gone { actions.append(contentsOf: remoteLeft(session)) }
     return actions
   }
 
   mutating func remoteJoined(_ peer: PeerInfo, now: Double) -> [RoomAction] {
-    if shared!.remote[peer.session] != nil {
-      shared!.remote[peer.session]!.heardAt = max(shared!.remote[peer.session]!.heardAt, now)
+    if link!.remote[peer.session] != nil {
+      link!.remote[peer.session]!.heardAt = max(link!.remote[peer.session]!.heardAt, now)
       return []
     }
-    shared!.remote[peer.session] = SharedRoom.RemotePeer(peer: peer, heardAt: now)
+    link!.remote[peer.session] = PresenceLink.RemotePeer(peer: peer, heardAt: now)
     presence.isLarge = members.count + remotePeerCount > limits.largeRoomMembers
     return announceJoin(peer)
   }
 
   mutating func remoteLeft(_ session: String) -> [RoomAction] {
-    guard let gone = shared!.remote.removeValue(forKey: session) else { return [] }
+    guard let gone = link!.remote.removeValue(forKey: session) else { return [] }
     presence.cancel(gone.peer)
     states.remove(session)
     let actions = announceLeave(gone.peer)

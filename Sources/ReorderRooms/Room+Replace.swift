@@ -58,6 +58,6 @@ extension Room {
     let bytes = board.snapshot()
     opsSinceSnapshot = 0
     lastSnapshotBytes = bytes.count
-    return RoomSnapshot(seq: seq, bytes: bytes, board: shared == nil ? encodedBoard() : nil)
+    return RoomSnapshot(seq: seq, bytes: bytes, board: encodedBoard())
   }
 }

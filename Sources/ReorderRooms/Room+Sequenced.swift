@@ -27,6 +27,7 @@ extension Room {
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }
+    if rebuilding { return refuseWhileRebuilding(request.id, to: connection) }
     let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
     // An append out that may still be refused `stale` would be made again after this op: this one
     // waits for its answer, so each client's ops reach the log in the order sent.
@@ -179,6 +180,11 @@ extension Room {
       var actions = try applyEntry(seq: at, record: op.record)
       actions.append(contentsOf: try applyWaiting())
       return actions
+    case .success(.ordered(let at)):
+      // The local log: the op is next, and this room stores it (`LocalSequencer`).
+      if op.api { apiAnswered(ticket: ticket, seq: at) }
+      precondition(at == seq + 1, "the local log orders a room's ops after the ones it applied")
+      return try applyEntry(seq: at, record: op.record, durable: false)
     case .success(.known(let at)):
       // Another node (or an earlier connection) appended this op id: its `applied` is the log's.
       remember(key: op.key, seq: at)
@@ -286,12 +292,20 @@ extension Room {
     try applyEntry(seq: entrySeq, record: try OpRecord(payload: payload))
   }
 
-  /// `applyEntry` of an entry already read (or made here).
-  mutating func applyEntry(seq entrySeq: UInt64, record: OpRecord) throws -> [RoomAction] {
-    let frame = try resolveEntry(seq: entrySeq, record: record)
+  /// `applyEntry` of an entry already read (or made here). An entry of the shared log is durable:
+  /// its `applied` goes to the welcomed members at once. One the local log ordered is not
+  /// (`durable` false): its resolved record is stored (`.persist`), and its `applied` waits in
+  /// `pending` for `durable(upTo:)`.
+  mutating func applyEntry(seq entrySeq: UInt64, record: OpRecord, durable: Bool = true) throws -> [RoomAction] {
+    let frame = try resolveEntry(seq: entrySeq, record: record, durable: durable)
     var actions: [RoomAction] = []
-    let recipients = welcomed()
-    if !recipients.isEmpty { actions.append(.broadcast(recipients, frame, .data)) }
+    if durable {
+      let recipients = welcomed()
+      if !recipients.isEmpty { actions.append(.broadcast(recipients, frame.applied, .data)) }
+    } else {
+      pending.append((entrySeq, frame.applied))
+      actions.append(.persist(room: name, ops: [LogEntry(seq: entrySeq, payload: frame.stored.encoded())]))
+    }
     if snapshotDue { actions.append(takeSnapshot()) }
     return actions
   }
@@ -299,11 +313,15 @@ extension Room {
   /// Applies the entry at `seq + 1`: the room moves to its seq, remembers its op id and keeps its
   /// `applied` frame (returned) for catch-ups.
   mutating func resolveEntry(seq entrySeq: UInt64, payload: [UInt8]) throws -> [UInt8] {
-    try resolveEntry(seq: entrySeq, record: try OpRecord(payload: payload))
+    try resolveEntry(seq: entrySeq, record: try OpRecord(payload: payload), durable: true).applied
   }
 
-  /// `resolveEntry` of an entry already read (or made here).
-  mutating func resolveEntry(seq entrySeq: UInt64, record: OpRecord) throws -> [UInt8] {
+  /// `resolveEntry` of an entry already read (or made here); also returns the record with its
+  /// resolved op (what one node stores). A durable entry's frame joins the catch-up window now,
+  /// another's once durable (`durable(upTo:)`).
+  mutating func resolveEntry(seq entrySeq: UInt64, record: OpRecord, durable: Bool) throws -> (
+    applied: [UInt8], stored: OpRecord
+  ) {
     precondition(entrySeq == seq + 1, "log entries apply in seq order")
     // The same entry may wait in `ahead` (it came twice, once after a gap).
     shared?.ahead[entrySeq] = nil
@@ -316,18 +334,18 @@ extension Room {
     // Op 1 carries the history's epoch: a room made empty on this node takes it.
     if entrySeq == 1, let first = record.epoch { epoch = first }
     seq = entrySeq
-    durableSeq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    let windowStart = recent.start
-    addRecent(seq: entrySeq, frame: frame)
-    if shared != nil {
-      shared!.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
-      if recent.start > windowStart { for old in windowStart..<recent.start { shared!.stamps[old] = nil } }
+    shared!.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
+    if durable {
+      durableSeq = entrySeq
+      addRecent(seq: entrySeq, frame: frame)
     }
     opsSinceSnapshot += 1
     counters.opsApplied += 1
-    return frame
+    var stored = record
+    stored.resolved = resolved
+    return (frame, stored)
   }
 
   /// `RoomBoard.compact()` on the room's board, changed in place.

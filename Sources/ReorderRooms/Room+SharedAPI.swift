@@ -102,7 +102,8 @@ extension Room {
     while shared?.apiJobs.first?.tickets.isEmpty == true {
       var job = shared!.apiJobs[0]
       for (index, step) in job.steps.enumerated() {
-        guard case .at(let at) = step, at <= seq else { continue }
+        // Answered once durable (the shared log's entries are durable when applied).
+        guard case .at(let at) = step, at <= durableSeq else { continue }
         let op = shared!.apiResolved[at] ?? resolvedOp(seq: at)
         job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: op))
       }
@@ -123,9 +124,18 @@ extension Room {
         shared!.apiJobs.removeFirst()
         continue
       }
-      guard !job.waitsBeyond(seq), job.remakeAfter <= seq else { break }
+      // Ops all made: the request waits for them to be applied and durable.
+      guard job.steps.contains(.toMake), !job.waitsBeyond(seq), job.remakeAfter <= seq else { break }
       if shared!.reloading != nil {
         shared!.apiJobs[0].failure = Room.replacingError.message
+        continue
+      }
+      if rebuilding {
+        // The disk is full: the ops still to make are refused as one node refuses them then.
+        for index in job.steps.indices where job.steps[index] == .toMake {
+          counters.opsRejected[ErrorCode.storageFull.rawValue, default: 0] += 1
+          shared!.apiJobs[0].steps[index] = .done(.rejected(id: job.ops[index].id, error: Room.storageFullError))
+        }
         continue
       }
       actions.append(contentsOf: makeSeries(nextTicket: &nextTicket))

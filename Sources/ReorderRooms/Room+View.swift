@@ -47,6 +47,7 @@ extension Room {
     roster = view.roster
     presence = view.presence
     states = view.states
+    link = view.link
     counters = view.counters
     idleSince = view.idleSince
     if let cached = view.encodedBoardCache, cached.seq == seq { encodedBoardCache = cached }

@@ -70,8 +70,11 @@ public struct Room: Sendable {
   /// The disk was full for one of its writes: the room is being rebuilt from what is stored
   /// (`Room+Rebuild.swift`), and until the rebuilt room replaces it, it takes no op.
   var rebuilding = false
-  /// Cluster mode: seqs come from the shared log (see `Room+Sequenced.swift`); nil on one node.
+  /// Its place in the log: appends out, entries ahead, API requests (see `Room+Sequenced.swift`).
   var shared: SharedRoom?
+  /// Its presence shared with other nodes (`Room+RemotePresence.swift`); nil when presence stays
+  /// in the process.
+  var link: PresenceLink?
   /// Opened as a view of its snapshot (`Room+View.swift`): `board` is an empty stand-in, and only
   /// joins, leaves and presence notices are served until the registry has upgraded it.
   public internal(set) var isView = false
@@ -129,7 +132,14 @@ public struct Room: Sendable {
   mutating func remember(key: String, seq: UInt64) { opIDs.remember(key, seq: seq) }
 
   /// Adds a durable `applied` frame to the catch-up window.
-  mutating func addRecent(seq: UInt64, frame: [UInt8]) { recent.add(seq: seq, frame: frame) }
+  mutating func addRecent(seq: UInt64, frame: [UInt8]) {
+    let windowStart = recent.start
+    recent.add(seq: seq, frame: frame)
+    // The history's stamps are kept for the window's seqs only.
+    if recent.start > windowStart, shared?.stamps.isEmpty == false {
+      for old in windowStart..<recent.start { shared!.stamps[old] = nil }
+    }
+  }
 
   /// The `applied` frame of a durable seq if it is in memory (the catch-up window: at least the
   /// latest `maxCatchUpOps` durable seqs), else nil (older ones are a `.read` from storage).

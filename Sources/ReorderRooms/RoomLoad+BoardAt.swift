@@ -78,7 +78,8 @@ extension RoomLoad {
     Result { () throws(RoomStoreError) in
       let history = RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: first)
       var load = RoomLoad(
-        room: room, remembering: 0, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
+        room: room, remembering: 0, boards: boards, limits: limits, node: node, compactEvery: compactEvery,
+        resolvedOps: resolvedOps)
       load.encodesBoard = false
       let prepared = try load.prepare(history)
       return .board(seq: seq, epoch: prepared.epoch, board: prepared.boardJSON())

@@ -93,8 +93,8 @@ extension RoomRegistry {
         .load(
           RoomLoad(
             room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-            node: cluster?.node.node,
-            compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval))
+            node: cluster.node.node, compactEvery: cluster.node.compactEvery,
+            resolvedOps: cluster.node.keepsResolvedOps))
       ]
     )
   }
@@ -104,8 +104,8 @@ extension RoomRegistry {
   /// base).
   public func historyLoad(room name: String) -> RoomLoad {
     var load = RoomLoad(
-      room: name, remembering: 0, boards: boards, limits: limits, node: cluster?.node.node,
-      compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval)
+      room: name, remembering: 0, boards: boards, limits: limits, node: cluster.node.node,
+      compactEvery: cluster.node.compactEvery, resolvedOps: cluster.node.keepsResolvedOps)
     load.encodesBoard = false
     return load
   }
@@ -122,6 +122,7 @@ extension RoomRegistry {
       var (room, entries) = try Room.created(
         name: name, content: content, boards: boards, limits: limits, now: now, at: wallClock())
       room.adoptMembers(of: old)
+      install(&room)
       let snapshot = room.snapshotNow()
       counters.add(old.counters)
       rooms[name] = room
@@ -146,27 +147,12 @@ extension RoomRegistry {
       actions.append(.close(connection, code: CloseCode.boardDeleted, reason: "board deleted"))
     }
     counters.add(old.counters)
-    rooms[name] = Room(name: name, board: boards.empty(), limits: limits, now: now)
+    var empty = Room(name: name, board: boards.empty(), limits: limits, now: now)
+    install(&empty)
+    rooms[name] = empty
+    actions.append(.cluster(.follow(room: name, after: 0)))
     actions.append(.log(.info, "board deleted by the API", [("room", name), ("closed", "\(actions.count)")]))
     return (true, actions)
-  }
-
-  /// `POST /api/v1/boards/{room}/ops` on a loaded room: each op in order, as `by: "api"`. The
-  /// applied ones go out to the members once durable; answer after `durable` reached the
-  /// highest applied seq of the results.
-  public func applyAPIOps(_ name: String, ops: [(id: String, intent: Result<Intent, ProtocolError>)])
-    -> (results: [APIOpResult], actions: [RoomAction])
-  {
-    guard rooms[name] != nil else { preconditionFailure("applyAPIOps on a room that is not loaded") }
-    var results: [APIOpResult] = []
-    var actions: [RoomAction] = []
-    let at = wallClock()
-    for op in ops {
-      let (result, more) = rooms[name]!.performAPI(id: op.id, intent: op.intent, at: at)
-      results.append(result)
-      actions.append(contentsOf: more)
-    }
-    return (results, actions)
   }
 }
 

@@ -12,15 +12,31 @@ struct ClusterState: Sendable {
 /// The registry returns `.cluster` actions and takes their answers here; everything else is
 /// as on one node.
 extension RoomRegistry {
-  /// A registry in cluster mode (the mode is fixed for its life). Boards must be `SequencedBoard`s
+  /// A registry of a node of a cluster. Boards must be `SequencedBoard`s
   /// (`CRDTRoomBoard.factory(replica:)`, each node its own replica).
   public convenience init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String, cluster: ClusterNode) {
-    self.init(limits: limits, boards: boards, sessionPrefix: sessionPrefix)
-    self.cluster = ClusterState(node: cluster)
+    self.init(limits: limits, boards: boards, sessionPrefix: sessionPrefix, node: cluster)
   }
 
-  /// This registry's node when in cluster mode, else nil.
-  public var clusterNode: ClusterNode? { cluster?.node }
+  /// This registry's node.
+  public var clusterNode: ClusterNode { cluster.node }
+
+  /// Makes `room` one of the loaded rooms (made or loaded): its instance (for the ids it
+  /// generates, `SharedRoom.nextIDs()`) and its place in the log, and its presence link when other
+  /// nodes share presence.
+  func install(_ room: inout Room) {
+    roomInstances += 1
+    if room.shared == nil { room.shared = SharedRoom(node: cluster.node.node, compactEvery: cluster.node.compactEvery) }
+    room.shared!.instance = roomInstances
+    if cluster.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: cluster.node.node) }
+  }
+
+  /// The log follows `room` from its seq now (`.follow`): after a board was made in memory
+  /// (`createBoard`), its next ops follow its last.
+  public func follow(room name: String) -> [RoomAction] {
+    guard let room = rooms[name] else { return [] }
+    return [.cluster(.follow(room: name, after: room.seq))]
+  }
 
   /// The answer to `.cluster(.append(append))`.
   public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
@@ -73,7 +89,7 @@ extension RoomRegistry {
   /// This node's own messages and unreadable ones are ignored. The changes go out with the room's
   /// next presence flush (ask `nextTick(room:now:)`); joins and leaves of a small room at once.
   public func remotePresence(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
-    guard let cluster, node != cluster.node.node, rooms[name] != nil else { return [] }
+    guard node != cluster.node.node, rooms[name] != nil else { return [] }
     guard let message = try? PresenceMessage(payload: payload) else {
       return [.log(.warn, "presence message unreadable", [("room", name), ("node", node)])]
     }
@@ -84,7 +100,7 @@ extension RoomRegistry {
   /// rosterEntry`), expired ones already left out. This node's sessions in it are ignored; other
   /// nodes' sessions not listed any more leave (a crashed node's, once they expire).
   public func roster(room name: String, entries: [[UInt8]], now: Double) -> [RoomAction] {
-    guard let cluster, rooms[name] != nil else { return [] }
+    guard rooms[name] != nil else { return [] }
     let peers = entries.compactMap(PresenceMessage.rosterEntry).filter { $0.node != cluster.node.node }.map(\.peer)
     return rooms[name]!.mergeRoster(peers, now: now, grace: cluster.node.rosterGrace)
   }
@@ -92,8 +108,8 @@ extension RoomRegistry {
   /// An `op` in cluster mode: made and appended (see `Room.performShared`).
   func performShared(_ request: OpRequest, from connection: ConnectionHandle, room name: String) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
-    let ticket = cluster!.nextTicket
-    cluster!.nextTicket += 1
+    let ticket = cluster.nextTicket
+    cluster.nextTicket += 1
     return rooms[name]!.performShared(request, from: connection, ticket: ticket)
   }
 
@@ -113,7 +129,7 @@ extension RoomRegistry {
 
   /// Cluster work of a room at a tick or flush: its presence changes published, a gap read again.
   func sharedFlush(room name: String, now: Double) -> [RoomAction] {
-    guard cluster != nil, rooms[name] != nil else { return [] }
+    guard rooms[name] != nil else { return [] }
     return rooms[name]!.publishPresence(now: now) + rooms[name]!.readGap()
   }
 }

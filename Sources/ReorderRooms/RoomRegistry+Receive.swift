@@ -144,8 +144,7 @@ extension RoomRegistry {
         actions.append(contentsOf: violation(connection, &state, now: now))
         return actions
       }
-      if cluster != nil { return performShared(request, from: connection, room: state.room) }
-      return rooms[state.room]?.perform(request, from: connection) ?? []
+      return performShared(request, from: connection, room: state.room)
     case .drag(let drag):
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)

@@ -27,9 +27,9 @@ extension RoomRegistry {
 
   /// The room's API requests moved on as far as they can.
   func advanceAPI(room name: String) -> [RoomAction] {
-    guard cluster != nil, rooms[name]?.shared?.apiJobs.isEmpty == false else { return [] }
-    var ticket = cluster!.nextTicket
-    defer { cluster!.nextTicket = ticket }
+    guard rooms[name]?.shared?.apiJobs.isEmpty == false else { return [] }
+    var ticket = cluster.nextTicket
+    defer { cluster.nextTicket = ticket }
     return rooms[name]!.advanceAPI(nextTicket: &ticket)
   }
 

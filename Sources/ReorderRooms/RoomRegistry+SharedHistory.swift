@@ -14,7 +14,7 @@ extension RoomRegistry {
   /// its members, and takes no op meanwhile (rejected `unavailable`, retryable, as are its ops
   /// still out).
   public func sharedHistoryChanged(room name: String, epoch: String?, now: Double) -> [RoomAction] {
-    guard let cluster, let room = rooms[name], room.shared != nil else { return [] }
+    guard let room = rooms[name], room.shared != nil else { return [] }
     // A reload is out: it reads whatever the log holds when it runs (a delete meanwhile, an empty
     // board, is handled when it is answered).
     guard room.shared!.reloading == nil else { return [] }
@@ -45,7 +45,8 @@ extension RoomRegistry {
       .load(
         RoomLoad(
           room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-          node: cluster.node.node, compactEvery: cluster.node.compactEvery)))
+          node: cluster.node.node, compactEvery: cluster.node.compactEvery,
+          resolvedOps: cluster.node.keepsResolvedOps)))
     return actions
   }
 
@@ -61,14 +62,13 @@ extension RoomRegistry {
         + failShared(room: name, reason: "storage failure: \(error.kind)")
     case .success(let prepared):
       loadsCompleted += 1
-      roomInstances += 1
       var room = prepared.room
-      room.shared?.instance = roomInstances
+      install(&room)
       // An empty board (a `PUT` of no lists) has no op 1 to carry its epoch: it is the one the log
       // held when the change was seen (a delete since then is seen by the tail's next check).
       if room.seq == 0 { room.epoch = old.shared!.reloading! }
       room.adoptMembers(of: old)
-      room.shared!.remote = old.shared!.remote
+      room.link = old.link
       counters.add(old.counters)
       var actions: [RoomAction] = [
         .log(.info, "board reloaded", [("room", name), ("epoch", room.epoch), ("seq", "\(room.seq)")])

@@ -10,7 +10,9 @@ extension RoomRegistry {
       waiting.append(connection)
     }
     upgrading[name] = waiting.sorted()
-    var load = RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)
+    var load = RoomLoad(
+      room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: cluster.node.node,
+      compactEvery: cluster.node.compactEvery)
     load.encodesBoard = false
     return [.load(load), .log(.debug, "room upgrading", [("room", name)])]
   }
@@ -29,6 +31,7 @@ extension RoomRegistry {
     switch result {
     case .success(let prepared) where prepared.seq == view.seq && prepared.epoch == view.epoch:
       var room = prepared.room
+      install(&room)
       room.takeOver(view: view)
       rooms[name] = room
       loadsCompleted += 1

@@ -71,8 +71,8 @@ public final class RoomRegistry {
   var deadlines = DeadlineQueue()
   /// Tokens refused, by reason (`AccessDenial.reason`).
   var authFailures: [String: Int] = [:]
-  /// Cluster mode (`RoomRegistry+Cluster.swift`); nil on one node.
-  var cluster: ClusterState?
+  /// This node and its appends (`RoomRegistry+Cluster.swift`).
+  var cluster: ClusterState
   /// Wall time for the records of ops (milliseconds since 1970-01-01 UTC): what the history shows
   /// as each op's `at`. The only wall clock the rooms read; tests set a fixed one.
   public var wallClock: @Sendable () -> Int64 = WallClock.milliseconds
@@ -83,10 +83,14 @@ public final class RoomRegistry {
 
   /// A registry; sessions are named `<sessionPrefix><n>`. It reads and writes nothing itself: its
   /// storage work comes out as actions (`.load`, `.persist`, `.snapshot`, `.read`).
-  public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s") {
+  /// `node` is this node's place in its log (`ClusterNode.local` for one node, the default, named
+  /// after `sessionPrefix`; ids it generates must differ from an earlier start's, see
+  /// `SharedRoom.nextIDs()`).
+  public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s", node: ClusterNode? = nil) {
     self.limits = limits
     self.boards = boards
     self.sessionPrefix = sessionPrefix
+    cluster = ClusterState(node: node ?? .local(node: "local-" + sessionPrefix))
   }
 
   /// Loaded rooms.
@@ -112,9 +116,9 @@ public final class RoomRegistry {
       loading[name] = []
       var load = RoomLoad(
         room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-        node: cluster?.node.node,
-        compactEvery: cluster?.node.compactEvery ?? ClusterNode.compactionInterval)
-      load.mayView = cluster == nil
+        node: cluster.node.node, compactEvery: cluster.node.compactEvery,
+        resolvedOps: cluster.node.keepsResolvedOps)
+      load.mayView = cluster.node.keepsResolvedOps
       actions.append(.load(load))
     }
     attached[name, default: 0] += 1
@@ -153,12 +157,11 @@ public final class RoomRegistry {
       var room = prepared.room
       room.idleSince = now
       loadsCompleted += 1
-      roomInstances += 1
-      room.shared?.instance = roomInstances
+      install(&room)
       rooms[name] = room
       actions.append(
         .log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)"), ("view", room.isView ? "true" : "false")]))
-      if cluster != nil { actions.append(.cluster(.follow(room: name, after: room.seq))) }
+      actions.append(.cluster(.follow(room: name, after: room.seq)))
       for connection in waiting {
         guard let held = connections[connection]?.held else { continue }
         connections[connection]!.held = nil
@@ -188,7 +191,7 @@ public final class RoomRegistry {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
-    if cluster != nil, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
+    if !cluster.node.keepsResolvedOps, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
@@ -222,7 +225,9 @@ public final class RoomRegistry {
 
   /// The store made `room`'s ops durable up to `seq`.
   public func durable(room name: String, upTo seq: UInt64) -> [RoomAction] {
-    rooms[name]?.durable(upTo: seq) ?? []
+    guard rooms[name] != nil else { return [] }
+    // The API's requests answer once their ops are durable.
+    return rooms[name]!.durable(upTo: seq) + advanceAPI(room: name)
   }
 
   /// The tick (the server asks for one when `nextTick(now:)` says): presence frames of every room
@@ -243,7 +248,7 @@ public final class RoomRegistry {
         actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         counters.add(rooms[name]!.counters)
         if let room = rooms.removeValue(forKey: name) { unloaded.append(room) }
-        if cluster != nil { actions.append(.cluster(.unfollow(room: name))) }
+        actions.append(.cluster(.unfollow(room: name)))
       }
     }
     return actions
@@ -276,12 +281,17 @@ extension RoomRegistry {
   /// costs a longer load, not the room; the next one is due at a later boundary.
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
-    if cluster != nil { return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])] }
+    if !cluster.node.keepsResolvedOps {
+      return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
+    }
     guard case .full = error else { return fail(room: name, reason: "storage failure: \(error.kind)") }
     var actions = rooms[name]!.beginRebuild()
     actions.append(.log(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
     actions.append(
-      .load(RoomLoad(room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits)))
+      .load(
+        RoomLoad(
+          room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: cluster.node.node,
+          compactEvery: cluster.node.compactEvery, resolvedOps: true)))
     return actions
   }
 
@@ -293,9 +303,11 @@ extension RoomRegistry {
     case .success(let prepared):
       loadsCompleted += 1
       var room = prepared.room
+      install(&room)
       var actions: [RoomAction] = [.log(.info, "room rebuilt", [("room", name), ("seq", "\(room.seq)")])]
       actions.append(contentsOf: room.adoptMembers(rebuilding: old))
       rooms[name] = room
+      actions.append(.cluster(.follow(room: name, after: room.seq)))
       return actions
     case .failure(let error):
       loadsFailed += 1
@@ -319,7 +331,7 @@ extension RoomRegistry {
       actions.append(.close(connection, code: CloseCode.internalError, reason: reason))
     }
     actions.append(.log(.error, "room dropped", [("room", name), ("reason", reason)]))
-    if cluster != nil { actions.append(.cluster(.unfollow(room: name))) }
+    actions.append(.cluster(.unfollow(room: name)))
     return actions
   }
 }

@@ -51,14 +51,6 @@ struct SharedRoom: Sendable {
     var after: UInt64 = 0
   }
 
-  /// A session on another node, as this room knows it.
-  struct RemotePeer: Sendable {
-    var peer: PeerInfo
-    /// When it was last heard of from a presence message (the registry's clock), for
-    /// `ClusterNode.rosterGrace`; -inf when only the roster lists it.
-    var heardAt: Double
-  }
-
   /// This node (`ClusterNode.node`).
   let node: String
   /// A short tag of `node` for the ids this node generates (`GeneratedIDs`): ids made here never
@@ -83,12 +75,6 @@ struct SharedRoom: Sendable {
   /// Which of this process' loads of the room this is (set by the registry when it takes the
   /// loaded room; `RoomRegistry.roomInstances`).
   var instance: UInt64 = 0
-  /// Other nodes' sessions in the room, by session.
-  var remote: [String: RemotePeer] = [:]
-  /// This node's presence changes since the last publish.
-  var outbox = PresenceMessage()
-  /// Paces the publishes of drags at the room's presence rate (joins and leaves go at once).
-  var publishes: TokenBucket?
   /// The HTTP API's requests of ops, in arrival order; their ops run one at a time
   /// (`Room+SharedAPI.swift`).
   var apiJobs: [SharedAPIJob] = []

@@ -96,9 +96,11 @@ public final class ReorderService: @unchecked Sendable {
     } else {
       cluster = nil
       storage = StoreRoomStorage(store: store)
+      // One node: its own log; the node names the ids it generates, so it is this start of it.
+      let node = ClusterNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
-        sessionPrefix: identity.sessionPrefix)
+        sessionPrefix: identity.sessionPrefix, node: node)
     }
     registry.presencePacing = configuration.presencePacing
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
@@ -304,6 +306,9 @@ public final class ReorderService: @unchecked Sendable {
         highest[room] = max(highest[room] ?? 0, ops.last?.seq ?? 0)
       case .log(let level, let event, let fields):
         Log.log(level, event, fields)
+      case .cluster:
+        // The log follows each demo room from its last op.
+        driver.perform([action])
       default:
         break
       }

@@ -97,10 +97,8 @@ extension RoomsDriver {
       create(name, content, replace: replace, now: now, responder)
     case .delete:
       delete(name, now: now, responder)
-    case .ops(let ops) where cluster != nil:
-      clusterApplyOps(name, ops, responder)
     case .ops(let ops):
-      applyOps(name, ops, responder)
+      clusterApplyOps(name, ops, responder)
     }
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
   }
@@ -114,6 +112,7 @@ extension RoomsDriver {
     case .invalid(let refusal):
       responder.respond(APIBodies.invalid(refusal).response)
     case .created(let board):
+      perform(registry.follow(room: name))
       apiHistoryEnded(room: name, keeping: board.epoch, reason: "the board was replaced")
       directory.replaceBoard(room: name, entries: board.entries, snapshot: board.snapshot, summary: board.summary) {
         [weak self] result in
@@ -176,31 +175,8 @@ extension RoomsDriver {
     }
   }
 
-  private func applyOps(
-    _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
-  ) {
-    let (results, actions) = registry.applyAPIOps(name, ops: ops)
-    perform(actions)
-    guard let room = registry.room(name) else {
-      return responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board was dropped").response)
-    }
-    let answer: (String?) -> Void = { [weak self] failure in
-      if let failure {
-        return responder.respond(
-          APIRoutes.Problem(503, "storage unavailable", "the ops were not stored: \(failure)").response)
-      }
-      self?.completeOps(name, results, responder)
-    }
-    let target = results.compactMap(\.seq).max() ?? 0
-    if target <= room.durableSeq {
-      answer(nil)
-    } else {
-      apiWaiters.forDurable[name, default: []].append(.init(epoch: room.epoch, seq: target, done: answer))
-    }
-  }
-
   /// Answers `{"results":[…]}`, reading from the log the ops of re-sent ids no longer in memory.
-  private func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {
+  func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {
     guard let index = results.firstIndex(where: { if case .applied(_, _, nil) = $0 { true } else { false } }),
       case .applied(let id, let seq, _) = results[index]
     else {

@@ -82,7 +82,6 @@ extension RoomsDriver {
   func clusterApplyOps(
     _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
   ) {
-    guard let cluster else { return }
     let request = clusterWaits.nextAPIRequest
     clusterWaits.nextAPIRequest += 1
     clusterWaits.apiRequests[request] = (name, responder)
@@ -98,12 +97,11 @@ extension RoomsDriver {
       return waiting.responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
     }
-    waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
+    completeOps(waiting.room, results, waiting.responder)
   }
 
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
   func clusterRoomGone(_ room: String) {
-    guard let cluster else { return }
     for (request, waiting) in clusterWaits.apiRequests where waiting.room == room {
       clusterAPIAnswered(request, results: nil, failure: "the board was dropped")
     }

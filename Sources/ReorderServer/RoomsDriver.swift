@@ -63,8 +63,13 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// The websockets' `history` reads, run one at a time in arrival order (each reads the store in
   /// several steps), so that a connection's answers come in the order it asked; the first runs.
   var historyReads: [HistoryRead] = []
-  /// Cluster mode (`--redis`): performs the `.cluster` actions; nil on one node.
+  /// Cluster mode (`--redis`): performs the `.cluster` actions over Redis; nil on one node, where
+  /// `localLog` does.
   var cluster: ClusterAdapter?
+  /// One node's log (`LocalLog`), when there is no `cluster`.
+  let localLog = LocalLog()
+  /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
+  private var answeringLocally = false
   /// Cluster mode's API requests and replica reads waiting (`RoomsDriver+ClusterAPI.swift`).
   var clusterWaits = ClusterAPIWaits()
 
@@ -190,11 +195,31 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       case .log(let level, let event, let fields):
         Log.log(level, event, fields)
       case .cluster(let work):
-        // Only a registry in cluster mode returns these, and its driver has the adapter.
-        cluster?.perform(work)
+        if let cluster {
+          cluster.perform(work)
+        } else {
+          localLog.perform(
+            work, apiAnswered: { clusterAPIAnswered($0, results: $1, failure: $2) }, roomGone: { clusterRoomGone($0) })
+        }
       }
     }
     flush(&persists)
+    performLocalAnswers()
+  }
+
+  /// Hands the local log's answers to the registry, in the order the appends were made (the
+  /// outermost `perform` does, so that an answer's own appends are answered after the ones before
+  /// them).
+  private func performLocalAnswers() {
+    guard !answeringLocally else { return }
+    answeringLocally = true
+    defer { answeringLocally = false }
+    var now: Double?
+    while let answer = localLog.nextAnswer() {
+      let at = now ?? MonotonicClock.now()
+      now = at
+      perform(registry.appended(answer.append, result: answer.result, now: at))
+    }
   }
 
   /// A load answered (service thread): the room's waiting frames are handled, and a tick is asked

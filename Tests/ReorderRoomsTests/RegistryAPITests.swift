@@ -111,9 +111,14 @@ struct RegistryAPITests {
     h.seed(a, ids: ["p", "q"])
     _ = h.take(a)
     let move = Intent.move(item: "p", list: "l", after: "q", before: nil)
-    let (results, actions) = h.registry.applyAPIOps(
-      "r", ops: [("m", .success(move)), ("bad", .success(.delete(item: "nope"))), ("m", .success(move))])
-    h.perform(actions)
+    h.perform(
+      h.registry.applySharedAPIOps(
+        "r", request: 1, ops: [("m", .success(move)), ("bad", .success(.delete(item: "nope"))), ("m", .success(move))],
+        now: h.now))
+    guard case .done(let results)? = h.apiAnswers[1] else {
+      Issue.record("no results")
+      return
+    }
     #expect(results[0].seq == 4)
     #expect(results[2] == results[0])
     guard case .rejected(_, let error) = results[1] else {
@@ -125,7 +130,7 @@ struct RegistryAPITests {
     #expect(applied.count == 1)
     #expect(applied.first?["by"] == .string("api"))
     #expect(h.items("l") == ["q", "p"])
-    let (again, _) = h.registry.applyAPIOps("r", ops: [("m", .success(move))])
-    #expect(again == [results[0]])
+    h.perform(h.registry.applySharedAPIOps("r", request: 2, ops: [("m", .success(move))], now: h.now))
+    #expect(h.apiAnswers[2] == .done([results[0]]))
   }
 }

@@ -29,21 +29,39 @@ final class RoomsHarness: @unchecked Sendable {
   var keepsInbox: (ConnectionHandle) -> Bool = { _ in true }
 
   let boards: RoomBoardFactory
+  /// One node's log, as the server's `LocalLog` runs it: appends answered at once, handed to the
+  /// registry in append order after the actions that made them.
+  var sequencer = LocalSequencer()
+  var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  var answering = false
+  /// The HTTP API's requests answered (`.apiDone`, `.apiFailed`), by request.
+  var apiAnswers: [UInt64: APIAnswer] = [:]
+  enum APIAnswer: Equatable {
+    case done([APIOpResult])
+    case failed(String)
+  }
+
+  /// The compaction interval of the rooms (`ClusterNode.compactEvery`).
+  let compactEvery: UInt64
 
   init(
     limits: RoomLimits = RoomLimits(), boards: RoomBoardFactory = CRDTRoomBoard.factory,
-    storage: InMemoryRoomStore = InMemoryRoomStore(), autoDurable: Bool = true
+    storage: InMemoryRoomStore = InMemoryRoomStore(), autoDurable: Bool = true,
+    compactEvery: UInt64 = ClusterNode.compactionInterval
   ) {
     self.limits = limits
     self.boards = boards
     self.storage = storage
     self.autoDurable = autoDurable
-    registry = RoomRegistry(limits: limits, boards: boards)
+    self.compactEvery = compactEvery
+    registry = RoomRegistry(limits: limits, boards: boards, node: .local(node: "n1", compactEvery: compactEvery))
   }
 
-  /// A fresh registry over the same storage (a server restart).
+  /// A fresh registry over the same storage (a server restart: another start of the node).
   func restart() {
-    registry = RoomRegistry(limits: limits, boards: boards, sessionPrefix: "r")
+    sequencer = LocalSequencer()
+    registry = RoomRegistry(
+      limits: limits, boards: boards, sessionPrefix: "r", node: .local(node: "n2", compactEvery: compactEvery))
     inbox = [:]
     closed = [:]
   }
@@ -75,9 +93,27 @@ final class RoomsHarness: @unchecked Sendable {
         closed[c] = (code, reason)
       case .log(let level, let event, let fields):
         logs.append((level, event, fields))
+      case .cluster(.append(let append)):
+        answers.append((append, sequencer.append(append)))
+      case .cluster(.follow(let room, let after)):
+        sequencer.follow(room: room, after: after)
+      case .cluster(.unfollow(let room)):
+        sequencer.unfollow(room: room)
+      case .cluster(.apiDone(let request, let results)):
+        apiAnswers[request] = .done(results)
+      case .cluster(.apiFailed(let request, let reason)):
+        apiAnswers[request] = .failed(reason)
       case .cluster:
         break
       }
+    }
+    if !answering {
+      answering = true
+      while !answers.isEmpty {
+        let answer = answers.removeFirst()
+        perform(registry.appended(answer.append, result: answer.result, now: now))
+      }
+      answering = false
     }
     if autoDurable { makeDurable() }
   }

@@ -1,16 +1,18 @@
 import ReorderRooms
 import Testing
 
-/// A room compacts its board when it takes a snapshot, so snapshots stay the size of the board's
-/// content however many moves it has seen, and a reload rebuilds the same board.
+/// A room compacts its board at agreed seqs (every `compactEvery`) and snapshots there, so
+/// snapshots stay the size of the board's content however many moves it has seen, and a reload
+/// (which compacts at the same seqs) rebuilds the same board.
 @Suite("Snapshots are compacted")
 struct SnapshotCompactionTests {
-  /// A room of 20 items in list `l`, snapshotted every `every` ops, after `moves` moves.
+  /// A room of 20 items in list `l`, snapshotted every `every` ops, compacted every 500, after
+  /// `moves` moves.
   func movedRoom(moves: Int, every: Int) -> (RoomsHarness, ConnectionHandle) {
     var limits = RoomLimits()
     limits.snapshotEvery = every
     limits.maxOpsPerSecond = 1_000_000
-    let h = RoomsHarness(limits: limits)
+    let h = RoomsHarness(limits: limits, compactEvery: 500)
     let a = h.join(1)
     h.seed(a, ids: (0..<20).map { "x\($0)" })
     move(h, a, from: 0, count: moves)
@@ -26,10 +28,10 @@ struct SnapshotCompactionTests {
     _ = h.take(a)
   }
 
-  @Test("Snapshots after 3,000 moves are no bigger than the first one after seeding, plus the larger ids")
+  @Test("Snapshots after 3,000 moves are no bigger than the first one, plus the larger ids")
   func snapshotsStayTheSizeOfTheContent() {
-    let (h, _) = movedRoom(moves: 3_000, every: 100)
-    #expect(h.snapshots.count == 30)
+    let (h, _) = movedRoom(moves: 3_000, every: 500)
+    #expect(h.snapshots.map(\.seq) == [500, 1_000, 1_500, 2_000, 2_500, 3_000])
     let first = h.snapshotSizes[0]
     let last = h.snapshotSizes.last!
     #expect(last <= first + 20 * 2, "\(first) B at first, \(last) B after 3,000 moves")

@@ -1,0 +1,23 @@
+/// A room's presence shared with the other nodes of a cluster (`Room.link`; nil when presence
+/// stays in the process, `ClusterNode.sharesPresence`): the sessions other nodes have in the room,
+/// and this node's changes waiting to be published (`Room+RemotePresence.swift`).
+///
+/// Invariant: `remote` holds no session of this node.
+struct PresenceLink: Sendable {
+  /// A session on another node, as this room knows it.
+  struct RemotePeer: Sendable {
+    var peer: PeerInfo
+    /// When it was last heard of from a presence message (the registry's clock), for
+    /// `ClusterNode.rosterGrace`; -inf when only the roster lists it.
+    var heardAt: Double
+  }
+
+  /// This node (`ClusterNode.node`), which its roster entries name.
+  let node: String
+  /// Other nodes' sessions in the room, by session.
+  var remote: [String: RemotePeer] = [:]
+  /// This node's presence changes since the last publish.
+  var outbox = PresenceMessage()
+  /// Paces the publishes of drags at the room's presence rate (joins and leaves go at once).
+  var publishes: TokenBucket?
+}

@@ -1,0 +1,53 @@
+import ReorderRooms
+
+/// One node's log: the local implementation of the registry's `.cluster` actions (the other is
+/// `ClusterAdapter`, over Redis). A `LocalSequencer` orders each append at once; the room applies
+/// it and stores its resolved record through the store's group commit (`.persist`), and its
+/// `applied` goes out once that is durable. Presence stays in the process: there is nothing to
+/// publish. Service thread only.
+///
+/// Answers are queued and handed to the registry in the order the appends were made, once the
+/// batch of actions that made them is performed (`RoomsDriver.perform`): every room applies its
+/// ops in seq order, and each batch's writes reach the store in seq order.
+final class LocalLog {
+  private var sequencer = LocalSequencer()
+  private var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  private var answerAt = 0
+
+  /// Performs one action: appends are answered (queued, `nextAnswer()`); API results go to
+  /// `apiAnswered`, a room no longer followed to `roomGone`.
+  func perform(
+    _ action: ClusterAction, apiAnswered: (UInt64, [APIOpResult]?, String?) -> Void, roomGone: (String) -> Void
+  ) {
+    switch action {
+    case .append(let append):
+      answers.append((append, sequencer.append(append)))
+    case .follow(let room, let after):
+      sequencer.follow(room: room, after: after)
+    case .unfollow(let room):
+      sequencer.unfollow(room: room)
+      roomGone(room)
+    case .apiDone(let request, let results):
+      apiAnswered(request, results, nil)
+    case .apiFailed(let request, let reason):
+      apiAnswered(request, nil, reason)
+    case .readRange, .publish, .rosterJoin, .rosterLeave:
+      // Nothing is ever ahead of a room here (it applies each answer at once), and presence is
+      // the process' own.
+      break
+    }
+  }
+
+  /// The next answer to hand to the registry, in append order; nil when none waits.
+  func nextAnswer() -> (append: SharedAppend, result: Result<AppendReply, SharedLogError>)? {
+    guard answerAt < answers.count else {
+      if !answers.isEmpty {
+        answers.removeAll(keepingCapacity: true)
+        answerAt = 0
+      }
+      return nil
+    }
+    answerAt += 1
+    return answers[answerAt - 1]
+  }
+}
