@@ -36,8 +36,8 @@ public struct HistoryRead: Sendable {
     let read: @Sendable (Result<HistoryPage, RoomStoreError>) -> Void = {
       withPage((try? $0.get()) ?? .entries([], next: nil))
     }
-    if load.node != nil, let before = request.before {
-      // Cluster mode, older than the replica's window: rebuilt from the shared log.
+    if !load.resolvedOps, let before = request.before {
+      // Older than the replica's window, in a log whose records hold the maker's view: rebuilt.
       load.historyPage(before: before, limit: request.limit, on: store, completion: read)
     } else {
       HistoryPage.read(room: room, before: request.before, limit: request.limit, on: store, completion: read)

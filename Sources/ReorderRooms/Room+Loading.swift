@@ -39,7 +39,7 @@ public struct RoomLoad: Sendable {
         ? try Room(name: room, history: history, boards: boards, limits: limits, compactEvery: compactEvery)
         : try Room(
           name: room, sharedHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
-      prepared.shared = prepared.shared ?? SharedRoom(node: node, compactEvery: compactEvery)
+      if prepared.shared.node != node { prepared.shared = SharedRoom(node: node, compactEvery: compactEvery) }
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
       }

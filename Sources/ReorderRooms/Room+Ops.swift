@@ -93,7 +93,7 @@ extension Room {
   /// compacted at the last boundary plus the ops since.
   var snapshotDue: Bool {
     guard opsSinceSnapshot >= snapshotInterval else { return false }
-    guard let shared, UInt64(snapshotInterval) >= shared.compactEvery else { return true }
+    guard UInt64(snapshotInterval) >= shared.compactEvery else { return true }
     return seq % shared.compactEvery == 0
   }
 

@@ -11,19 +11,19 @@ extension Room {
   /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
   /// and appended (`ticket` names the append's answer).
   mutating func performShared(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
-    guard let member = members[connection], shared != nil else { return [] }
+    guard let member = members[connection] else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
     // A re-send while the first append is out (the client reconnected): it waits for that
     // append's answer too (its `applied` reaches every member; a failure is told to both).
-    if let ticket = shared!.inFlight.ticket(forKey: key) {
+    if let ticket = shared.inFlight.ticket(forKey: key) {
       counters.opsRepeated += 1
-      if !shared!.inFlight[ticket]!.connections.contains(connection) {
-        shared!.inFlight[ticket]!.connections.append(connection)
+      if !shared.inFlight[ticket]!.connections.contains(connection) {
+        shared.inFlight[ticket]!.connections.append(connection)
       }
       return []
     }
-    if shared!.reloading != nil {
+    if shared.reloading != nil {
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }
@@ -31,8 +31,8 @@ extension Room {
     let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
     // An append out that may still be refused `stale` would be made again after this op: this one
     // waits for its answer, so each client's ops reach the log in the order sent.
-    if shared!.deferred.waits(connection) || shared!.inFlight.mayBeStale(at: seq) {
-      if !shared!.deferred.contains(key: key) { shared!.deferred.append(deferral) }
+    if shared.deferred.waits(connection) || shared.inFlight.mayBeStale(at: seq) {
+      if !shared.deferred.contains(key: key) { shared.deferred.append(deferral) }
       return []
     }
     do {
@@ -40,15 +40,15 @@ extension Room {
       let record = try makeRecord(
         request.intent, id: request.id, client: member.client, by: member.peer.session, actor: member.actor,
         at: request.at)
-      shared!.inFlight[ticket] = SharedRoom.InFlight(
+      shared.inFlight[ticket] = SharedRoom.InFlight(
         connections: [connection], request: request.id, key: key, record: record, creates: seq == 0,
-        remake: request, until: shared!.boundary(after: seq))
+        remake: request, until: shared.boundary(after: seq))
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     } catch {
       // On one node an op is checked after every op before it applied; here those of this node
       // may still be out, and this one may name what they make: it waits for them.
-      if Room.waitsForEarlierOps(error.code) && shared!.hasOwnOpsOut {
-        shared!.deferred.append(deferral)
+      if Room.waitsForEarlierOps(error.code) && shared.hasOwnOpsOut {
+        shared.deferred.append(deferral)
         return []
       }
       counters.opsRejected[error.code.rawValue, default: 0] += 1
@@ -65,14 +65,14 @@ extension Room {
   /// again while what it needs is still out; one refused `stale` until the room applied its
   /// boundary); called after every append answer and log entry.
   mutating func retryDeferred() -> [RoomAction] {
-    guard shared != nil, !shared!.deferred.isEmpty else { return [] }
+    guard !shared.deferred.isEmpty else { return [] }
     // While an append out will be refused `stale`, every waiting op would wait again: no pass
     // over them (thousands while a node is overloaded) for each answer.
-    guard !shared!.inFlight.mayBeStale(at: seq) else { return [] }
-    let waiting = shared!.deferred.takeAll()
+    guard !shared.inFlight.mayBeStale(at: seq) else { return [] }
+    let waiting = shared.deferred.takeAll()
     return waiting.flatMap { op -> [RoomAction] in
       if op.after > seq {
-        shared!.deferred.append(op)
+        shared.deferred.append(op)
         return []
       }
       return performShared(op.request, from: op.connection, ticket: op.ticket)
@@ -95,18 +95,18 @@ extension Room {
     let retry = SharedRoom.Deferred(
       connection: connection, request: request, key: op.key, ticket: ticket, after: boundary)
     let first =
-      shared!.deferred.list.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
-      ?? shared!.deferred.list.endIndex
-    shared!.deferred.insert(retry, at: first)
+      shared.deferred.list.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
+      ?? shared.deferred.list.endIndex
+    shared.deferred.insert(retry, at: first)
     return []
   }
 
   /// Refuses the ops waiting behind a refused one of the same connections with its (retryable)
   /// error, so that their client re-sends them after it, in order.
   mutating func refuseDeferred(of connections: [ConnectionHandle], _ error: ProtocolError) -> [RoomAction] {
-    guard shared != nil else { return [] }
+    guard !shared.deferred.isEmpty else { return [] }
     var actions: [RoomAction] = []
-    shared!.deferred.removeAll { waiting in
+    shared.deferred.removeAll { waiting in
       guard connections.contains(waiting.connection) else { return false }
       counters.opsRejected[error.code.rawValue, default: 0] += 1
       if members[waiting.connection] != nil {
@@ -136,7 +136,7 @@ extension Room {
     _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64,
     on board: inout any SequencedBoard
   ) throws(ProtocolError) -> OpRecord {
-    let ids = shared!.nextIDs()
+    let ids = shared.nextIDs()
     let logged = try board.make(intent, ids: ids)
     var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged, actor: actor, at: at)
     // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
@@ -149,9 +149,9 @@ extension Room {
 
   /// The `.append` of the op in flight under `ticket`.
   func sharedAppend(ticket: UInt64) -> SharedAppend {
-    let op = shared!.inFlight[ticket]!
+    let op = shared.inFlight[ticket]!
     return SharedAppend(
-      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared!.node, payload: op.payload,
+      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared.node, payload: op.payload,
       ticket: ticket, creates: op.creates, until: op.until)
   }
 
@@ -166,14 +166,14 @@ extension Room {
   private mutating func answerAppend(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws
     -> [RoomAction]
   {
-    guard let op = shared?.inFlight.removeValue(forKey: ticket) else { return [] }
+    guard let op = shared.inFlight.removeValue(forKey: ticket) else { return [] }
     switch result {
     case .success(.applied(let at)):
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
       if op.api { apiAnswered(ticket: ticket, seq: at) }
       guard at > seq else { return [] }
       guard at == seq + 1 else {
-        shared!.ahead[at] = op.payload
+        shared.ahead[at] = op.payload
         return []
       }
       // The record in memory is the entry's (no need to read back its bytes).
@@ -193,11 +193,11 @@ extension Room {
     case .failure(.unavailable(let why)):
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
       return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
-    case .failure(.stale(let boundary)) where shared!.reloading == nil:
+    case .failure(.stale(let boundary)) where shared.reloading == nil:
       return remake(op, ticket: ticket, after: boundary)
     case .failure(.stale):
       return refuse(op, ticket: ticket, Room.replacingError)
-    case .failure(.epoch) where shared!.reloading != nil:
+    case .failure(.epoch) where shared.reloading != nil:
       // The history it was made in is being replaced: nobody gets it; the client re-sends.
       return refuse(op, ticket: ticket, Room.replacingError)
     case .failure(.epoch(let current)):
@@ -210,7 +210,7 @@ extension Room {
       epoch = current
       var retry = op
       retry.record.epoch = current
-      shared!.inFlight[ticket] = retry
+      shared.inFlight[ticket] = retry
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     }
   }
@@ -233,11 +233,11 @@ extension Room {
   /// - Throws: when an entry cannot be read or applied (the log is corrupt).
   mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
     // A room being reloaded holds a replaced history: what the log holds now is another one's.
-    guard shared != nil, shared!.reloading == nil else { return [] }
+    guard shared.reloading == nil else { return [] }
     var actions: [RoomAction] = []
     for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
       guard entry.seq == seq + 1 else {
-        shared!.ahead[entry.seq] = entry.payload
+        shared.ahead[entry.seq] = entry.payload
         continue
       }
       if let record = appendedRecord(entry) {
@@ -255,7 +255,7 @@ extension Room {
   /// The record of this node's append out that `entry` is (same key, same bytes), so that the
   /// entry is applied without reading its bytes back; nil for any other entry.
   func appendedRecord(_ entry: SharedLogEntry) -> OpRecord? {
-    guard let shared, !shared.inFlight.isEmpty,
+    guard !shared.inFlight.isEmpty,
       let ticket = shared.inFlight.ticket(forKey: String(decoding: entry.key, as: UTF8.self)),
       let op = shared.inFlight[ticket], op.payload == entry.payload
     else { return nil }
@@ -264,15 +264,15 @@ extension Room {
 
   /// A read-range failed: the gap is read again when the next entry or tick comes.
   mutating func rangeFailed() {
-    shared?.readingThrough = 0
+    shared.readingThrough = 0
   }
 
   /// A read of the gap before the first entry in `ahead`, if there is one and none is out.
   mutating func readGap() -> [RoomAction] {
-    guard let shared, let first = shared.ahead.keys.min(), first > seq + 1, shared.readingThrough <= seq else {
+    guard let first = shared.ahead.keys.min(), first > seq + 1, shared.readingThrough <= seq else {
       return []
     }
-    self.shared!.readingThrough = first - 1
+    self.shared.readingThrough = first - 1
     return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
   }
 
@@ -280,10 +280,10 @@ extension Room {
   /// board and sent to the welcomed members as `applied`.
   mutating func applyWaiting() throws -> [RoomAction] {
     var actions: [RoomAction] = []
-    while let waiting = shared?.ahead[seq + 1] {
+    while let waiting = shared.ahead[seq + 1] {
       actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting))
     }
-    if let shared, shared.readingThrough <= seq { self.shared!.readingThrough = 0 }
+    if shared.readingThrough <= seq { shared.readingThrough = 0 }
     return actions
   }
 
@@ -324,19 +324,19 @@ extension Room {
   ) {
     precondition(entrySeq == seq + 1, "log entries apply in seq order")
     // The same entry may wait in `ahead` (it came twice, once after a gap).
-    shared?.ahead[entrySeq] = nil
+    shared.ahead[entrySeq] = nil
     let resolved = try applyLogged(record.logged)
     // The API's requests here answer with the resolved op: kept while one runs.
-    if record.client == Room.apiClient, shared?.apiJobs.isEmpty == false { shared!.apiResolved[entrySeq] = resolved }
+    if record.client == Room.apiClient, shared.apiJobs.isEmpty == false { shared.apiResolved[entrySeq] = resolved }
     // Every replica compacts here, so the ops made after it (on the compacted board: the log takes
     // none made before it, `SharedAppend.until`) apply on the same tree everywhere.
-    if let shared, shared.compactsAfter(record, seq: entrySeq) { compactBoard() }
+    if shared.compactsAfter(record, seq: entrySeq) { compactBoard() }
     // Op 1 carries the history's epoch: a room made empty on this node takes it.
     if entrySeq == 1, let first = record.epoch { epoch = first }
     seq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    shared!.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
+    shared.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
     if durable {
       durableSeq = entrySeq
       addRecent(seq: entrySeq, frame: frame)

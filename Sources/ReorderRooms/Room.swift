@@ -71,7 +71,7 @@ public struct Room: Sendable {
   /// (`Room+Rebuild.swift`), and until the rebuilt room replaces it, it takes no op.
   var rebuilding = false
   /// Its place in the log: appends out, entries ahead, API requests (see `Room+Sequenced.swift`).
-  var shared: SharedRoom?
+  var shared = SharedRoom(node: "", compactEvery: ClusterNode.compactionInterval)
   /// Its presence shared with other nodes (`Room+RemotePresence.swift`); nil when presence stays
   /// in the process.
   var link: PresenceLink?
@@ -136,8 +136,8 @@ public struct Room: Sendable {
     let windowStart = recent.start
     recent.add(seq: seq, frame: frame)
     // The history's stamps are kept for the window's seqs only.
-    if recent.start > windowStart, shared?.stamps.isEmpty == false {
-      for old in windowStart..<recent.start { shared!.stamps[old] = nil }
+    if recent.start > windowStart, shared.stamps.isEmpty == false {
+      for old in windowStart..<recent.start { shared.stamps[old] = nil }
     }
   }
 

@@ -26,8 +26,10 @@ extension RoomRegistry {
   /// nodes share presence.
   func install(_ room: inout Room) {
     roomInstances += 1
-    if room.shared == nil { room.shared = SharedRoom(node: cluster.node.node, compactEvery: cluster.node.compactEvery) }
-    room.shared!.instance = roomInstances
+    if room.shared.node != cluster.node.node || room.shared.compactEvery != cluster.node.compactEvery {
+      room.shared = SharedRoom(node: cluster.node.node, compactEvery: cluster.node.compactEvery)
+    }
+    room.shared.instance = roomInstances
     if cluster.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: cluster.node.node) }
   }
 

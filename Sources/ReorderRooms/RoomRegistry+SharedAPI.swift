@@ -18,8 +18,8 @@ extension RoomRegistry {
   public func applySharedAPIOps(
     _ name: String, request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], now: Double
   ) -> [RoomAction] {
-    guard rooms[name]?.shared != nil else { preconditionFailure("applySharedAPIOps on a room that is not loaded") }
-    rooms[name]!.shared!.apiJobs.append(SharedAPIJob(request: request, ops: ops, at: wallClock()))
+    guard rooms[name] != nil else { preconditionFailure("applySharedAPIOps on a room that is not loaded") }
+    rooms[name]!.shared.apiJobs.append(SharedAPIJob(request: request, ops: ops, at: wallClock()))
     // A room loaded for the API alone stays at least its idle time after each request.
     rooms[name]!.idleSince = max(rooms[name]!.idleSince, now)
     return advanceAPI(room: name)
@@ -27,7 +27,7 @@ extension RoomRegistry {
 
   /// The room's API requests moved on as far as they can.
   func advanceAPI(room name: String) -> [RoomAction] {
-    guard rooms[name]?.shared?.apiJobs.isEmpty == false else { return [] }
+    guard rooms[name]?.shared.apiJobs.isEmpty == false else { return [] }
     var ticket = cluster.nextTicket
     defer { cluster.nextTicket = ticket }
     return rooms[name]!.advanceAPI(nextTicket: &ticket)
@@ -67,7 +67,7 @@ extension RoomRegistry {
   /// Who made ops `from...through` of a loaded room in cluster mode, as its replica applied them
   /// (`SharedRoom.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
   public func actors(room name: String, from: UInt64, through: UInt64) -> [OpActor] {
-    guard let stamps = rooms[name]?.shared?.stamps, from <= through else { return [] }
+    guard let stamps = rooms[name]?.shared.stamps, from <= through else { return [] }
     var list: [OpActor] = []
     OpActor.merge((from...through).lazy.compactMap { stamps[$0]?.actor }, into: &list)
     return list
@@ -89,7 +89,7 @@ extension RoomRegistry {
     let from = max(earliest, top >= UInt64(limit) ? top - UInt64(limit) : 1)
     let kept: [HistoryEntry] = (from...top).compactMap { seq in
       guard let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"] else { return nil }
-      return HistoryEntry(seq: seq, op: op, stamp: room.shared?.stamps[seq] ?? OpStamp(actor: nil, at: nil))
+      return HistoryEntry(seq: seq, op: op, stamp: room.shared.stamps[seq] ?? OpStamp(actor: nil, at: nil))
     }
     let page = HistoryPage.read(kept: kept, before: top + 1, limit: limit)
     // The page reached the start of the window: older ops are rebuilt from the log (`historyPage`).

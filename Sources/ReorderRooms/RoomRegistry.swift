@@ -149,7 +149,7 @@ public final class RoomRegistry {
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
-    if rooms[name]?.shared?.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
+    if rooms[name]?.shared.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {
@@ -284,8 +284,10 @@ extension RoomRegistry {
     if !cluster.node.keepsResolvedOps {
       return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
     }
-    guard case .full = error else { return fail(room: name, reason: "storage failure: \(error.kind)") }
-    var actions = rooms[name]!.beginRebuild()
+    guard case .full = error else { return failShared(room: name, reason: "storage failure: \(error.kind)") }
+    // The API's requests end (503): their ops that were not stored are refused with the others.
+    var actions = rooms[name]!.failAPI(reason: "storage failure: full")
+    actions.append(contentsOf: rooms[name]!.beginRebuild())
     actions.append(.log(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
     actions.append(
       .load(

@@ -80,16 +80,6 @@ extension RoomsDriver {
     }
   }
 
-  /// An append of `room`'s history `epoch` is durable up to `seq`: the answers it releases go out.
-  func apiDurable(room: String, epoch: String, upTo seq: UInt64) {
-    for waiter in apiWaiters.takeDurable(room: room, epoch: epoch, upTo: seq) { waiter.done(nil) }
-  }
-
-  /// `room`'s history `epoch` failed (or was replaced): its waiting answers get 503.
-  func apiHistoryEnded(room: String, keeping epoch: String? = nil, reason: String) {
-    for waiter in apiWaiters.takeAll(room: room, except: epoch) { waiter.done(reason) }
-  }
-
   private func run(_ write: APIWaiters.Write, room name: String, _ responder: HTTPResponder) {
     let now = MonotonicClock.now()
     switch write {
@@ -113,7 +103,6 @@ extension RoomsDriver {
       responder.respond(APIBodies.invalid(refusal).response)
     case .created(let board):
       perform(registry.follow(room: name))
-      apiHistoryEnded(room: name, keeping: board.epoch, reason: "the board was replaced")
       directory.replaceBoard(room: name, entries: board.entries, snapshot: board.snapshot, summary: board.summary) {
         [weak self] result in
         self?.transport?.post { [weak self] in
@@ -121,10 +110,7 @@ extension RoomsDriver {
           let current = registry.epoch(room: name) == board.epoch
           switch result {
           case .success:
-            if current {
-              perform(registry.durable(room: name, upTo: board.seq))
-              apiDurable(room: name, epoch: board.epoch, upTo: board.seq)
-            }
+            if current { perform(registry.durable(room: name, upTo: board.seq)) }
             boardCreated(name, board)
             responder.respond(
               APIRoutes.json(
@@ -132,10 +118,7 @@ extension RoomsDriver {
               ))
           case .failure(let error):
             Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
-            if current {
-              perform(registry.fail(room: name, reason: "storage failure: \(error.kind)"))
-              apiHistoryEnded(room: name, reason: "storage failure: \(error.kind)")
-            }
+            if current { perform(registry.fail(room: name, reason: "storage failure: \(error.kind)")) }
             responder.respond(
               APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
           }
@@ -152,7 +135,6 @@ extension RoomsDriver {
     }
     perform(actions)
     let fresh = registry.epoch(room: name)
-    apiHistoryEnded(room: name, keeping: fresh, reason: "the board was deleted")
     directory.deleteBoard(room: name) { [weak self] result in
       self?.transport?.post { [weak self] in
         guard let self else { return }
@@ -166,7 +148,6 @@ extension RoomsDriver {
           // loads what storage has).
           if registry.epoch(room: name) == fresh {
             perform(registry.fail(room: name, reason: "storage failure: \(error.kind)"))
-            apiHistoryEnded(room: name, reason: "storage failure: \(error.kind)")
           }
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)

@@ -119,7 +119,6 @@ extension RoomsDriver {
   /// now when it is loaded, else once it has loaded for the read (and unloads once idle, as any
   /// room nobody is in); 503 when it cannot load.
   func readFromReplica(_ name: String, _ responder: HTTPResponder, answer: @escaping () -> Void?) {
-    guard let cluster else { return }
     if answer() != nil { return }
     let (state, actions) = registry.openForAPI(name)
     switch state {

@@ -208,17 +208,23 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   }
 
   /// Hands the local log's answers to the registry, in the order the appends were made (the
-  /// outermost `perform` does, so that an answer's own appends are answered after the ones before
-  /// them).
+  /// outermost `perform` does, so that the appends an answer leads to are answered after the ones
+  /// before them), and performs what the answers of a batch lead to together: their rooms' writes
+  /// go to the store as one append per room.
   private func performLocalAnswers() {
     guard !answeringLocally else { return }
     answeringLocally = true
     defer { answeringLocally = false }
-    var now: Double?
-    while let answer = localLog.nextAnswer() {
-      let at = now ?? MonotonicClock.now()
-      now = at
-      perform(registry.appended(answer.append, result: answer.result, now: at))
+    while true {
+      var actions: [RoomAction] = []
+      var now: Double?
+      while let answer = localLog.nextAnswer() {
+        let at = now ?? MonotonicClock.now()
+        now = at
+        actions.append(contentsOf: registry.appended(answer.append, result: answer.result, now: at))
+      }
+      guard !actions.isEmpty else { return }
+      perform(actions)
     }
   }
 
@@ -254,16 +260,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         case .success(let seq):
           self.durableLatency.record(seconds: MonotonicClock.now() - received)
           self.perform(self.registry.durable(room: room, upTo: seq))
-          self.apiDurable(room: room, epoch: epoch, upTo: seq)
           if let webhooks = self.webhooks, let first = ops.first {
             webhooks.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq, actors: actors)
           }
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
           // A full disk rebuilds the room and rejects its ops not stored; another failure drops it.
-          // Either way none of its pending ops will be stored: their API requests are answered.
+          // Either way none of its pending ops will be stored, and its API requests end (503).
           self.perform(self.registry.writeFailed(room: room, error: error))
-          self.apiHistoryEnded(room: room, reason: "storage failure: \(error.kind)")
         }
       }
     }
