@@ -4,7 +4,8 @@ import ReorderRooms
 
 /// A `RoomRegistry` driven with no sockets for the fuzz targets: it performs the registry's actions
 /// into per-connection frames and closes, over an `InMemoryRoomStore` that answers at once, and makes
-/// every append durable at once. In cluster mode its `.cluster` work is only recorded (`cluster`).
+/// every append durable at once. On one node its appends are ordered by a `LocalSequencer`, as the
+/// server's `LocalLog` orders them; in cluster mode its `.cluster` work is only recorded (`cluster`).
 /// One thread only.
 ///
 /// A target builds one per process, brings it to the moment every input starts from (a room loaded,
@@ -25,7 +26,11 @@ public final class FuzzRooms: @unchecked Sendable {
   public private(set) var logs: [(level: Log.Level, event: String, fields: [(String, String)])] = []
   /// The clock handed to the registry, in seconds.
   public var now = 1_000.0
-  private var saved: (registry: RegistryState, now: Double)?
+  /// One node's log (nil in cluster mode), and its answers not yet handed to the registry.
+  private var sequencer: LocalSequencer?
+  private var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  private var answering = false
+  private var saved: (registry: RegistryState, now: Double, sequencer: LocalSequencer?)?
 
   /// A registry of CRDT boards with default limits and `verifier` checking hello tokens; in
   /// cluster mode as `node` (its boards replica 7) when `node` is given.
@@ -36,6 +41,7 @@ public final class FuzzRooms: @unchecked Sendable {
         cluster: node)
     } else {
       registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
+      sequencer = LocalSequencer()
     }
     registry.accessVerifier = verifier
     // A fixed wall clock: the same input makes the same records.
@@ -44,7 +50,7 @@ public final class FuzzRooms: @unchecked Sendable {
 
   /// Remembers the registry's state and the clock, for `restore()`.
   public func save() {
-    saved = (RegistryState(registry), now)
+    saved = (RegistryState(registry), now, sequencer)
   }
 
   /// Sets the registry and the clock back to the last `save()` and forgets every frame, close,
@@ -54,6 +60,8 @@ public final class FuzzRooms: @unchecked Sendable {
     guard let saved else { preconditionFailure("restore() before save()") }
     saved.registry.restore(registry)
     now = saved.now
+    sequencer = saved.sequencer
+    answers = []
     frames = [:]
     closes = [:]
     cluster = []
@@ -100,10 +108,24 @@ public final class FuzzRooms: @unchecked Sendable {
         closes[c] = (code, reason)
       case .log(let level, let event, let fields):
         logs.append((level, event, fields))
+      case .cluster(.append(let append)) where sequencer != nil:
+        answers.append((append, sequencer!.append(append)))
+      case .cluster(.follow(let room, let after)) where sequencer != nil:
+        sequencer!.follow(room: room, after: after)
+      case .cluster(.unfollow(let room)) where sequencer != nil:
+        sequencer!.unfollow(room: room)
       case .cluster(let work):
         cluster.append(work)
       }
     }
+    // The log's answers, in append order, after the actions that made the appends.
+    guard !answering else { return }
+    answering = true
+    while !answers.isEmpty {
+      let answer = answers.removeFirst()
+      perform(registry.appended(answer.append, result: answer.result, now: now))
+    }
+    answering = false
   }
 
   private func deliver(_ c: ConnectionHandle, _ bytes: [UInt8]) {

@@ -31,7 +31,7 @@ struct RegistryState {
   let messagesReceived: [String: Int]
   let deadlines: DeadlineQueue
   let authFailures: [String: Int]
-  let cluster: ClusterState?
+  let cluster: ClusterState
   let upgrading: [String: [ConnectionHandle]]
   let unloaded: [Room]
   let dragAudience: Int
