@@ -8,7 +8,10 @@ extension CRDTRoomBoard: SequencedBoard {
   /// `make…`: the op is made on this replica's state and not applied.
   public mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {
     do {
-      return try makeChecked(intent, ids: ids).encoded()
+      let op = try makeChecked(intent, ids: ids)
+      let bytes = op.encoded()
+      lastMade = (bytes, op)
+      return bytes
     } catch let error as ProtocolError {
       throw error
     } catch let error as BoardError {

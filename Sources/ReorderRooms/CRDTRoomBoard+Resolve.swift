@@ -17,7 +17,9 @@ import ReorderCRDT
 /// `moveList`, `deleteList` and `createList`.
 extension CRDTRoomBoard {
   public mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue {
-    let op = try Op(encoded: logged)
+    let op: Op
+    if let made = lastMade, made.bytes == logged { op = made.op } else { op = try Op(encoded: logged) }
+    lastMade = nil
     switch op.action {
     case .insert(let item, _, _, _), .move(let item, _, _), .delete(let item), .restore(let item):
       return applyItemOp(op, item: item)

@@ -12,6 +12,8 @@ public struct CRDTRoomBoard: RoomBoard {
   var board: Board
   /// Items ever created (live and deleted), kept as a counter: the CRDT has no O(1) count.
   public internal(set) var itemCount: Int
+  /// The op `make` made last and its bytes: applied next on one node, it is not decoded again.
+  var lastMade: (bytes: [UInt8], op: Op)?
 
   /// An empty board whose ops are made as `replica`.
   public init(replica: ReplicaID = CRDTRoomBoard.replica) {

@@ -41,8 +41,13 @@ public struct SharedAppend: Sendable, Equatable {
   public var key: [UInt8]
   /// This node's id (`ARGV[3]`, the entry's `node` field).
   public var node: String
-  /// The encoded `OpRecord` (`ARGV[4]`, the entry's `op` field).
-  public var payload: [UInt8]
+  /// The encoded `OpRecord` (`ARGV[4]`, the entry's `op` field), encoded when it is read: by the
+  /// Redis appender, on its thread (one node's log never needs the bytes).
+  public var payload: [UInt8] { record?.encoded() ?? bytes }
+  /// The op, as the room made it (nil when made from bytes).
+  var record: OpRecord?
+  /// The bytes of an append made from bytes.
+  private var bytes: [UInt8] = []
   /// Tells the answers of one registry's appends apart (not sent to Redis).
   public var ticket: UInt64
   /// Whether the op may create the room's history (`ARGV[5]`): made on a replica that had applied
@@ -64,10 +69,19 @@ public struct SharedAppend: Sendable, Equatable {
     self.epoch = epoch
     self.key = key
     self.node = node
-    self.payload = payload
+    self.bytes = payload
     self.ticket = ticket
     self.creates = creates
     self.until = until
+  }
+
+  /// An append of `record`, encoded when `payload` is read.
+  init(
+    room: String, epoch: String, key: [UInt8], node: String, record: OpRecord, ticket: UInt64, creates: Bool,
+    until: UInt64
+  ) {
+    self.init(room: room, epoch: epoch, key: key, node: node, payload: [], ticket: ticket, creates: creates, until: until)
+    self.record = record
   }
 }
 

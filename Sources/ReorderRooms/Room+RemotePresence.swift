@@ -10,7 +10,7 @@ extension Room {
   /// A visible member of this node joined: into the roster and the next publish.
   mutating func sharedJoined(_ connection: ConnectionHandle) -> [RoomAction] {
     guard let node = link?.node, let member = members[connection], member.visible else { return [] }
-    link!.outbox.join(member.peer)
+    link?.outbox.join(member.peer)
     let entry = PresenceMessage.rosterEntry(node: node, peer: member.peer)
     return [.cluster(.rosterJoin(room: name, session: member.peer.session, peer: entry))]
   }
@@ -18,7 +18,7 @@ extension Room {
   /// A visible member of this node left: out of the roster, and into the next publish.
   mutating func sharedLeft(_ peer: PeerInfo, visible: Bool) -> [RoomAction] {
     guard link != nil, visible else { return [] }
-    link!.outbox.leave(peer.session)
+    link?.outbox.leave(peer.session)
     return [.cluster(.rosterLeave(room: name, session: peer.session))]
   }
 
@@ -26,23 +26,23 @@ extension Room {
   mutating func sharedDragged(_ drag: DragMessage, from connection: ConnectionHandle) {
     guard link != nil, let member = members[connection] else { return }
     if !drag.phase.isFinal && !board.hasLiveItem(drag.item) { return }
-    link!.outbox.drag(member.peer, drag)
+    link?.outbox.drag(member.peer, drag)
   }
 
   /// This node's presence changes since the last publish, as a `.publish`: at once when sessions
   /// joined or left, else (drags only) at most once per presence interval of the room, like its
   /// own flushes, so a room's drags cost other nodes one message per interval.
   mutating func publishPresence(now: Double) -> [RoomAction] {
-    guard let outbox = link?.outbox, !outbox.isEmpty else { return [] }
+    guard var link, !link.outbox.isEmpty else { return [] }
     let rate = presence.schedule.flushes?.rate ?? 30
-    if link!.publishes == nil {
-      link!.publishes = TokenBucket(rate: rate, burst: 1, now: now)
-    } else {
-      link!.publishes!.rate = rate
-    }
-    let paced = link!.publishes!.take(now: now, tolerance: presence.schedule.jitter)
+    var publishes = link.publishes ?? TokenBucket(rate: rate, burst: 1, now: now)
+    publishes.rate = rate
+    let paced = publishes.take(now: now, tolerance: presence.schedule.jitter)
+    link.publishes = publishes
+    let outbox = link.outbox
+    if paced || outbox.isUrgent { link.outbox = PresenceMessage() }
+    self.link = link
     guard paced || outbox.isUrgent else { return [] }
-    link!.outbox = PresenceMessage()
     return [.cluster(.publish(room: name, payload: outbox.encoded()))]
   }
 
@@ -63,10 +63,10 @@ extension Room {
       actions.append(contentsOf: remoteJoined(entry.peer, now: now))
       presence.update(entry.peer, entry.drag)
     }
-    for entry in message.states where link!.remote[entry.session] != nil {
+    for entry in message.states where link?.remote[entry.session] != nil {
       states.set(entry.session, entry.value)
     }
-    for entry in message.broadcasts where link!.remote[entry.session] != nil {
+    for entry in message.broadcasts where link?.remote[entry.session] != nil {
       actions.append(contentsOf: relayBroadcast(session: entry.session, entry.value, except: nil))
     }
     for session in message.left { actions.append(contentsOf: remoteLeft(session)) }
@@ -82,27 +82,27 @@ extension Room {
     var listed = Set<String>()
     for peer in peers {
       listed.insert(peer.session)
-      if link!.remote[peer.session] == nil {
+      if link?.remote[peer.session] == nil {
         actions.append(contentsOf: remoteJoined(peer, now: -.infinity))
       }
     }
-    let gone = link!.remote.filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys.sorted()
+    let gone = (link?.remote ?? [:]).filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys.sorted()
     for session in gone { actions.append(contentsOf: remoteLeft(session)) }
     return actions
   }
 
   mutating func remoteJoined(_ peer: PeerInfo, now: Double) -> [RoomAction] {
-    if link!.remote[peer.session] != nil {
-      link!.remote[peer.session]!.heardAt = max(link!.remote[peer.session]!.heardAt, now)
+    if let known = link?.remote[peer.session] {
+      link?.remote[peer.session]?.heardAt = max(known.heardAt, now)
       return []
     }
-    link!.remote[peer.session] = PresenceLink.RemotePeer(peer: peer, heardAt: now)
+    link?.remote[peer.session] = PresenceLink.RemotePeer(peer: peer, heardAt: now)
     presence.isLarge = members.count + remotePeerCount > limits.largeRoomMembers
     return announceJoin(peer)
   }
 
   mutating func remoteLeft(_ session: String) -> [RoomAction] {
-    guard let gone = link!.remote.removeValue(forKey: session) else { return [] }
+    guard let gone = link?.remote.removeValue(forKey: session) else { return [] }
     presence.cancel(gone.peer)
     states.remove(session)
     let actions = announceLeave(gone.peer)

@@ -151,7 +151,7 @@ extension Room {
   func sharedAppend(ticket: UInt64) -> SharedAppend {
     let op = shared.inFlight[ticket]!
     return SharedAppend(
-      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared.node, payload: op.payload,
+      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared.node, record: op.record,
       ticket: ticket, creates: op.creates, until: op.until)
   }
 
@@ -336,7 +336,7 @@ extension Room {
     seq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    shared.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
+    if shared.keepsStamps { shared.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at) }
     if durable {
       durableSeq = entrySeq
       addRecent(seq: entrySeq, frame: frame)

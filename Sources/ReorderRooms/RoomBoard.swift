@@ -1,18 +1,33 @@
 /// Ids the room hands to an intent that creates something without a client-chosen id.
 public struct GeneratedIDs: Sendable, Equatable {
+  /// What follows each id's prefix: the op's seq, or a node's tag, load and count (written out only
+  /// when an op takes an id: most ops, moves, take none).
+  enum Stem: Sendable, Equatable {
+    case seq(UInt64)
+    case made(tag: String, load: UInt64, count: UInt64)
+  }
+
+  let stem: Stem
+
   /// For `insert` without `item`.
-  public var item: String
+  public var item: String { "_i" + suffix }
   /// For `assign`.
-  public var assignment: String
+  public var assignment: String { "_a" + suffix }
   /// For `createList` without `list`.
-  public var list: String
+  public var list: String { "_l" + suffix }
+
+  var suffix: String {
+    switch stem {
+    case .seq(let seq): return String(seq)
+    case .made(let tag, let load, let count): return tag + "." + String(load, radix: 36) + "." + String(count, radix: 36)
+    }
+  }
 
   /// Server-made ids for the op that will get `seq` (prefixed with `_`, which clients may not use).
-  public init(seq: UInt64) {
-    item = "_i\(seq)"
-    assignment = "_a\(seq)"
-    list = "_l\(seq)"
-  }
+  public init(seq: UInt64) { stem = .seq(seq) }
+
+  /// Ids a node makes before the op has a seq (`SharedRoom.nextIDs()`).
+  init(tag: String, load: UInt64, count: UInt64) { stem = .made(tag: tag, load: load, count: count) }
 }
 
 /// The replicated board of one room, as the room state machine needs it.

@@ -30,6 +30,7 @@ extension RoomRegistry {
       room.shared = SharedRoom(node: cluster.node.node, compactEvery: cluster.node.compactEvery)
     }
     room.shared.instance = roomInstances
+    room.shared.keepsStamps = !cluster.node.keepsResolvedOps
     if cluster.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: cluster.node.node) }
   }
 

@@ -10,9 +10,10 @@ struct SharedRoom: Sendable {
     var connections: [ConnectionHandle]
     var request: String
     var key: String
-    /// The op; `payload` is its bytes, the log entry's when it is appended.
-    var record: OpRecord { didSet { payload = record.encoded() } }
-    private(set) var payload: [UInt8]
+    /// The op.
+    var record: OpRecord
+    /// Its bytes, the log entry's when it is appended.
+    var payload: [UInt8] { record.encoded() }
     /// Whether the HTTP API made it (the head of `apiJobs` waits for it).
     var api = false
     /// Whether it was made at seq 0 (`SharedAppend.creates`).
@@ -31,7 +32,6 @@ struct SharedRoom: Sendable {
       self.request = request
       self.key = key
       self.record = record
-      payload = record.encoded()
       self.api = api
       self.creates = creates
       self.remake = remake
@@ -88,6 +88,9 @@ struct SharedRoom: Sendable {
   /// history (`RoomRegistry.loggedHistory`): the window's frames hold only the resolved ops. Seqs
   /// below the window's start are dropped as it moves on.
   var stamps: [UInt64: OpStamp] = [:]
+  /// Whether `stamps` are kept: not where the store's records answer the history themselves
+  /// (`ClusterNode.keepsResolvedOps`).
+  var keepsStamps = true
 
   init(node: String, compactEvery: UInt64) {
     self.node = node
@@ -110,12 +113,7 @@ struct SharedRoom: Sendable {
   /// back at 0) makes ids of its own.
   mutating func nextIDs() -> GeneratedIDs {
     generated += 1
-    var ids = GeneratedIDs(seq: 0)
-    let suffix = idTag + "." + String(instance, radix: 36) + "." + String(generated, radix: 36)
-    ids.item = "_i" + suffix
-    ids.assignment = "_a" + suffix
-    ids.list = "_l" + suffix
-    return ids
+    return GeneratedIDs(tag: idTag, load: instance, count: generated)
   }
 
   /// 64-bit FNV-1a of the node id, in base 36.
