@@ -18,7 +18,6 @@ extension Room {
     compactEvery: UInt64
   ) throws {
     let board = try history.snapshot.map { try boards.restore($0.bytes) } ?? boards.empty()
-    guard board is any SequencedBoard else { preconditionFailure("cluster mode needs a SequencedBoard") }
     self.init(name: name, board: board, limits: limits, now: 0)
     shared = SharedRoom(node: node, compactEvery: compactEvery)
     if let snapshot = history.snapshot {

@@ -37,7 +37,7 @@ public struct Room: Sendable {
 
   /// The room name (from the websocket path).
   public let name: String
-  var board: any RoomBoard
+  var board: any SequencedBoard
   let limits: RoomLimits
   /// Identifies this room's history: made when the room is created, stored with op 1.
   public internal(set) var epoch: String
@@ -81,7 +81,7 @@ public struct Room: Sendable {
 
   /// An empty room with the given board.
   public init(
-    name: String, board: any RoomBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
+    name: String, board: any SequencedBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
   ) {
     self.name = name
     self.epoch = epoch

@@ -76,13 +76,14 @@ extension RoomBoard {
 /// Builds the boards of rooms: an empty one, or one restored from a snapshot.
 public struct RoomBoardFactory: Sendable {
   /// A new empty board.
-  public var empty: @Sendable () -> any RoomBoard
+  public var empty: @Sendable () -> any SequencedBoard
   /// A board restored from snapshot bytes.
-  public var restore: @Sendable ([UInt8]) throws -> any RoomBoard
+  public var restore: @Sendable ([UInt8]) throws -> any SequencedBoard
 
   /// A factory from two closures.
   public init(
-    empty: @escaping @Sendable () -> any RoomBoard, restore: @escaping @Sendable ([UInt8]) throws -> any RoomBoard
+    empty: @escaping @Sendable () -> any SequencedBoard,
+    restore: @escaping @Sendable ([UInt8]) throws -> any SequencedBoard
   ) {
     self.empty = empty
     self.restore = restore

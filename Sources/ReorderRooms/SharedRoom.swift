@@ -129,13 +129,19 @@ struct SharedRoom: Sendable {
 
 /// A board placeholder, held by a room only while its real board is being changed in place (so
 /// that the change does not copy the board's storage).
-struct VacantBoard: RoomBoard {
+struct VacantBoard: SequencedBoard {
   mutating func perform(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> (
     logged: [UInt8], resolved: JSONValue
   ) {
     throw ProtocolError(.invalidValue, "no board")
   }
   mutating func replay(_ logged: [UInt8]) throws {}
+  mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {
+    throw ProtocolError(.invalidValue, "no board")
+  }
+  mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue { .null }
+  var clock: UInt64 { 0 }
+  mutating func advanceClock(to counter: UInt64) {}
   func boardJSON() -> JSONValue { .null }
   func snapshot() -> [UInt8] { [] }
   func hasLiveItem(_ id: String) -> Bool { false }

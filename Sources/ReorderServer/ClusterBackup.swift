@@ -104,8 +104,7 @@ public enum ClusterBackup {
       let fromStart = copy.entries.first?.seq == 1
       let boards = CRDTRoomBoard.factory
       let base = fromStart ? 0 : copy.snapshot?.seq ?? 0
-      guard var board = try (fromStart ? boards.empty() : boards.restore(copy.snapshot!.bytes)) as? any SequencedBoard
-      else { throw Failure("room \(room): the board does not take logged ops") }
+      var board = try fromStart ? boards.empty() : boards.restore(copy.snapshot!.bytes)
       var ops: [StoredOp] = []
       ops.reserveCapacity(copy.entries.count + 1)
       if !fromStart {
