@@ -80,7 +80,8 @@ public struct SharedAppend: Sendable, Equatable {
     room: String, epoch: String, key: [UInt8], node: String, record: OpRecord, ticket: UInt64, creates: Bool,
     until: UInt64
   ) {
-    self.init(room: room, epoch: epoch, key: key, node: node, payload: [], ticket: ticket, creates: creates, until: until)
+    self.init(
+      room: room, epoch: epoch, key: key, node: node, payload: [], ticket: ticket, creates: creates, until: until)
     self.record = record
   }
 }

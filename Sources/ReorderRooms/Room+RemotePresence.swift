@@ -86,7 +86,8 @@ extension Room {
         actions.append(contentsOf: remoteJoined(peer, now: -.infinity))
       }
     }
-    let gone = (link?.remote ?? [:]).filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys.sorted()
+    let gone = (link?.remote ?? [:]).filter { !listed.contains($0.key) && now - $0.value.heardAt >= grace }.keys
+      .sorted()
     for session in gone { actions.append(contentsOf: remoteLeft(session)) }
     return actions
   }

@@ -19,7 +19,8 @@ public struct GeneratedIDs: Sendable, Equatable {
   var suffix: String {
     switch stem {
     case .seq(let seq): return String(seq)
-    case .made(let tag, let load, let count): return tag + "." + String(load, radix: 36) + "." + String(count, radix: 36)
+    case .made(let tag, let load, let count):
+      return tag + "." + String(load, radix: 36) + "." + String(count, radix: 36)
     }
   }
 

@@ -292,7 +292,8 @@ extension RoomRegistry {
     actions.append(
       .load(
         RoomLoad(
-          room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: cluster.node.node,
+          room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
+          node: cluster.node.node,
           compactEvery: cluster.node.compactEvery, resolvedOps: true)))
     return actions
   }
