@@ -97,6 +97,11 @@ extension RoomsDriver {
       return waiting.responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
     }
+    // A repeated op beyond the room's memory is read from the store where its records hold the
+    // resolved ops (one node's); the shared log's hold the maker's view: its `op` stays null.
+    guard registry.clusterNode.keepsResolvedOps else {
+      return waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
+    }
     completeOps(waiting.room, results, waiting.responder)
   }
 
