@@ -1,7 +1,7 @@
-/// What a registry in cluster mode asks of the shared log (Redis, in the server) and of the
-/// presence channel and roster: returned inside `RoomAction.cluster`, answered through the
-/// registry's cluster inputs (`RoomRegistry+Cluster.swift`). See docs/CLUSTER.md, "Replicas and
-/// seq order", for the keys and the function each one maps to.
+/// What a registry asks of its rooms' log (one node's `LocalLog`, or Redis in a cluster) and, in a
+/// cluster, of the presence channel and roster: returned inside `RoomAction.cluster`, answered
+/// through the registry's log inputs (`RoomRegistry+Log.swift`). See docs/CLUSTER.md, "Replicas
+/// and seq order", for the keys and the function each one maps to.
 public enum ClusterAction: Sendable, Equatable {
   /// Append one op with the `reorder_append_ops` function; hand the reply (or the failure) to
   /// `RoomRegistry.appended(_:result:now:)`.
@@ -23,7 +23,7 @@ public enum ClusterAction: Sendable, Equatable {
   case rosterJoin(room: String, session: String, peer: [UInt8])
   /// Remove one of this node's sessions from the room's roster.
   case rosterLeave(room: String, session: String)
-  /// Not for Redis: every op of the HTTP API's request `request` (`RoomRegistry.applySharedAPIOps`)
+  /// Not for Redis: every op of the HTTP API's request `request` (`RoomRegistry.applyAPIOps`)
   /// is answered; answer the request with these results, in the order of its ops.
   case apiDone(request: UInt64, results: [APIOpResult])
   /// Not for Redis: the API's request `request` will get no results (the board was replaced or
@@ -55,7 +55,7 @@ public struct SharedAppend: Sendable, Equatable {
   /// is gone (the board was deleted): `reorder_append_ops` answers `EPOCH ` with no epoch then.
   public var creates: Bool
   /// The highest seq the op may get (`ARGV[6]`; 0: any): the first compaction boundary after the
-  /// state it was made on (`SharedRoom.boundary(after:)`). Beyond it the op would be applied on a
+  /// state it was made on (`RoomLog.boundary(after:)`). Beyond it the op would be applied on a
   /// board compacted since it was made, so `reorder_append_ops` refuses it (`STALE <until>`) and the
   /// node makes it again once it has applied that far.
   public var until: UInt64

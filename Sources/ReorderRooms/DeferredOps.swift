@@ -1,4 +1,4 @@
-/// A cluster room's ops waiting to be made (`SharedRoom.deferred`), in arrival order, with counts
+/// A cluster room's ops waiting to be made (`RoomLog.deferred`), in arrival order, with counts
 /// by connection and by op key, so that asking whether a connection or a key has an op waiting
 /// costs O(1) however many wait (thousands while a node is overloaded: each append answer makes
 /// them again, and a pass over the list per op would be quadratic).
@@ -6,7 +6,7 @@
 /// Invariant: `perConnection`, `perKey` and `remakes` count exactly the ops of `list`.
 struct DeferredOps: Sendable {
   /// The ops waiting, in the order they are made again.
-  private(set) var list: [SharedRoom.Deferred] = []
+  private(set) var list: [RoomLog.Deferred] = []
   private var perConnection: [ConnectionHandle: Int] = [:]
   private var perKey: [String: Int] = [:]
   /// Ops waiting to be made again after a `stale` refusal (`after > 0`).
@@ -25,23 +25,23 @@ struct DeferredOps: Sendable {
   var hasRemakes: Bool { remakes > 0 }
 
   /// Adds `op` last.
-  mutating func append(_ op: SharedRoom.Deferred) { insert(op, at: list.endIndex) }
+  mutating func append(_ op: RoomLog.Deferred) { insert(op, at: list.endIndex) }
 
   /// Adds `op` at `index` of `list`.
-  mutating func insert(_ op: SharedRoom.Deferred, at index: Int) {
+  mutating func insert(_ op: RoomLog.Deferred, at index: Int) {
     list.insert(op, at: index)
     count(op, 1)
   }
 
   /// Takes every op out, in order.
-  mutating func takeAll() -> [SharedRoom.Deferred] {
+  mutating func takeAll() -> [RoomLog.Deferred] {
     defer { self = DeferredOps() }
     return list
   }
 
   /// Removes the ops `shouldRemove` picks, keeping the order of the rest.
-  mutating func removeAll(where shouldRemove: (SharedRoom.Deferred) -> Bool) {
-    var kept: [SharedRoom.Deferred] = []
+  mutating func removeAll(where shouldRemove: (RoomLog.Deferred) -> Bool) {
+    var kept: [RoomLog.Deferred] = []
     kept.reserveCapacity(list.count)
     for op in list {
       if shouldRemove(op) { count(op, -1) } else { kept.append(op) }
@@ -50,7 +50,7 @@ struct DeferredOps: Sendable {
   }
 
   /// Counts `op` in (`change` 1) or out (-1); a count that reaches 0 is removed.
-  private mutating func count(_ op: SharedRoom.Deferred, _ change: Int) {
+  private mutating func count(_ op: RoomLog.Deferred, _ change: Int) {
     let connections = perConnection[op.connection, default: 0] + change
     perConnection[op.connection] = connections == 0 ? nil : connections
     let keys = perKey[op.key, default: 0] + change

@@ -116,7 +116,7 @@ extension RoomRegistry {
   /// window, on one node to be read from storage.
   func historyRead(room name: String, connection: ConnectionHandle, request: HistoryRequest) -> HistoryRead {
     var page: HistoryPage?
-    if !cluster.node.keepsResolvedOps {
+    if !log.node.keepsResolvedOps {
       switch loggedHistory(room: name, before: request.before, limit: request.limit) {
       case .page(.gone)?: page = nil
       case .page(let found)?: page = found

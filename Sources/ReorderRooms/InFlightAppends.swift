@@ -1,4 +1,4 @@
-/// A room's appends out in cluster mode (`SharedRoom.inFlight`), by ticket, with an index by op
+/// A room's appends out (`RoomLog.inFlight`), by ticket, with an index by op
 /// key: an op looks up whether the same key is out once per op, which must not cost a pass over
 /// every append out (thousands while a node is behind).
 ///
@@ -7,14 +7,14 @@
 /// appends out whose `until` is b (none is 0).
 struct InFlightAppends: Sendable {
   /// The appends out, by ticket.
-  private(set) var byTicket: [UInt64: SharedRoom.InFlight] = [:]
+  private(set) var byTicket: [UInt64: RoomLog.InFlight] = [:]
   private var byKey: [String: UInt64] = [:]
   /// How many appends are out per compaction boundary they must land by (`InFlight.until`): a few
   /// boundaries at most, so asking whether any may still be refused `stale` is cheap.
   private var byBoundary: [UInt64: Int] = [:]
 
   /// The append out under `ticket`; setting nil removes it.
-  subscript(ticket: UInt64) -> SharedRoom.InFlight? {
+  subscript(ticket: UInt64) -> RoomLog.InFlight? {
     get { byTicket[ticket] }
     set {
       if let old = byTicket[ticket] {
@@ -30,7 +30,7 @@ struct InFlightAppends: Sendable {
   }
 
   /// Removes the append out under `ticket` and returns it.
-  mutating func removeValue(forKey ticket: UInt64) -> SharedRoom.InFlight? {
+  mutating func removeValue(forKey ticket: UInt64) -> RoomLog.InFlight? {
     let op = self[ticket]
     self[ticket] = nil
     return op

@@ -25,7 +25,7 @@ public struct OpRecord: Sendable, Equatable {
   public var at: Int64?
   /// Cluster mode: the seq of the replica state the op was made on. Only ops made by a compacting
   /// node carry it, and only after such an op does a replica compact at a boundary
-  /// (`SharedRoom.compactsAfter`); nil in records of one node, of the API's whole-board writes and
+  /// (`RoomLog.compactsAfter`); nil in records of one node, of the API's whole-board writes and
   /// in records stored before cluster rooms compacted.
   public var madeAt: UInt64?
 

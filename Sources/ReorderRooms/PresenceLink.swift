@@ -1,6 +1,6 @@
 /// A room's presence shared with the other nodes of a cluster (`Room.link`; nil when presence
 /// stays in the process, `ClusterNode.sharesPresence`): the sessions other nodes have in the room,
-/// and this node's changes waiting to be published (`Room+RemotePresence.swift`).
+/// and this node's changes waiting to be published (`Room+PresenceLink.swift`).
 ///
 /// Invariant: `remote` holds no session of this node.
 struct PresenceLink: Sendable {

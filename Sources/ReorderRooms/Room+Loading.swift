@@ -39,7 +39,7 @@ public struct RoomLoad: Sendable {
         ? try Room(name: room, history: history, boards: boards, limits: limits, compactEvery: compactEvery)
         : try Room(
           name: room, sharedHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
-      if prepared.shared.node != node { prepared.shared = SharedRoom(node: node, compactEvery: compactEvery) }
+      if prepared.log.node != node { prepared.log = RoomLog(node: node, compactEvery: compactEvery) }
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
       }
@@ -91,7 +91,7 @@ public struct RoomLoad: Sendable {
       let first = history.first
     else { return nil }
     var view = Room(name: room, viewOf: snapshot, board: board, first: first, boards: boards, limits: limits)
-    view.shared = SharedRoom(node: node, compactEvery: compactEvery)
+    view.log = RoomLog(node: node, compactEvery: compactEvery)
     return PreparedRoom(room: view)
   }
 }

@@ -93,8 +93,8 @@ extension Room {
   /// compacted at the last boundary plus the ops since.
   var snapshotDue: Bool {
     guard opsSinceSnapshot >= snapshotInterval else { return false }
-    guard UInt64(snapshotInterval) >= shared.compactEvery else { return true }
-    return seq % shared.compactEvery == 0
+    guard UInt64(snapshotInterval) >= log.compactEvery else { return true }
+    return seq % log.compactEvery == 0
   }
 
   /// A snapshot of the board now, as an action; counts start again. The snapshot is the board as

@@ -32,19 +32,19 @@ extension Room {
     guard states.hasPending else { return [] }
     let updates = states.takePending()
     let changedSessions = Set(updates.map(\.session))
-    var shared: [ConnectionHandle] = []
+    var sharers: [ConnectionHandle] = []
     var actions: [RoomAction] = []
     for member in members.values where member.welcomedAt != nil {
       if changedSessions.contains(member.peer.session) {
         let own = updates.filter { $0.session != member.peer.session }
         if !own.isEmpty { actions.append(.send(member.connection, ServerMessage.presenceStates(own), .data)) }
       } else {
-        shared.append(member.connection)
+        sharers.append(member.connection)
       }
     }
-    if !shared.isEmpty {
+    if !sharers.isEmpty {
       let frame = ServerMessage.presenceStates(updates)
-      actions.append(shared.count == 1 ? .send(shared[0], frame, .data) : .broadcast(shared, frame, .data))
+      actions.append(sharers.count == 1 ? .send(sharers[0], frame, .data) : .broadcast(sharers, frame, .data))
     }
     return actions
   }

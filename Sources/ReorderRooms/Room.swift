@@ -70,9 +70,9 @@ public struct Room: Sendable {
   /// The disk was full for one of its writes: the room is being rebuilt from what is stored
   /// (`Room+Rebuild.swift`), and until the rebuilt room replaces it, it takes no op.
   var rebuilding = false
-  /// Its place in the log: appends out, entries ahead, API requests (see `Room+Sequenced.swift`).
-  var shared = SharedRoom(node: "", compactEvery: ClusterNode.compactionInterval)
-  /// Its presence shared with other nodes (`Room+RemotePresence.swift`); nil when presence stays
+  /// Its place in the log: appends out, entries ahead, API requests (see `Room+Log.swift`).
+  var log = RoomLog(node: "", compactEvery: ClusterNode.compactionInterval)
+  /// Its presence shared with other nodes (`Room+PresenceLink.swift`); nil when presence stays
   /// in the process.
   var link: PresenceLink?
   /// Opened as a view of its snapshot (`Room+View.swift`): `board` is an empty stand-in, and only
@@ -136,8 +136,8 @@ public struct Room: Sendable {
     let windowStart = recent.start
     recent.add(seq: seq, frame: frame)
     // The history's stamps are kept for the window's seqs only.
-    if recent.start > windowStart, shared.stamps.isEmpty == false {
-      for old in windowStart..<recent.start { shared.stamps[old] = nil }
+    if recent.start > windowStart, log.stamps.isEmpty == false {
+      for old in windowStart..<recent.start { log.stamps[old] = nil }
     }
   }
 

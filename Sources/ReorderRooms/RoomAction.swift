@@ -42,7 +42,7 @@ public enum RoomAction: Sendable {
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.
   case log(Log.Level, String, [(String, String)])
-  /// Cluster mode only: work for the shared log, the presence channel or the roster (see
+  /// Work for the room's log, and for the presence channel or the roster of a cluster (see
   /// `ClusterAction`).
   case cluster(ClusterAction)
 }

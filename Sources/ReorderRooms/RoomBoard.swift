@@ -27,7 +27,7 @@ public struct GeneratedIDs: Sendable, Equatable {
   /// Server-made ids for the op that will get `seq` (prefixed with `_`, which clients may not use).
   public init(seq: UInt64) { stem = .seq(seq) }
 
-  /// Ids a node makes before the op has a seq (`SharedRoom.nextIDs()`).
+  /// Ids a node makes before the op has a seq (`RoomLog.nextIDs()`).
   init(tag: String, load: UInt64, count: UInt64) { stem = .made(tag: tag, load: load, count: count) }
 }
 

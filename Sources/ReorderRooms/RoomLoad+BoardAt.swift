@@ -129,7 +129,7 @@ extension RoomLoad {
       let kept: [HistoryEntry] = (max(low, from + 1)...max(low, room.seq)).compactMap { seq in
         guard seq <= room.seq, let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"]
         else { return nil }
-        return HistoryEntry(seq: seq, op: op, stamp: room.shared.stamps[seq] ?? OpStamp(actor: nil, at: nil))
+        return HistoryEntry(seq: seq, op: op, stamp: room.log.stamps[seq] ?? OpStamp(actor: nil, at: nil))
       }
       return HistoryPage.read(kept: kept, before: top + 1, limit: limit)
     } catch let error as RoomStoreError {

@@ -93,8 +93,8 @@ extension RoomRegistry {
         .load(
           RoomLoad(
             room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-            node: cluster.node.node, compactEvery: cluster.node.compactEvery,
-            resolvedOps: cluster.node.keepsResolvedOps))
+            node: log.node.node, compactEvery: log.node.compactEvery,
+            resolvedOps: log.node.keepsResolvedOps))
       ]
     )
   }
@@ -104,8 +104,8 @@ extension RoomRegistry {
   /// base).
   public func historyLoad(room name: String) -> RoomLoad {
     var load = RoomLoad(
-      room: name, remembering: 0, boards: boards, limits: limits, node: cluster.node.node,
-      compactEvery: cluster.node.compactEvery, resolvedOps: cluster.node.keepsResolvedOps)
+      room: name, remembering: 0, boards: boards, limits: limits, node: log.node.node,
+      compactEvery: log.node.compactEvery, resolvedOps: log.node.keepsResolvedOps)
     load.encodesBoard = false
     return load
   }

@@ -144,7 +144,7 @@ extension RoomRegistry {
         actions.append(contentsOf: violation(connection, &state, now: now))
         return actions
       }
-      return performShared(request, from: connection, room: state.room)
+      return performOp(request, from: connection, room: state.room)
     case .drag(let drag):
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)

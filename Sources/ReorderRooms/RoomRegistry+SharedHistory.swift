@@ -17,7 +17,7 @@ extension RoomRegistry {
     guard let room = rooms[name] else { return [] }
     // A reload is out: it reads whatever the log holds when it runs (a delete meanwhile, an empty
     // board, is handled when it is answered).
-    guard room.shared.reloading == nil else { return [] }
+    guard room.log.reloading == nil else { return [] }
     let follow = RoomAction.cluster(.follow(room: name, after: room.seq))
     // A room that has applied nothing loses nothing by a reload: it reloads to welcome its members
     // with a board made in one step (the maker's node calls this at once), and follows on when
@@ -29,24 +29,24 @@ extension RoomRegistry {
       rooms[name]!.epoch = epoch
       return [follow]
     }
-    rooms[name]!.shared.reloading = epoch
+    rooms[name]!.log.reloading = epoch
     var actions = rooms[name]!.failAPI(reason: "the board was replaced")
     // Ops still out were made in the history that ended: nobody gets them (as on one node), their
     // senders hear so now (`unavailable`, retryable) rather than never; late answers are ignored.
-    let inFlight = rooms[name]!.shared.inFlight.byTicket
-    rooms[name]!.shared.inFlight = InFlightAppends()
+    let inFlight = rooms[name]!.log.inFlight.byTicket
+    rooms[name]!.log.inFlight = InFlightAppends()
     for (ticket, op) in inFlight.sorted(by: { $0.key < $1.key }) {
       actions.append(contentsOf: rooms[name]!.refuse(op, ticket: ticket, Room.replacingError))
     }
-    let waiting = rooms[name]!.shared.deferred.list.map(\.connection)
+    let waiting = rooms[name]!.log.deferred.list.map(\.connection)
     actions.append(contentsOf: rooms[name]!.refuseDeferred(of: waiting, Room.replacingError))
     actions.append(.log(.info, "board replaced; reloading", [("room", name), ("epoch", epoch)]))
     actions.append(
       .load(
         RoomLoad(
           room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-          node: cluster.node.node, compactEvery: cluster.node.compactEvery,
-          resolvedOps: cluster.node.keepsResolvedOps)))
+          node: log.node.node, compactEvery: log.node.compactEvery,
+          resolvedOps: log.node.keepsResolvedOps)))
     return actions
   }
 
@@ -66,7 +66,7 @@ extension RoomRegistry {
       install(&room)
       // An empty board (a `PUT` of no lists) has no op 1 to carry its epoch: it is the one the log
       // held when the change was seen (a delete since then is seen by the tail's next check).
-      if room.seq == 0 { room.epoch = old.shared.reloading! }
+      if room.seq == 0 { room.epoch = old.log.reloading! }
       room.adoptMembers(of: old)
       room.link = old.link
       counters.add(old.counters)

@@ -11,8 +11,8 @@ extension RoomRegistry {
     }
     upgrading[name] = waiting.sorted()
     var load = RoomLoad(
-      room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: cluster.node.node,
-      compactEvery: cluster.node.compactEvery)
+      room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: log.node.node,
+      compactEvery: log.node.compactEvery)
     load.encodesBoard = false
     return [.load(load), .log(.debug, "room upgrading", [("room", name)])]
   }

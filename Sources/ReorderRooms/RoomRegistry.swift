@@ -55,7 +55,7 @@ public final class RoomRegistry {
   var unloaded: [Room] = []
   var loadsCompleted = 0
   /// Rooms taken from loads so far: each one's number tells the ids it generates apart from those
-  /// an earlier load of the same room generated (`SharedRoom.instance`).
+  /// an earlier load of the same room generated (`RoomLog.instance`).
   var roomInstances: UInt64 = 0
   var loadsFailed = 0
   var messagesReceived: [String: Int] = [:]
@@ -71,8 +71,8 @@ public final class RoomRegistry {
   var deadlines = DeadlineQueue()
   /// Tokens refused, by reason (`AccessDenial.reason`).
   var authFailures: [String: Int] = [:]
-  /// This node and its appends (`RoomRegistry+Cluster.swift`).
-  var cluster: ClusterState
+  /// This node and its appends (`RoomRegistry+Log.swift`).
+  var log: LogState
   /// Wall time for the records of ops (milliseconds since 1970-01-01 UTC): what the history shows
   /// as each op's `at`. The only wall clock the rooms read; tests set a fixed one.
   public var wallClock: @Sendable () -> Int64 = WallClock.milliseconds
@@ -85,12 +85,12 @@ public final class RoomRegistry {
   /// storage work comes out as actions (`.load`, `.persist`, `.snapshot`, `.read`).
   /// `node` is this node's place in its log (`ClusterNode.local` for one node, the default, named
   /// after `sessionPrefix`; ids it generates must differ from an earlier start's, see
-  /// `SharedRoom.nextIDs()`).
+  /// `RoomLog.nextIDs()`).
   public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s", node: ClusterNode? = nil) {
     self.limits = limits
     self.boards = boards
     self.sessionPrefix = sessionPrefix
-    cluster = ClusterState(node: node ?? .local(node: "local-" + sessionPrefix))
+    log = LogState(node: node ?? .local(node: "local-" + sessionPrefix))
   }
 
   /// Loaded rooms.
@@ -116,9 +116,9 @@ public final class RoomRegistry {
       loading[name] = []
       var load = RoomLoad(
         room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-        node: cluster.node.node, compactEvery: cluster.node.compactEvery,
-        resolvedOps: cluster.node.keepsResolvedOps)
-      load.mayView = cluster.node.keepsResolvedOps
+        node: log.node.node, compactEvery: log.node.compactEvery,
+        resolvedOps: log.node.keepsResolvedOps)
+      load.mayView = log.node.keepsResolvedOps
       actions.append(.load(load))
     }
     attached[name, default: 0] += 1
@@ -149,7 +149,7 @@ public final class RoomRegistry {
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
-    if rooms[name]?.shared.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
+    if rooms[name]?.log.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {
@@ -191,7 +191,7 @@ public final class RoomRegistry {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
-    if !cluster.node.keepsResolvedOps, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
+    if !log.node.keepsResolvedOps, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
@@ -281,7 +281,7 @@ extension RoomRegistry {
   /// costs a longer load, not the room; the next one is due at a later boundary.
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
-    if !cluster.node.keepsResolvedOps {
+    if !log.node.keepsResolvedOps {
       return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
     }
     guard case .full = error else { return failShared(room: name, reason: "storage failure: \(error.kind)") }
@@ -293,8 +293,8 @@ extension RoomRegistry {
       .load(
         RoomLoad(
           room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-          node: cluster.node.node,
-          compactEvery: cluster.node.compactEvery, resolvedOps: true)))
+          node: log.node.node,
+          compactEvery: log.node.compactEvery, resolvedOps: true)))
     return actions
   }
 

@@ -1,6 +1,6 @@
-/// A room board whose ops are put in order elsewhere (cluster mode): an intent becomes an op made
-/// on this replica but not applied; every op, this node's and the others', is applied later in the
-/// shared log's order and resolved then, so every node resolves the same `applied.op` for a seq.
+/// A room board whose ops are put in order by the room's log: an intent becomes an op made on this
+/// replica but not applied; every op, this node's and the others', is applied later in the log's
+/// order and resolved then, so every node resolves the same `applied.op` for a seq.
 public protocol SequencedBoard: RoomBoard {
   /// Validates `intent` as `perform` does and returns the bytes to log: an op made on this
   /// replica's state, not applied. Throws with nothing changed.

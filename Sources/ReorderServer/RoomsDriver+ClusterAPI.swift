@@ -14,7 +14,7 @@ import ReorderTransport
 /// - after either, this node's replica (if loaded) changes at once, the other nodes' when their
 ///   tail sees the room's epoch change (`ClusterTail`): a reload and a fresh `welcome`, or 4404;
 /// - `POST …/ops`: the ops go through the shared log one at a time on this node's replica
-///   (`RoomRegistry.applySharedAPIOps`), answered once applied;
+///   (`RoomRegistry.applyAPIOps`), answered once applied;
 /// - `GET …/ops`: answered from this node's replica (loaded for it if needed), whose `applied`
 ///   frames are the ones every node sent.
 extension RoomsDriver {
@@ -86,7 +86,7 @@ extension RoomsDriver {
     clusterWaits.nextAPIRequest += 1
     clusterWaits.apiRequests[request] = (name, responder)
     let now = MonotonicClock.now()
-    perform(registry.applySharedAPIOps(name, request: request, ops: ops, now: now))
+    perform(registry.applyAPIOps(name, request: request, ops: ops, now: now))
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
   }
 

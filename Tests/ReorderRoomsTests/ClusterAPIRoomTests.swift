@@ -41,7 +41,7 @@ struct ClusterAPIRoomTests {
     let b = cluster.join(1, 2)
     cluster.settle()
     let node = cluster.nodes[1]
-    cluster.perform(1, node.registry.applySharedAPIOps("r", request: 7, ops: Self.ops, now: cluster.now))
+    cluster.perform(1, node.registry.applyAPIOps("r", request: 7, ops: Self.ops, now: cluster.now))
     // p2 moves what p1 inserts: made on a copy with p1 applied, and appended right behind it; p3
     // names no item and is refused without an append.
     #expect(
@@ -64,7 +64,7 @@ struct ClusterAPIRoomTests {
     }
     // The same request on the other node: the seqs the log gave, nothing appended.
     let appends = cluster.log.appendCalls
-    cluster.perform(0, cluster.nodes[0].registry.applySharedAPIOps("r", request: 8, ops: Self.ops, now: cluster.now))
+    cluster.perform(0, cluster.nodes[0].registry.applyAPIOps("r", request: 8, ops: Self.ops, now: cluster.now))
     cluster.settle()
     #expect(cluster.log.appendCalls == appends)
     guard let again = Self.results(cluster.nodes[0], 8) else { return }
@@ -80,7 +80,7 @@ struct ClusterAPIRoomTests {
       defer { previous = "x\(n)" }
       return ("x\(n)", Self.intent(#"{"kind":"insert","list":"L","item":"x\#(n)","after":"\#(previous)","fields":{}}"#))
     }
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 1, ops: ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 1, ops: ops, now: cluster.now))
     #expect(node.appends.count == 6)
     cluster.settle()
     // Seq 7 was the last: 8–10 land, 11–13 are refused (made before the boundary at 10) and made
@@ -103,7 +103,7 @@ struct ClusterAPIRoomTests {
       ("x", Self.intent(#"{"kind":"insert","list":"L","item":"B","after":"a","fields":{}}"#)),
       ("y", Self.intent(#"{"kind":"move","item":"B","list":"L","after":"A"}"#)),
     ]
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 9, ops: ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 9, ops: ops, now: cluster.now))
     #expect(node.appends.count == 1)
     cluster.settle()
     guard let results = Self.results(node, 9) else { return }
@@ -123,7 +123,7 @@ struct ClusterAPIRoomTests {
       ("q1", Self.intent(#"{"kind":"insert","list":"L","after":"a","fields":{}}"#)),
       ("q2", Self.intent(#"{"kind":"insert","list":"L","after":"b","fields":{}}"#)),
     ]
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 2, ops: ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 2, ops: ops, now: cluster.now))
     cluster.op(0, a, "m", #"{"kind":"insert","list":"L","item":"m","after":"c","fields":{}}"#)
     cluster.settle()
     #expect(order(cluster.board(0)).count == 9)
@@ -137,7 +137,7 @@ struct ClusterAPIRoomTests {
   func replaced() {
     let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 3, ops: Self.ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 3, ops: Self.ops, now: cluster.now))
     cluster.op(0, a, "out", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog(epoch: "other")
     cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: "other", now: cluster.now))
@@ -161,7 +161,7 @@ struct ClusterAPIRoomTests {
   func deleted() {
     let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 4, ops: Self.ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 4, ops: Self.ops, now: cluster.now))
     cluster.log.rooms["r"] = nil
     cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: nil, now: cluster.now))
     #expect(node.apiAnswers == [.apiFailed(request: 4, reason: "the board was deleted")])
@@ -179,7 +179,7 @@ struct ClusterAPIRoomTests {
   func unavailable() {
     let (cluster, a) = Self.seeded(nodes: 1)
     let node = cluster.nodes[0]
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 5, ops: Self.ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 5, ops: Self.ops, now: cluster.now))
     cluster.executeAppends(0, count: 1)
     cluster.log.available = false
     cluster.executeAppends(0)
@@ -190,7 +190,7 @@ struct ClusterAPIRoomTests {
     #expect(node.apiAnswers == [.apiFailed(request: 5, reason: "the shared log is unavailable; re-send later")])
     // Re-sent once the log is back: p1 is answered from the log's ids, p2 and p3 run.
     cluster.log.available = true
-    cluster.perform(0, node.registry.applySharedAPIOps("r", request: 6, ops: Self.ops, now: cluster.now))
+    cluster.perform(0, node.registry.applyAPIOps("r", request: 6, ops: Self.ops, now: cluster.now))
     cluster.settle()
     guard let results = Self.results(node, 6) else { return }
     #expect(results.map(\.seq) == [8, 9, nil])

@@ -109,7 +109,7 @@ struct ClusterCompactionTests {
     let ops: [(id: String, intent: Result<Intent, ProtocolError>)] = [
       ("p1", ClusterAPIRoomTests.intent(move("c", after: "f")))
     ]
-    cluster.perform(1, cluster.nodes[1].registry.applySharedAPIOps("r", request: 3, ops: ops, now: cluster.now))
+    cluster.perform(1, cluster.nodes[1].registry.applyAPIOps("r", request: 3, ops: ops, now: cluster.now))
     cluster.op(0, a, "m1", move("a", after: "f"))
     cluster.executeAppends(0)
     cluster.executeAppends(1)

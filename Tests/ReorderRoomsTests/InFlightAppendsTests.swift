@@ -5,8 +5,8 @@ import Testing
 /// The appends a cluster room has out, found by ticket and by op key.
 @Suite("Appends out, by ticket and by key")
 struct InFlightAppendsTests {
-  func op(_ key: String) -> SharedRoom.InFlight {
-    SharedRoom.InFlight(
+  func op(_ key: String) -> RoomLog.InFlight {
+    RoomLog.InFlight(
       connections: [], request: key, key: key,
       record: OpRecord(id: key, client: "c", by: "s", resolved: .null, logged: []))
   }

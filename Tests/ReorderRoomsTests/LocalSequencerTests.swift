@@ -91,7 +91,7 @@ struct OneNodeLogTests {
     h.seed(a, ids: ["p", "q"])
     h.makeDurable()
     let move = Intent.move(item: "p", list: "l", after: "q", before: nil)
-    h.perform(h.registry.applySharedAPIOps("r", request: 1, ops: [("m", .success(move))], now: h.now))
+    h.perform(h.registry.applyAPIOps("r", request: 1, ops: [("m", .success(move))], now: h.now))
     #expect(h.items("l") == ["q", "p"])
     #expect(h.apiAnswers[1] == nil, "not answered before the op is durable")
     h.makeDurable()
@@ -100,7 +100,7 @@ struct OneNodeLogTests {
       return
     }
     #expect(results.map(\.seq) == [4])
-    h.perform(h.registry.applySharedAPIOps("r", request: 2, ops: [("m", .success(move))], now: h.now))
+    h.perform(h.registry.applyAPIOps("r", request: 2, ops: [("m", .success(move))], now: h.now))
     #expect(h.apiAnswers[2] == .done(results))
   }
 }

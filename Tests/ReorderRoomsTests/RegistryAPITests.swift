@@ -112,7 +112,7 @@ struct RegistryAPITests {
     _ = h.take(a)
     let move = Intent.move(item: "p", list: "l", after: "q", before: nil)
     h.perform(
-      h.registry.applySharedAPIOps(
+      h.registry.applyAPIOps(
         "r", request: 1, ops: [("m", .success(move)), ("bad", .success(.delete(item: "nope"))), ("m", .success(move))],
         now: h.now))
     guard case .done(let results)? = h.apiAnswers[1] else {
@@ -130,7 +130,7 @@ struct RegistryAPITests {
     #expect(applied.count == 1)
     #expect(applied.first?["by"] == .string("api"))
     #expect(h.items("l") == ["q", "p"])
-    h.perform(h.registry.applySharedAPIOps("r", request: 2, ops: [("m", .success(move))], now: h.now))
+    h.perform(h.registry.applyAPIOps("r", request: 2, ops: [("m", .success(move))], now: h.now))
     #expect(h.apiAnswers[2] == .done([results[0]]))
   }
 }

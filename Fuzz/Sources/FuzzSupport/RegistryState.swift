@@ -13,7 +13,7 @@ struct RegistryState {
   static let copied: Set<String> = [
     "rooms", "loading", "connections", "nextSession", "attached", "counters", "loadsCompleted", "roomInstances",
     "loadsFailed",
-    "messagesReceived", "deadlines", "authFailures", "cluster", "upgrading", "unloaded", "dragAudience",
+    "messagesReceived", "deadlines", "authFailures", "log", "upgrading", "unloaded", "dragAudience",
   ]
   static let fixed: Set<String> = [
     "limits", "boards", "sessionPrefix", "presencePacing", "accessVerifier", "wallClock",
@@ -31,7 +31,7 @@ struct RegistryState {
   let messagesReceived: [String: Int]
   let deadlines: DeadlineQueue
   let authFailures: [String: Int]
-  let cluster: ClusterState
+  let log: LogState
   let upgrading: [String: [ConnectionHandle]]
   let unloaded: [Room]
   let dragAudience: Int
@@ -54,7 +54,7 @@ struct RegistryState {
     messagesReceived = registry.messagesReceived
     deadlines = registry.deadlines
     authFailures = registry.authFailures
-    cluster = registry.cluster
+    log = registry.log
     upgrading = registry.upgrading
     unloaded = registry.unloaded
     dragAudience = registry.dragAudience
@@ -74,7 +74,7 @@ struct RegistryState {
     registry.messagesReceived = messagesReceived
     registry.deadlines = deadlines
     registry.authFailures = authFailures
-    registry.cluster = cluster
+    registry.log = log
     registry.upgrading = upgrading
     registry.unloaded = unloaded
     registry.dragAudience = dragAudience

@@ -1,38 +1,39 @@
 import ReorderBasics
 
-/// Cluster mode: the room's seqs come from the shared log.
+/// The room's seqs come from its log, on one node (`LocalSequencer`) as in a cluster (Redis).
 ///
 /// An `op` intent becomes an op made on this node's replica but not applied (`SequencedBoard.make`)
 /// and an `.append` of its `OpRecord`, keyed by the op's idempotency key. Every entry of the log,
-/// this node's and the others', is applied in seq order (`applyLogged`), resolved then, and its
-/// `applied` goes to the members at once: it is in the log. So `seq` and `durableSeq` are always
-/// equal and nothing waits in `pending`.
+/// this node's and the others', is applied in seq order (`applyLogged`), resolved then. An entry
+/// of the shared log is durable: its `applied` goes to the members at once. One the local log
+/// ordered is stored by the room with its resolved op (`.persist`), and its `applied` waits in
+/// `pending` until durable (`durable(upTo:)`).
 extension Room {
   /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
   /// and appended (`ticket` names the append's answer).
-  mutating func performShared(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
+  mutating func performOp(_ request: OpRequest, from connection: ConnectionHandle, ticket: UInt64) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
     let key = OpRecord.key(client: member.client, id: request.id)
     if let known = opIDs[key] { return repeatAck(seq: known, to: connection) }
     // A re-send while the first append is out (the client reconnected): it waits for that
     // append's answer too (its `applied` reaches every member; a failure is told to both).
-    if let ticket = shared.inFlight.ticket(forKey: key) {
+    if let ticket = log.inFlight.ticket(forKey: key) {
       counters.opsRepeated += 1
-      if !shared.inFlight[ticket]!.connections.contains(connection) {
-        shared.inFlight[ticket]!.connections.append(connection)
+      if !log.inFlight[ticket]!.connections.contains(connection) {
+        log.inFlight[ticket]!.connections.append(connection)
       }
       return []
     }
-    if shared.reloading != nil {
+    if log.reloading != nil {
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }
     if rebuilding { return refuseWhileRebuilding(request.id, to: connection) }
-    let deferral = SharedRoom.Deferred(connection: connection, request: request, key: key, ticket: ticket)
+    let deferral = RoomLog.Deferred(connection: connection, request: request, key: key, ticket: ticket)
     // An append out that may still be refused `stale` would be made again after this op: this one
     // waits for its answer, so each client's ops reach the log in the order sent.
-    if shared.deferred.waits(connection) || shared.inFlight.mayBeStale(at: seq) {
-      if !shared.deferred.contains(key: key) { shared.deferred.append(deferral) }
+    if log.deferred.waits(connection) || log.inFlight.mayBeStale(at: seq) {
+      if !log.deferred.contains(key: key) { log.deferred.append(deferral) }
       return []
     }
     do {
@@ -40,15 +41,15 @@ extension Room {
       let record = try makeRecord(
         request.intent, id: request.id, client: member.client, by: member.peer.session, actor: member.actor,
         at: request.at)
-      shared.inFlight[ticket] = SharedRoom.InFlight(
+      log.inFlight[ticket] = RoomLog.InFlight(
         connections: [connection], request: request.id, key: key, record: record, creates: seq == 0,
-        remake: request, until: shared.boundary(after: seq))
+        remake: request, until: log.boundary(after: seq))
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     } catch {
       // On one node an op is checked after every op before it applied; here those of this node
       // may still be out, and this one may name what they make: it waits for them.
-      if Room.waitsForEarlierOps(error.code) && shared.hasOwnOpsOut {
-        shared.deferred.append(deferral)
+      if Room.waitsForEarlierOps(error.code) && log.hasOwnOpsOut {
+        log.deferred.append(deferral)
         return []
       }
       counters.opsRejected[error.code.rawValue, default: 0] += 1
@@ -65,17 +66,17 @@ extension Room {
   /// again while what it needs is still out; one refused `stale` until the room applied its
   /// boundary); called after every append answer and log entry.
   mutating func retryDeferred() -> [RoomAction] {
-    guard !shared.deferred.isEmpty else { return [] }
+    guard !log.deferred.isEmpty else { return [] }
     // While an append out will be refused `stale`, every waiting op would wait again: no pass
     // over them (thousands while a node is overloaded) for each answer.
-    guard !shared.inFlight.mayBeStale(at: seq) else { return [] }
-    let waiting = shared.deferred.takeAll()
+    guard !log.inFlight.mayBeStale(at: seq) else { return [] }
+    let waiting = log.deferred.takeAll()
     return waiting.flatMap { op -> [RoomAction] in
       if op.after > seq {
-        shared.deferred.append(op)
+        log.deferred.append(op)
         return []
       }
-      return performShared(op.request, from: op.connection, ticket: op.ticket)
+      return performOp(op.request, from: op.connection, ticket: op.ticket)
     }
   }
 
@@ -84,7 +85,7 @@ extension Room {
   /// (on the compacted board) and appended under the same key: its client sees only a later
   /// `applied`. It goes before the ops of its connections that wait and were sent after it
   /// (tickets number a registry's ops in arrival order), so each client's ops keep their order.
-  mutating func remake(_ op: SharedRoom.InFlight, ticket: UInt64, after boundary: UInt64) -> [RoomAction] {
+  mutating func remake(_ op: RoomLog.InFlight, ticket: UInt64, after boundary: UInt64) -> [RoomAction] {
     if op.api {
       apiStale(ticket: ticket, after: boundary)
       return []
@@ -92,21 +93,21 @@ extension Room {
     guard let request = op.remake, let connection = op.connections.first(where: { members[$0] != nil }) else {
       return []
     }
-    let retry = SharedRoom.Deferred(
+    let retry = RoomLog.Deferred(
       connection: connection, request: request, key: op.key, ticket: ticket, after: boundary)
     let first =
-      shared.deferred.list.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
-      ?? shared.deferred.list.endIndex
-    shared.deferred.insert(retry, at: first)
+      log.deferred.list.firstIndex { op.connections.contains($0.connection) && $0.ticket > ticket }
+      ?? log.deferred.list.endIndex
+    log.deferred.insert(retry, at: first)
     return []
   }
 
   /// Refuses the ops waiting behind a refused one of the same connections with its (retryable)
   /// error, so that their client re-sends them after it, in order.
   mutating func refuseDeferred(of connections: [ConnectionHandle], _ error: ProtocolError) -> [RoomAction] {
-    guard !shared.deferred.isEmpty else { return [] }
+    guard !log.deferred.isEmpty else { return [] }
     var actions: [RoomAction] = []
-    shared.deferred.removeAll { waiting in
+    log.deferred.removeAll { waiting in
       guard connections.contains(waiting.connection) else { return false }
       counters.opsRejected[error.code.rawValue, default: 0] += 1
       if members[waiting.connection] != nil {
@@ -131,12 +132,12 @@ extension Room {
   }
 
   /// `makeRecord` on `board`: the room's, or a copy with earlier ops of a request made on it
-  /// (`Room+SharedAPI.swift`). The op is made on the room's state `seq` (`OpRecord.madeAt`).
+  /// (`Room+APIOps.swift`). The op is made on the room's state `seq` (`OpRecord.madeAt`).
   mutating func makeRecord(
     _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64,
     on board: inout any SequencedBoard
   ) throws(ProtocolError) -> OpRecord {
-    let ids = shared.nextIDs()
+    let ids = log.nextIDs()
     let logged = try board.make(intent, ids: ids)
     var record = OpRecord(id: id, client: client, by: by, resolved: .null, logged: logged, actor: actor, at: at)
     // What the maker sees; every node resolves the op again when it applies it (see `applyEntry`).
@@ -149,9 +150,9 @@ extension Room {
 
   /// The `.append` of the op in flight under `ticket`.
   func sharedAppend(ticket: UInt64) -> SharedAppend {
-    let op = shared.inFlight[ticket]!
+    let op = log.inFlight[ticket]!
     return SharedAppend(
-      room: name, epoch: epoch, key: Array(op.key.utf8), node: shared.node, record: op.record,
+      room: name, epoch: epoch, key: Array(op.key.utf8), node: log.node, record: op.record,
       ticket: ticket, creates: op.creates, until: op.until)
   }
 
@@ -166,14 +167,14 @@ extension Room {
   private mutating func answerAppend(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws
     -> [RoomAction]
   {
-    guard let op = shared.inFlight.removeValue(forKey: ticket) else { return [] }
+    guard let op = log.inFlight.removeValue(forKey: ticket) else { return [] }
     switch result {
     case .success(.applied(let at)):
       // This node's op is in the log: apply it now if it is next, else when the log gets there.
       if op.api { apiAnswered(ticket: ticket, seq: at) }
       guard at > seq else { return [] }
       guard at == seq + 1 else {
-        shared.ahead[at] = op.payload
+        log.ahead[at] = op.payload
         return []
       }
       // The record in memory is the entry's (no need to read back its bytes).
@@ -193,11 +194,11 @@ extension Room {
     case .failure(.unavailable(let why)):
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
       return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
-    case .failure(.stale(let boundary)) where shared.reloading == nil:
+    case .failure(.stale(let boundary)) where log.reloading == nil:
       return remake(op, ticket: ticket, after: boundary)
     case .failure(.stale):
       return refuse(op, ticket: ticket, Room.replacingError)
-    case .failure(.epoch) where shared.reloading != nil:
+    case .failure(.epoch) where log.reloading != nil:
       // The history it was made in is being replaced: nobody gets it; the client re-sends.
       return refuse(op, ticket: ticket, Room.replacingError)
     case .failure(.epoch(let current)):
@@ -210,14 +211,14 @@ extension Room {
       epoch = current
       var retry = op
       retry.record.epoch = current
-      shared.inFlight[ticket] = retry
+      log.inFlight[ticket] = retry
       return [.cluster(.append(sharedAppend(ticket: ticket)))]
     }
   }
 
   /// An op in flight that the log did not take: `rejected` to its connections, or the end of its
   /// API request.
-  mutating func refuse(_ op: SharedRoom.InFlight, ticket: UInt64, _ error: ProtocolError) -> [RoomAction] {
+  mutating func refuse(_ op: RoomLog.InFlight, ticket: UInt64, _ error: ProtocolError) -> [RoomAction] {
     counters.opsRejected[error.code.rawValue, default: 0] += 1
     if op.api { apiRefused(ticket: ticket, error) }
     var actions: [RoomAction] = []
@@ -233,11 +234,11 @@ extension Room {
   /// - Throws: when an entry cannot be read or applied (the log is corrupt).
   mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
     // A room being reloaded holds a replaced history: what the log holds now is another one's.
-    guard shared.reloading == nil else { return [] }
+    guard log.reloading == nil else { return [] }
     var actions: [RoomAction] = []
     for entry in entries.sorted(by: { $0.seq < $1.seq }) where entry.seq > seq {
       guard entry.seq == seq + 1 else {
-        shared.ahead[entry.seq] = entry.payload
+        log.ahead[entry.seq] = entry.payload
         continue
       }
       if let record = appendedRecord(entry) {
@@ -255,24 +256,24 @@ extension Room {
   /// The record of this node's append out that `entry` is (same key, same bytes), so that the
   /// entry is applied without reading its bytes back; nil for any other entry.
   func appendedRecord(_ entry: SharedLogEntry) -> OpRecord? {
-    guard !shared.inFlight.isEmpty,
-      let ticket = shared.inFlight.ticket(forKey: String(decoding: entry.key, as: UTF8.self)),
-      let op = shared.inFlight[ticket], op.payload == entry.payload
+    guard !log.inFlight.isEmpty,
+      let ticket = log.inFlight.ticket(forKey: String(decoding: entry.key, as: UTF8.self)),
+      let op = log.inFlight[ticket], op.payload == entry.payload
     else { return nil }
     return op.record
   }
 
   /// A read-range failed: the gap is read again when the next entry or tick comes.
   mutating func rangeFailed() {
-    shared.readingThrough = 0
+    log.readingThrough = 0
   }
 
   /// A read of the gap before the first entry in `ahead`, if there is one and none is out.
   mutating func readGap() -> [RoomAction] {
-    guard let first = shared.ahead.keys.min(), first > seq + 1, shared.readingThrough <= seq else {
+    guard let first = log.ahead.keys.min(), first > seq + 1, log.readingThrough <= seq else {
       return []
     }
-    self.shared.readingThrough = first - 1
+    self.log.readingThrough = first - 1
     return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
   }
 
@@ -280,10 +281,10 @@ extension Room {
   /// board and sent to the welcomed members as `applied`.
   mutating func applyWaiting() throws -> [RoomAction] {
     var actions: [RoomAction] = []
-    while let waiting = shared.ahead[seq + 1] {
+    while let waiting = log.ahead[seq + 1] {
       actions.append(contentsOf: try applyEntry(seq: seq + 1, payload: waiting))
     }
-    if shared.readingThrough <= seq { shared.readingThrough = 0 }
+    if log.readingThrough <= seq { log.readingThrough = 0 }
     return actions
   }
 
@@ -324,19 +325,19 @@ extension Room {
   ) {
     precondition(entrySeq == seq + 1, "log entries apply in seq order")
     // The same entry may wait in `ahead` (it came twice, once after a gap).
-    shared.ahead[entrySeq] = nil
+    log.ahead[entrySeq] = nil
     let resolved = try applyLogged(record.logged)
     // The API's requests here answer with the resolved op: kept while one runs.
-    if record.client == Room.apiClient, shared.apiJobs.isEmpty == false { shared.apiResolved[entrySeq] = resolved }
+    if record.client == Room.apiClient, log.apiJobs.isEmpty == false { log.apiResolved[entrySeq] = resolved }
     // Every replica compacts here, so the ops made after it (on the compacted board: the log takes
     // none made before it, `SharedAppend.until`) apply on the same tree everywhere.
-    if shared.compactsAfter(record, seq: entrySeq) { compactBoard() }
+    if log.compactsAfter(record, seq: entrySeq) { compactBoard() }
     // Op 1 carries the history's epoch: a room made empty on this node takes it.
     if entrySeq == 1, let first = record.epoch { epoch = first }
     seq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    if shared.keepsStamps { shared.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at) }
+    if log.keepsStamps { log.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at) }
     if durable {
       durableSeq = entrySeq
       addRecent(seq: entrySeq, frame: frame)

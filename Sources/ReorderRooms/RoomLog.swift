@@ -1,9 +1,9 @@
-/// A room's cluster-mode state (`Room.shared`): its appends in flight, log entries that came
+/// A room's cluster-mode state (`Room.log`): its appends in flight, log entries that came
 /// before the ones they follow, its peers on other nodes and the presence changes to publish.
 ///
 /// Invariants: every seq in `ahead` is above the room's `seq` + 1; `readingThrough` is 0 or above
 /// the room's `seq`; `remote` holds no session of this node.
-struct SharedRoom: Sendable {
+struct RoomLog: Sendable {
   /// An op appended and not yet answered.
   struct InFlight: Sendable {
     /// Who sent it: its first connection, and later ones of the same client that re-sent it.
@@ -76,8 +76,8 @@ struct SharedRoom: Sendable {
   /// loaded room; `RoomRegistry.roomInstances`).
   var instance: UInt64 = 0
   /// The HTTP API's requests of ops, in arrival order; their ops run one at a time
-  /// (`Room+SharedAPI.swift`).
-  var apiJobs: [SharedAPIJob] = []
+  /// (`Room+APIOps.swift`).
+  var apiJobs: [APIOpsJob] = []
   /// The resolved ops of the API's ops applied while a request runs, by seq, for its results
   /// (emptied when no request is left).
   var apiResolved: [UInt64: JSONValue] = [:]
@@ -95,7 +95,7 @@ struct SharedRoom: Sendable {
   init(node: String, compactEvery: UInt64) {
     self.node = node
     self.compactEvery = compactEvery
-    idTag = SharedRoom.tag(node)
+    idTag = RoomLog.tag(node)
   }
 
   /// The first compaction boundary after seq `made`: the highest seq an op made on the state at

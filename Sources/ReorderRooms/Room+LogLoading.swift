@@ -19,7 +19,7 @@ extension Room {
   ) throws {
     let board = try history.snapshot.map { try boards.restore($0.bytes) } ?? boards.empty()
     self.init(name: name, board: board, limits: limits, now: 0)
-    shared = SharedRoom(node: node, compactEvery: compactEvery)
+    log = RoomLog(node: node, compactEvery: compactEvery)
     if let snapshot = history.snapshot {
       seq = snapshot.seq
       durableSeq = snapshot.seq

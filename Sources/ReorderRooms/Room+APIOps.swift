@@ -1,7 +1,7 @@
-/// One `POST /api/v1/boards/{room}/ops` request in cluster mode, as its room runs it.
+/// One `POST /api/v1/boards/{room}/ops` request, as its room runs it.
 ///
 /// Invariants: `steps.count == ops.count`; `tickets` names exactly the steps that are `.out`.
-struct SharedAPIJob: Sendable {
+struct APIOpsJob: Sendable {
   /// Where one op of the request is.
   enum Step: Sendable, Equatable {
     /// To be made (not yet, or again after the log refused it `stale`).
@@ -53,9 +53,9 @@ struct SharedAPIJob: Sendable {
   }
 }
 
-/// The HTTP API's ops in cluster mode: the ops of a request are made on this replica and appended
-/// to the shared log together, pipelined, like members' ops (as client `api`, `by: "api"`); each
-/// op's result is the resolved op once the room has applied the log up to its seq.
+/// The HTTP API's ops: the ops of a request are made on this replica and appended to the log
+/// together, pipelined, like members' ops (as client `api`, `by: "api"`); each op's result is the
+/// resolved op once the room has applied the log up to its seq and it is durable.
 ///
 /// Each op is made on a copy of the board with the request's ops before it applied (`makeSeries`),
 /// so an op that names what an earlier op of the request makes is validated as on one node (a
@@ -68,28 +68,28 @@ struct SharedAPIJob: Sendable {
 extension Room {
   /// Records the log's answer for the API op in flight under `ticket`: its seq.
   mutating func apiAnswered(ticket: UInt64, seq at: UInt64) {
-    guard let index = shared.apiJobs.first?.tickets[ticket] else { return }
-    shared.apiJobs[0].tickets[ticket] = nil
-    shared.apiJobs[0].steps[index] = .at(at)
+    guard let index = log.apiJobs.first?.tickets[ticket] else { return }
+    log.apiJobs[0].tickets[ticket] = nil
+    log.apiJobs[0].steps[index] = .at(at)
   }
 
   /// The API op in flight under `ticket` was refused `stale`: it is made again from its intent once
   /// the room has applied `boundary` (with the request's ops after it, refused alike).
   mutating func apiStale(ticket: UInt64, after boundary: UInt64) {
-    guard let index = shared.apiJobs.first?.tickets[ticket] else { return }
-    shared.apiJobs[0].tickets[ticket] = nil
-    shared.apiJobs[0].steps[index] = .toMake
-    shared.apiJobs[0].remakeAfter = max(shared.apiJobs[0].remakeAfter, boundary)
+    guard let index = log.apiJobs.first?.tickets[ticket] else { return }
+    log.apiJobs[0].tickets[ticket] = nil
+    log.apiJobs[0].steps[index] = .toMake
+    log.apiJobs[0].remakeAfter = max(log.apiJobs[0].remakeAfter, boundary)
   }
 
   /// The API op in flight under `ticket` was not appended (the log unreachable, or the board being
   /// replaced): the request ends with `error` (503), as a request whose ops were not stored does on
   /// one node; its ops the log took are applied, and a re-send of the request gets their results.
   mutating func apiRefused(ticket: UInt64, _ error: ProtocolError) {
-    guard let index = shared.apiJobs.first?.tickets[ticket] else { return }
-    shared.apiJobs[0].tickets[ticket] = nil
-    shared.apiJobs[0].steps[index] = .toMake
-    shared.apiJobs[0].failure = shared.apiJobs[0].failure ?? error.message
+    guard let index = log.apiJobs.first?.tickets[ticket] else { return }
+    log.apiJobs[0].tickets[ticket] = nil
+    log.apiJobs[0].steps[index] = .toMake
+    log.apiJobs[0].failure = log.apiJobs[0].failure ?? error.message
   }
 
   /// Runs the API's ops as far as they can go now: results of ops the room has applied, the ops to
@@ -99,12 +99,12 @@ extension Room {
     var actions: [RoomAction] = []
     // Ops out are answered first (this is called after every answer: while some are out, it does
     // nothing), and ops made next are made on a board with every answered one applied.
-    while shared.apiJobs.first?.tickets.isEmpty == true {
-      var job = shared.apiJobs[0]
+    while log.apiJobs.first?.tickets.isEmpty == true {
+      var job = log.apiJobs[0]
       for (index, step) in job.steps.enumerated() {
         // Answered once durable (the shared log's entries are durable when applied).
         guard case .at(let at) = step, at <= durableSeq else { continue }
-        let op = shared.apiResolved[at] ?? resolvedOp(seq: at)
+        let op = log.apiResolved[at] ?? resolvedOp(seq: at)
         job.steps[index] = .done(.applied(id: job.ops[index].id, seq: at, op: op))
       }
       for (index, step) in job.steps.enumerated() {
@@ -112,35 +112,35 @@ extension Room {
         job.steps[index] = .done(result)
       }
       // Every op applied so far has its result now: the resolved ops kept for them are done with.
-      if !shared.apiResolved.isEmpty { shared.apiResolved.removeAll() }
-      shared.apiJobs[0] = job
+      if !log.apiResolved.isEmpty { log.apiResolved.removeAll() }
+      log.apiJobs[0] = job
       if let failure = job.failure {
         actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
-        shared.apiJobs.removeFirst()
+        log.apiJobs.removeFirst()
         continue
       }
       if let results = job.results {
         actions.append(.cluster(.apiDone(request: job.request, results: results)))
-        shared.apiJobs.removeFirst()
+        log.apiJobs.removeFirst()
         continue
       }
       // Ops all made: the request waits for them to be applied and durable.
       guard job.steps.contains(.toMake), !job.waitsBeyond(seq), job.remakeAfter <= seq else { break }
-      if shared.reloading != nil {
-        shared.apiJobs[0].failure = Room.replacingError.message
+      if log.reloading != nil {
+        log.apiJobs[0].failure = Room.replacingError.message
         continue
       }
       if rebuilding {
         // The disk is full: the ops still to make are refused as one node refuses them then.
         for index in job.steps.indices where job.steps[index] == .toMake {
           counters.opsRejected[ErrorCode.storageFull.rawValue, default: 0] += 1
-          shared.apiJobs[0].steps[index] = .done(.rejected(id: job.ops[index].id, error: Room.storageFullError))
+          log.apiJobs[0].steps[index] = .done(.rejected(id: job.ops[index].id, error: Room.storageFullError))
         }
         continue
       }
       actions.append(contentsOf: makeSeries(nextTicket: &nextTicket))
     }
-    if shared.apiJobs.isEmpty == true { shared.apiResolved = [:] }
+    if log.apiJobs.isEmpty == true { log.apiResolved = [:] }
     return actions
   }
 
@@ -149,7 +149,7 @@ extension Room {
   /// seq (the series stops there when the room has not applied it yet: later ops may name what it
   /// made); one that fails validation is `rejected`, changing nothing for the ops after it.
   private mutating func makeSeries(nextTicket: inout UInt64) -> [RoomAction] {
-    var job = shared.apiJobs[0]
+    var job = log.apiJobs[0]
     var actions: [RoomAction] = []
     var copy = board
     let last = job.steps.lastIndex(of: .toMake) ?? -1
@@ -178,9 +178,9 @@ extension Room {
         if index < last { try? copy.replay(record.logged) }
         let ticket = nextTicket
         nextTicket += 1
-        shared.inFlight[ticket] = SharedRoom.InFlight(
+        log.inFlight[ticket] = RoomLog.InFlight(
           connections: [], request: id, key: key, record: record, api: true, creates: seq == 0,
-          until: shared.boundary(after: seq))
+          until: log.boundary(after: seq))
         job.steps[index] = .out(ticket)
         job.tickets[ticket] = index
         made[key] = index
@@ -194,16 +194,16 @@ extension Room {
     var board = takeSequencedBoard()
     board.advanceClock(to: copy.clock)
     self.board = board
-    shared.apiJobs[0] = job
+    log.apiJobs[0] = job
     return actions
   }
 
   /// Ends every API request of the room without results (`.apiFailed` with `reason`).
   mutating func failAPI(reason: String) -> [RoomAction] {
-    let jobs = shared.apiJobs
+    let jobs = log.apiJobs
     guard !jobs.isEmpty else { return [] }
-    shared.apiJobs = []
-    shared.apiResolved = [:]
+    log.apiJobs = []
+    log.apiResolved = [:]
     return jobs.map { .cluster(.apiFailed(request: $0.request, reason: reason)) }
   }
 }

@@ -8,18 +8,18 @@ public enum LoggedOps: Sendable, Equatable {
   case noBoard
 }
 
-/// The HTTP API's ops and op log in cluster mode (docs/CLUSTER.md, "The API in cluster mode"): the
-/// room is a replica on this node, loaded as for a member (`openForAPI`), and answers from it.
+/// The HTTP API's ops, and in cluster mode its op log (docs/CLUSTER.md, "The API in cluster mode"):
+/// the room is loaded as for a member (`openForAPI`) and answers from its replica.
 extension RoomRegistry {
-  /// `POST /api/v1/boards/{room}/ops` on a loaded room in cluster mode: the ops run in order, one
-  /// at a time, through the shared log (`Room+SharedAPI.swift`); `.cluster(.apiDone(request:…))`
-  /// comes with the results once the room has applied the last of them, or `.apiFailed` when the
-  /// board is replaced, deleted or dropped meanwhile.
-  public func applySharedAPIOps(
+  /// `POST /api/v1/boards/{room}/ops` on a loaded room: the ops run in order through the log
+  /// (`Room+APIOps.swift`); `.cluster(.apiDone(request:…))` comes with the results once the room
+  /// has applied the last of them and it is durable, or `.apiFailed` when the board is replaced,
+  /// deleted or dropped meanwhile.
+  public func applyAPIOps(
     _ name: String, request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], now: Double
   ) -> [RoomAction] {
-    guard rooms[name] != nil else { preconditionFailure("applySharedAPIOps on a room that is not loaded") }
-    rooms[name]!.shared.apiJobs.append(SharedAPIJob(request: request, ops: ops, at: wallClock()))
+    guard rooms[name] != nil else { preconditionFailure("applyAPIOps on a room that is not loaded") }
+    rooms[name]!.log.apiJobs.append(APIOpsJob(request: request, ops: ops, at: wallClock()))
     // A room loaded for the API alone stays at least its idle time after each request.
     rooms[name]!.idleSince = max(rooms[name]!.idleSince, now)
     return advanceAPI(room: name)
@@ -27,9 +27,9 @@ extension RoomRegistry {
 
   /// The room's API requests moved on as far as they can.
   func advanceAPI(room name: String) -> [RoomAction] {
-    guard rooms[name]?.shared.apiJobs.isEmpty == false else { return [] }
-    var ticket = cluster.nextTicket
-    defer { cluster.nextTicket = ticket }
+    guard rooms[name]?.log.apiJobs.isEmpty == false else { return [] }
+    var ticket = log.nextTicket
+    defer { log.nextTicket = ticket }
     return rooms[name]!.advanceAPI(nextTicket: &ticket)
   }
 
@@ -65,9 +65,9 @@ public enum LoggedHistory: Sendable, Equatable {
 
 extension RoomRegistry {
   /// Who made ops `from...through` of a loaded room in cluster mode, as its replica applied them
-  /// (`SharedRoom.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
+  /// (`RoomLog.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
   public func actors(room name: String, from: UInt64, through: UInt64) -> [OpActor] {
-    guard let stamps = rooms[name]?.shared.stamps, from <= through else { return [] }
+    guard let stamps = rooms[name]?.log.stamps, from <= through else { return [] }
     var list: [OpActor] = []
     OpActor.merge((from...through).lazy.compactMap { stamps[$0]?.actor }, into: &list)
     return list
@@ -75,7 +75,7 @@ extension RoomRegistry {
 
   /// `GET /api/v1/boards/{room}/history?before=B&limit=N` from a loaded room in cluster mode: the
   /// ops of the replica's catch-up window as it applied and resolved them, with who made them and
-  /// when (`SharedRoom.stamps`), newest first; the same window `loggedOps` answers from. A page
+  /// when (`RoomLog.stamps`), newest first; the same window `loggedOps` answers from. A page
   /// older than the window is `gone` here (the driver rebuilds it from the log,
   /// `RoomLoad.historyPage`), and the window's oldest page names it as `next`. Nil when the room is
   /// not loaded.
@@ -89,7 +89,7 @@ extension RoomRegistry {
     let from = max(earliest, top >= UInt64(limit) ? top - UInt64(limit) : 1)
     let kept: [HistoryEntry] = (from...top).compactMap { seq in
       guard let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"] else { return nil }
-      return HistoryEntry(seq: seq, op: op, stamp: room.shared.stamps[seq] ?? OpStamp(actor: nil, at: nil))
+      return HistoryEntry(seq: seq, op: op, stamp: room.log.stamps[seq] ?? OpStamp(actor: nil, at: nil))
     }
     let page = HistoryPage.read(kept: kept, before: top + 1, limit: limit)
     // The page reached the start of the window: older ops are rebuilt from the log (`historyPage`).

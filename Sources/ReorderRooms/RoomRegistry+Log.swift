@@ -1,16 +1,16 @@
 import ReorderBasics
 
-/// A registry's cluster-mode state (`RoomRegistry.cluster`).
-struct ClusterState: Sendable {
+/// A registry's place in its log (`RoomRegistry.log`).
+struct LogState: Sendable {
   let node: ClusterNode
   /// The next append's ticket.
   var nextTicket: UInt64 = 1
 }
 
-/// Cluster mode (`serve --redis`): every node holds a replica of each room it has members in,
-/// and the rooms' seqs come from the shared log (see `Room+Sequenced.swift`, docs/CLUSTER.md).
-/// The registry returns `.cluster` actions and takes their answers here; everything else is
-/// as on one node.
+/// The rooms' log, on one node (the server's `LocalLog`) and in a cluster (Redis, `serve --redis`,
+/// where every node holds a replica of each room it has members in): the rooms' seqs come from it
+/// (see `Room+Log.swift`, docs/CLUSTER.md). The registry returns `.cluster` actions and takes
+/// their answers here.
 extension RoomRegistry {
   /// A registry of a node of a cluster. Boards must be `SequencedBoard`s
   /// (`CRDTRoomBoard.factory(replica:)`, each node its own replica).
@@ -19,19 +19,19 @@ extension RoomRegistry {
   }
 
   /// This registry's node.
-  public var clusterNode: ClusterNode { cluster.node }
+  public var clusterNode: ClusterNode { log.node }
 
   /// Makes `room` one of the loaded rooms (made or loaded): its instance (for the ids it
-  /// generates, `SharedRoom.nextIDs()`) and its place in the log, and its presence link when other
+  /// generates, `RoomLog.nextIDs()`) and its place in the log, and its presence link when other
   /// nodes share presence.
   func install(_ room: inout Room) {
     roomInstances += 1
-    if room.shared.node != cluster.node.node || room.shared.compactEvery != cluster.node.compactEvery {
-      room.shared = SharedRoom(node: cluster.node.node, compactEvery: cluster.node.compactEvery)
+    if room.log.node != log.node.node || room.log.compactEvery != log.node.compactEvery {
+      room.log = RoomLog(node: log.node.node, compactEvery: log.node.compactEvery)
     }
-    room.shared.instance = roomInstances
-    room.shared.keepsStamps = !cluster.node.keepsResolvedOps
-    if cluster.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: cluster.node.node) }
+    room.log.instance = roomInstances
+    room.log.keepsStamps = !log.node.keepsResolvedOps
+    if log.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: log.node.node) }
   }
 
   /// The log follows `room` from its seq now (`.follow`): after a board was made in memory
@@ -92,7 +92,7 @@ extension RoomRegistry {
   /// This node's own messages and unreadable ones are ignored. The changes go out with the room's
   /// next presence flush (ask `nextTick(room:now:)`); joins and leaves of a small room at once.
   public func remotePresence(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
-    guard node != cluster.node.node, rooms[name] != nil else { return [] }
+    guard node != log.node.node, rooms[name] != nil else { return [] }
     guard let message = try? PresenceMessage(payload: payload) else {
       return [.log(.warn, "presence message unreadable", [("room", name), ("node", node)])]
     }
@@ -104,16 +104,16 @@ extension RoomRegistry {
   /// nodes' sessions not listed any more leave (a crashed node's, once they expire).
   public func roster(room name: String, entries: [[UInt8]], now: Double) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
-    let peers = entries.compactMap(PresenceMessage.rosterEntry).filter { $0.node != cluster.node.node }.map(\.peer)
-    return rooms[name]!.mergeRoster(peers, now: now, grace: cluster.node.rosterGrace)
+    let peers = entries.compactMap(PresenceMessage.rosterEntry).filter { $0.node != log.node.node }.map(\.peer)
+    return rooms[name]!.mergeRoster(peers, now: now, grace: log.node.rosterGrace)
   }
 
-  /// An `op` in cluster mode: made and appended (see `Room.performShared`).
-  func performShared(_ request: OpRequest, from connection: ConnectionHandle, room name: String) -> [RoomAction] {
+  /// An `op`: made and appended (see `Room.performOp`).
+  func performOp(_ request: OpRequest, from connection: ConnectionHandle, room name: String) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
-    let ticket = cluster.nextTicket
-    cluster.nextTicket += 1
-    return rooms[name]!.performShared(request, from: connection, ticket: ticket)
+    let ticket = log.nextTicket
+    log.nextTicket += 1
+    return rooms[name]!.performOp(request, from: connection, ticket: ticket)
   }
 
   /// A `.read` of a re-sent op's `applied` failed because the shared log is unreachable: the op is
