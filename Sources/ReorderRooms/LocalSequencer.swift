@@ -23,7 +23,7 @@ public struct LocalSequencer: Sendable {
     heads[room] = seq
   }
 
-  /// The room is no longer loaded.
+  /// The room is unloaded or dropped: its appends are unavailable until it is followed again.
   public mutating func unfollow(room: String) {
     heads[room] = nil
   }

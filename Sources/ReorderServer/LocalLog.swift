@@ -12,10 +12,9 @@ import ReorderRooms
 final class LocalLog {
   private var sequencer = LocalSequencer()
   private var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
-  private var answerAt = 0
 
-  /// Performs one action: appends are answered (queued, `nextAnswer()`); API results go to
-  /// `apiAnswered`, a room no longer followed to `roomGone`.
+  /// Performs one action: appends are answered (queued, `takeAnswers()`); API results go to
+  /// `apiAnswered`, a room unfollowed (unloaded or dropped) to `roomGone`.
   func perform(
     _ action: ClusterAction, apiAnswered: (UInt64, [APIOpResult]?, String?) -> Void, roomGone: (String) -> Void
   ) {
@@ -38,16 +37,9 @@ final class LocalLog {
     }
   }
 
-  /// The next answer to hand to the registry, in append order; nil when none waits.
-  func nextAnswer() -> (append: SharedAppend, result: Result<AppendReply, SharedLogError>)? {
-    guard answerAt < answers.count else {
-      if !answers.isEmpty {
-        answers.removeAll(keepingCapacity: true)
-        answerAt = 0
-      }
-      return nil
-    }
-    answerAt += 1
-    return answers[answerAt - 1]
+  /// The answers queued so far, in append order, to hand to the registry.
+  func takeAnswers() -> [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] {
+    defer { answers.removeAll() }
+    return answers
   }
 }

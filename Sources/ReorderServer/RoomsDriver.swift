@@ -216,15 +216,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     answeringLocally = true
     defer { answeringLocally = false }
     while true {
-      var actions: [RoomAction] = []
-      var now: Double?
-      while let answer = localLog.nextAnswer() {
-        let at = now ?? MonotonicClock.now()
-        now = at
-        actions.append(contentsOf: registry.appended(answer.append, result: answer.result, now: at))
-      }
-      guard !actions.isEmpty else { return }
-      perform(actions)
+      let answers = localLog.takeAnswers()
+      guard !answers.isEmpty else { return }
+      let now = MonotonicClock.now()
+      perform(answers.flatMap { registry.appended($0.append, result: $0.result, now: now) })
     }
   }
 

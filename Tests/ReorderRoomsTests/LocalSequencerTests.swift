@@ -46,13 +46,19 @@ struct LocalSequencerTests {
 /// resolved op, and sent once durable.
 @Suite("One node through the log")
 struct OneNodeLogTests {
-  @Test("An op is applied when ordered, stored with its resolved op, and its applied goes out only once durable")
-  func appliedOnceDurable() throws {
+  /// A room with list `l` (p, q), everything durable, and durability made by hand from here on.
+  func durableRoom() -> (RoomsHarness, ConnectionHandle) {
     let h = RoomsHarness(autoDurable: false)
     let a = h.join(1)
     h.makeDurable()
     h.seed(a, ids: ["p", "q"])
     h.makeDurable()
+    return (h, a)
+  }
+
+  @Test("An op is applied when ordered, stored with its resolved op, and its applied goes out only once durable")
+  func appliedOnceDurable() throws {
+    let (h, a) = durableRoom()
     _ = h.take(a)
     h.send(a, #"{"type":"op","id":"m","op":{"kind":"move","item":"p","list":"l","after":"q"}}"#)
     #expect(h.items("l") == ["q", "p"], "applied when the log ordered it")
@@ -85,11 +91,7 @@ struct OneNodeLogTests {
 
   @Test("The API's ops on one node are answered once durable, an id sent again with its first result")
   func apiAnsweredOnceDurable() {
-    let h = RoomsHarness(autoDurable: false)
-    let a = h.join(1)
-    h.makeDurable()
-    h.seed(a, ids: ["p", "q"])
-    h.makeDurable()
+    let (h, _) = durableRoom()
     let move = Intent.move(item: "p", list: "l", after: "q", before: nil)
     h.perform(h.registry.applyAPIOps("r", request: 1, ops: [("m", .success(move))], now: h.now))
     #expect(h.items("l") == ["q", "p"])
