@@ -2,7 +2,7 @@ import ReorderBasics
 import ReorderRedis
 import ReorderRooms
 
-/// Cluster mode's side of the driver: performs the registry's `.cluster` actions on threads of
+/// Cluster mode's side of the driver: performs the registry's `.log` and `.presence` actions on threads of
 /// their own and hands the answers back to the service thread (`ClusterAnswers.post`). Nothing
 /// here waits on the service thread: `perform` only queues.
 ///
@@ -16,7 +16,7 @@ import ReorderRooms
 /// master of a Redis Cluster (`RedisTarget`); their failures make `/healthz` `degraded` (`health`).
 public final class ClusterAdapter: @unchecked Sendable {
   /// This node in the cluster (the registry's).
-  public let node: ClusterNode
+  public let node: RoomNode
   /// Whether each part reaches Redis, and the rooms' log seqs.
   public let health: ClusterHealth
   /// Every connection's round trips and reconnects (`/metrics`).
@@ -34,7 +34,7 @@ public final class ClusterAdapter: @unchecked Sendable {
   /// ops kept before each snapshot when trimming (`ServerConfiguration.retainedOps`); `replicas`:
   /// acknowledge ops once on that many replicas (`--redis-wait-replicas`), and apply the log only
   /// up to each room's replicated watermark.
-  public init(target: RedisTarget, node: ClusterNode, retainedOps: Int, replicas: ReplicaWait? = nil) {
+  public init(target: RedisTarget, node: RoomNode, retainedOps: Int, replicas: ReplicaWait? = nil) {
     self.node = node
     let health = ClusterHealth()
     let metrics = RedisMetrics()
@@ -94,12 +94,12 @@ public final class ClusterAdapter: @unchecked Sendable {
   private var appendedAt: [UInt64: Double] = [:]
 
   /// The wait of an append that was answered (service thread), or nil if unknown.
-  public func answered(_ append: SharedAppend, now: Double) -> Double? {
+  public func answered(_ append: LogAppend, now: Double) -> Double? {
     appendedAt.removeValue(forKey: append.ticket).map { now - $0 }
   }
 
-  /// Queues one action of the registry (service thread; never waits).
-  public func perform(_ action: ClusterAction) {
+  /// Queues one action of the registry's log (service thread; never waits).
+  public func perform(_ action: LogAction) {
     switch action {
     case .append(let append):
       appendedAt[append.ticket] = MonotonicClock.now()
@@ -113,19 +113,23 @@ public final class ClusterAdapter: @unchecked Sendable {
       }
     case .follow(let room, let after):
       tail.follow(room, after: after, epoch: answers?.clusterFollowEpoch(room: room))
+    case .unfollow(let room):
+      tail.unfollow(room)
+      summaries.forget(room: room)
+      answers?.clusterRoomGone(room)
+    }
+  }
+
+  /// Queues one action of the registry's presence channel (service thread; never waits).
+  public func perform(_ action: PresenceAction) {
+    switch action {
+    case .follow(let room):
       presence.follow(room)
       control.read(room: room)
     case .unfollow(let room):
-      tail.unfollow(room)
       presence.unfollow(room)
-      summaries.forget(room: room)
-      answers?.clusterRoomGone(room)
-    case .apiDone(let request, let results):
-      answers?.clusterAPIAnswered(request, results: results, failure: nil)
-    case .apiFailed(let request, let reason):
-      answers?.clusterAPIAnswered(request, results: nil, failure: reason)
-    case .publish(let room, let payload):
-      control.publish(room: room, payload: payload)
+    case .publish(let room, let message):
+      control.publish(room: room, payload: message.encoded())
     case .rosterJoin(let room, let session, let peer):
       control.join(room: room, session: session, peer: peer)
     case .rosterLeave(let room, let session):
@@ -158,7 +162,7 @@ public final class ClusterAdapter: @unchecked Sendable {
       switch result {
       case .success(let entries):
         let shared = entries.filter { $0.seq <= through }.map {
-          SharedLogEntry(seq: $0.seq, node: "", key: [], payload: $0.payload)
+          AppendedEntry(seq: $0.seq, node: "", key: [], payload: $0.payload)
         }
         answers.clusterLogged(room: room, entries: shared)
       case .failure:
@@ -176,7 +180,7 @@ public protocol ClusterAnswers: AnyObject, Sendable {
   /// Appends were answered.
   func clusterAppended(_ answers: [ClusterAppender.Answer])
   /// Entries of `room`'s log arrived (from the tail or a read of a gap).
-  func clusterLogged(room: String, entries: [SharedLogEntry])
+  func clusterLogged(room: String, entries: [AppendedEntry])
   /// A read of a gap in `room`'s log failed.
   func clusterRangeFailed(room: String)
   /// `room`'s history was replaced (a new `epoch`) or deleted (nil).
@@ -187,8 +191,6 @@ public protocol ClusterAnswers: AnyObject, Sendable {
   func clusterRoster(room: String, entries: [[UInt8]])
   /// This node stopped following `room` (it was unloaded or dropped): what waits on it ends.
   func clusterRoomGone(_ room: String)
-  /// An API request's ops were all answered (`results`), or will not be (`failure`).
-  func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?)
   /// The epoch `room`'s tail should expect, if the room knows it.
   func clusterFollowEpoch(room: String) -> String?
 }

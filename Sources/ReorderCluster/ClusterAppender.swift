@@ -40,7 +40,7 @@ public struct ReplicaWait: Sendable, Equatable {
 /// reach its replicas in time (the rooms reject them `unavailable`; re-sent, the log answers
 /// `known` for any that did get in).
 public final class ClusterAppender: @unchecked Sendable {
-  public typealias Answer = (append: SharedAppend, result: Result<AppendReply, SharedLogError>)
+  public typealias Answer = (append: LogAppend, result: Result<AppendReply, LogError>)
 
   /// Most ops in one pipeline.
   static let batchLimit = 500
@@ -54,7 +54,7 @@ public final class ClusterAppender: @unchecked Sendable {
 
   /// The queued appends and the watermarks to write, under the worker's lock.
   private struct Queue {
-    var appends: [SharedAppend] = []
+    var appends: [LogAppend] = []
     var marks: [String: UInt64] = [:]
     var retryAt = 0.0
   }
@@ -105,7 +105,7 @@ public final class ClusterAppender: @unchecked Sendable {
   /// run of the last one's room (at most `runLimit` more). A room's ops queued together (the ops of
   /// one API request, made each on the ones before it) then go out in one `reorder_append_ops`
   /// call: the log takes them all or none, never an op without the ones it was made after.
-  static func batchCount(_ queued: [SharedAppend]) -> Int {
+  static func batchCount(_ queued: [LogAppend]) -> Int {
     var count = min(batchLimit, queued.count)
     guard count > 0 else { return 0 }
     let room = queued[count - 1].room
@@ -118,7 +118,7 @@ public final class ClusterAppender: @unchecked Sendable {
   static let runLimit = 1_000
 
   /// Queues an append (any thread; never waits for Redis).
-  func append(_ append: SharedAppend) {
+  func append(_ append: LogAppend) {
     worker.update { $0.appends.append(append) }
   }
 
@@ -129,7 +129,7 @@ public final class ClusterAppender: @unchecked Sendable {
 
   /// One pipeline for `batch` (and its `WAIT`s), and its answers in order; the watermarks its
   /// acknowledged ops raise go into `marks`.
-  private func roundTrip(_ batch: [SharedAppend], marks: inout [String: UInt64]) -> [Answer] {
+  private func roundTrip(_ batch: [LogAppend], marks: inout [String: UInt64]) -> [Answer] {
     let ops = batch.map {
       ClusterAppend(
         room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, creates: $0.creates,

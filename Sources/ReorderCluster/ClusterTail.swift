@@ -59,7 +59,7 @@ final class ClusterTail: @unchecked Sendable {
   private let subscriber: ShardedSubscriber
   private let gated: Bool
   private let health: ClusterHealth
-  private let deliver: @Sendable (String, [SharedLogEntry]) -> Void
+  private let deliver: @Sendable (String, [AppendedEntry]) -> Void
   private let changed: @Sendable (String, String?) -> Void
   /// The followed rooms, under the worker's lock.
   private struct Follows {
@@ -77,7 +77,7 @@ final class ClusterTail: @unchecked Sendable {
 
   init(
     link: RedisLink, subscriber: ShardedSubscriber, gated: Bool = false, health: ClusterHealth,
-    deliver: @escaping @Sendable (String, [SharedLogEntry]) -> Void,
+    deliver: @escaping @Sendable (String, [AppendedEntry]) -> Void,
     changed: @escaping @Sendable (String, String?) -> Void
   ) {
     self.link = link
@@ -269,7 +269,7 @@ final class ClusterTail: @unchecked Sendable {
     switch outcome {
     case .stale: return
     case .changed(let logEpoch): changed(room, logEpoch)
-    case .deliver(let taken): if !taken.isEmpty { deliver(room, taken.map { SharedLogEntry($0) }) }
+    case .deliver(let taken): if !taken.isEmpty { deliver(room, taken.map { AppendedEntry($0) }) }
     }
   }
 }

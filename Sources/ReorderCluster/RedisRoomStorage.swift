@@ -83,7 +83,7 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   public func append(
     room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
   ) {
-    // Cluster mode's rooms append through the shared log (`.cluster(.append)`), never here; a
+    // Cluster mode's rooms append through the shared log (`.log(.append)`), never here; a
     // writer that bypassed the log would fork the room's history.
     completion(.failure(.unavailable("cluster mode appends through the shared log only")))
   }

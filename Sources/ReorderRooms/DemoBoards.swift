@@ -104,8 +104,8 @@ extension RoomRegistry {
       }
       install(&room)
       rooms[name] = room
-      actions.append(.cluster(.follow(room: name, after: room.seq)))
-      actions.append(.log(.info, "demo room created", [("room", name), ("seq", "\(room.seq)")]))
+      actions.append(contentsOf: RoomAction.follow(room: name, after: room.seq))
+      actions.append(.logLine(.info, "demo room created", [("room", name), ("seq", "\(room.seq)")]))
     }
     return actions
   }

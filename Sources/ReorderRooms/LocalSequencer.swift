@@ -4,7 +4,7 @@
 /// One node is the only writer of its rooms, so an append is ordered at once: it gets the next seq
 /// of its room (`AppendReply.ordered`), and the room applies it and stores its resolved record
 /// through the store's group commit (`.persist`); its `applied` goes out once that is durable. An
-/// op whose seq would pass its `SharedAppend.until` is refused `stale`, as by the shared log (the
+/// op whose seq would pass its `LogAppend.until` is refused `stale`, as by the shared log (the
 /// room makes it again after the compaction boundary). Epochs need no check here: every append is
 /// answered at once, so none is ever out when a room's history is replaced. Pure: no I/O.
 ///
@@ -29,7 +29,7 @@ public struct LocalSequencer: Sendable {
   }
 
   /// The answer to `append`, at once.
-  public mutating func append(_ append: SharedAppend) -> Result<AppendReply, SharedLogError> {
+  public mutating func append(_ append: LogAppend) -> Result<AppendReply, LogError> {
     guard let head = heads[append.room] else { return .failure(.unavailable("the room is not open")) }
     if append.until > 0, head + 1 > append.until { return .failure(.stale(append.until)) }
     heads[append.room] = head + 1

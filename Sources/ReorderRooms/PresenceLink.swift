@@ -1,6 +1,6 @@
-/// A room's presence shared with the other nodes of a cluster (`Room.link`; nil when presence
-/// stays in the process, `ClusterNode.sharesPresence`): the sessions other nodes have in the room,
-/// and this node's changes waiting to be published (`Room+PresenceLink.swift`).
+/// A room's presence shared with the other nodes following it, through the presence channel
+/// (`PresenceAction`; `Room.link`): the sessions other nodes have in the room, and this node's
+/// changes waiting to be published (`Room+PresenceLink.swift`).
 ///
 /// Invariant: `remote` holds no session of this node.
 struct PresenceLink: Sendable {
@@ -8,12 +8,10 @@ struct PresenceLink: Sendable {
   struct RemotePeer: Sendable {
     var peer: PeerInfo
     /// When it was last heard of from a presence message (the registry's clock), for
-    /// `ClusterNode.rosterGrace`; -inf when only the roster lists it.
+    /// `RoomNode.rosterGrace`; -inf when only the roster lists it.
     var heardAt: Double
   }
 
-  /// This node (`ClusterNode.node`), which its roster entries name.
-  let node: String
   /// Other nodes' sessions in the room, by session.
   var remote: [String: RemotePeer] = [:]
   /// This node's presence changes since the last publish.

@@ -17,7 +17,7 @@ struct APIOpsJob: Sendable {
     case done(APIOpResult)
   }
 
-  /// The driver's id of the request (`ClusterAction.apiDone`).
+  /// The driver's id of the request (`RoomAction.apiDone`).
   var request: UInt64
   var ops: [(id: String, intent: Result<Intent, ProtocolError>)]
   /// When the request arrived (ms since 1970, UTC): the time its ops' records keep.
@@ -115,12 +115,12 @@ extension Room {
       if !log.apiResolved.isEmpty { log.apiResolved.removeAll() }
       log.apiJobs[0] = job
       if let failure = job.failure {
-        actions.append(.cluster(.apiFailed(request: job.request, reason: failure)))
+        actions.append(.apiFailed(request: job.request, reason: failure))
         log.apiJobs.removeFirst()
         continue
       }
       if let results = job.results {
-        actions.append(.cluster(.apiDone(request: job.request, results: results)))
+        actions.append(.apiDone(request: job.request, results: results))
         log.apiJobs.removeFirst()
         continue
       }
@@ -184,7 +184,7 @@ extension Room {
         job.steps[index] = .out(ticket)
         job.tickets[ticket] = index
         made[key] = index
-        actions.append(.cluster(.append(sharedAppend(ticket: ticket))))
+        actions.append(.log(.append(logAppend(ticket: ticket))))
       } catch {
         counters.opsRejected[error.code.rawValue, default: 0] += 1
         job.steps[index] = .done(.rejected(id: id, error: error))
@@ -204,6 +204,6 @@ extension Room {
     guard !jobs.isEmpty else { return [] }
     log.apiJobs = []
     log.apiResolved = [:]
-    return jobs.map { .cluster(.apiFailed(request: $0.request, reason: reason)) }
+    return jobs.map { .apiFailed(request: $0.request, reason: reason) }
   }
 }

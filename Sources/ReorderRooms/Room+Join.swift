@@ -40,7 +40,7 @@ extension Room {
       if !canCatchUp(since: hello.since, epoch: hello.epoch, to: seq) { member.capturedBoard = encodedBoard() }
       members[connection] = member
     }
-    actions.append(.log(.info, "joined", [("room", name), ("session", session), ("connection", "\(connection)")]))
+    actions.append(.logLine(.info, "joined", [("room", name), ("session", session), ("connection", "\(connection)")]))
     return actions
   }
 
@@ -57,7 +57,7 @@ extension Room {
     // Nobody heard of an invisible member joining.
     if member.visible { actions.append(contentsOf: announceLeave(member.peer)) }
     presence.isLarge = members.count + remotePeerCount > limits.largeRoomMembers
-    actions.append(.log(.info, "left", [("room", name), ("session", member.peer.session)]))
+    actions.append(.logLine(.info, "left", [("room", name), ("session", member.peer.session)]))
     return actions
   }
 
@@ -130,9 +130,9 @@ extension Room {
       }
       return true
     }
-    // Then the peers on other nodes (cluster mode), in session order.
-    for session in (link?.remote.keys).map({ $0.sorted() }) ?? [] where out.count < limit {
-      if !dragging.contains(session), let peer = link?.remote[session]?.peer {
+    // Then the peers on other nodes, in session order.
+    for session in link.remote.keys.sorted() where out.count < limit {
+      if !dragging.contains(session), let peer = link.remote[session]?.peer {
         out.append(Room.peerJSON(peer, drag: nil))
         sessions.append(session)
       }

@@ -11,13 +11,13 @@ public struct RoomLoad: Sendable {
   public let remembering: Int
   let boards: RoomBoardFactory
   let limits: RoomLimits
-  /// This node's id (`ClusterNode.node`), for the ids the loaded room generates.
+  /// This node's id (`RoomNode.node`), for the ids the loaded room generates.
   var node: String = ""
-  /// The room's compaction interval (`ClusterNode.compactEvery`).
-  var compactEvery: UInt64 = ClusterNode.compactionInterval
-  /// Whether the store's records hold their resolved ops (`ClusterNode.keepsResolvedOps`): the
+  /// The room's compaction interval (`RoomNode.compactEvery`).
+  var compactEvery: UInt64 = RoomNode.compactionInterval
+  /// Whether the store's records hold their resolved ops (`RoomNode.keepsResolvedOps`): the
   /// room is rebuilt with the catch-up frames stored (`Room.init(name:history:…)`); otherwise it
-  /// resolves the entries after its snapshot (`Room.init(name:sharedHistory:…)`).
+  /// resolves the entries after its snapshot (`Room.init(name:logHistory:…)`).
   var resolvedOps = true
   /// A websocket's first join on one node: the room may open as a view (`Room+View.swift`), from
   /// a snapshot stored with its board JSON and no op after it, without decoding anything.
@@ -38,7 +38,7 @@ public struct RoomLoad: Sendable {
         resolvedOps
         ? try Room(name: room, history: history, boards: boards, limits: limits, compactEvery: compactEvery)
         : try Room(
-          name: room, sharedHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
+          name: room, logHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
       if prepared.log.node != node { prepared.log = RoomLog(node: node, compactEvery: compactEvery) }
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
@@ -120,7 +120,7 @@ extension Room {
   /// across restarts. Pure: no I/O.
   init(
     name: String, history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits,
-    compactEvery: UInt64 = ClusterNode.compactionInterval
+    compactEvery: UInt64 = RoomNode.compactionInterval
   ) throws {
     if let snapshot = history.snapshot {
       self.init(name: name, board: try boards.restore(snapshot.bytes), limits: limits, now: 0)
@@ -155,8 +155,8 @@ extension Room {
       }
       let record = try OpRecord(payload: entry.payload)
       try restore(seq: entry.seq, record: record)
-      // Compacted where the live room compacted (`ClusterNode.compacts`).
-      if ClusterNode.compacts(after: record, seq: entry.seq, every: compactEvery) { compactBoard() }
+      // Compacted where the live room compacted (`RoomNode.compacts`).
+      if RoomNode.compacts(after: record, seq: entry.seq, every: compactEvery) { compactBoard() }
       opsSinceSnapshot += 1
     }
   }

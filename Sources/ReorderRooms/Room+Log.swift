@@ -44,7 +44,7 @@ extension Room {
       log.inFlight[ticket] = RoomLog.InFlight(
         connections: [connection], request: request.id, key: key, record: record, creates: seq == 0,
         remake: request, until: log.boundary(after: seq))
-      return [.cluster(.append(sharedAppend(ticket: ticket)))]
+      return [.log(.append(logAppend(ticket: ticket)))]
     } catch {
       // On one node an op is checked after every op before it applied; here those of this node
       // may still be out, and this one may name what they make: it waits for them.
@@ -149,22 +149,22 @@ extension Room {
   }
 
   /// The `.append` of the op in flight under `ticket`.
-  func sharedAppend(ticket: UInt64) -> SharedAppend {
+  func logAppend(ticket: UInt64) -> LogAppend {
     let op = log.inFlight[ticket]!
-    return SharedAppend(
+    return LogAppend(
       room: name, epoch: epoch, key: Array(op.key.utf8), node: log.node, record: op.record,
       ticket: ticket, creates: op.creates, until: op.until)
   }
 
   /// The answer to an append. An epoch mismatch after ops were applied (another history) reaches
   /// it only once the room is reloading (`RoomRegistry.appended` starts that).
-  mutating func appended(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws -> [RoomAction] {
+  mutating func appended(ticket: UInt64, result: Result<AppendReply, LogError>) throws -> [RoomAction] {
     let actions = try answerAppend(ticket: ticket, result: result)
     return actions + retryDeferred()
   }
 
   /// `appended` before the waiting ops are made again.
-  private mutating func answerAppend(ticket: UInt64, result: Result<AppendReply, SharedLogError>) throws
+  private mutating func answerAppend(ticket: UInt64, result: Result<AppendReply, LogError>) throws
     -> [RoomAction]
   {
     guard let op = log.inFlight.removeValue(forKey: ticket) else { return [] }
@@ -193,7 +193,7 @@ extension Room {
       return op.connections.flatMap { repeatAck(seq: at, to: $0) }
     case .failure(.unavailable(let why)):
       let error = ProtocolError(.unavailable, "the shared log is unavailable; re-send later")
-      return [.log(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
+      return [.logLine(.warn, "append failed", [("room", name), ("error", why)])] + refuse(op, ticket: ticket, error)
     case .failure(.stale(let boundary)) where log.reloading == nil:
       return remake(op, ticket: ticket, after: boundary)
     case .failure(.stale):
@@ -212,7 +212,7 @@ extension Room {
       var retry = op
       retry.record.epoch = current
       log.inFlight[ticket] = retry
-      return [.cluster(.append(sharedAppend(ticket: ticket)))]
+      return [.log(.append(logAppend(ticket: ticket)))]
     }
   }
 
@@ -232,7 +232,7 @@ extension Room {
   /// in seq order; duplicates are ignored; entries after a gap wait in `ahead` and the gap is read
   /// (`.readRange`) unless a read for it is out.
   /// - Throws: when an entry cannot be read or applied (the log is corrupt).
-  mutating func logged(_ entries: [SharedLogEntry]) throws -> [RoomAction] {
+  mutating func logged(_ entries: [AppendedEntry]) throws -> [RoomAction] {
     // A room being reloaded holds a replaced history: what the log holds now is another one's.
     guard log.reloading == nil else { return [] }
     var actions: [RoomAction] = []
@@ -255,7 +255,7 @@ extension Room {
 
   /// The record of this node's append out that `entry` is (same key, same bytes), so that the
   /// entry is applied without reading its bytes back; nil for any other entry.
-  func appendedRecord(_ entry: SharedLogEntry) -> OpRecord? {
+  func appendedRecord(_ entry: AppendedEntry) -> OpRecord? {
     guard !log.inFlight.isEmpty,
       let ticket = log.inFlight.ticket(forKey: String(decoding: entry.key, as: UTF8.self)),
       let op = log.inFlight[ticket], op.payload == entry.payload
@@ -274,7 +274,7 @@ extension Room {
       return []
     }
     self.log.readingThrough = first - 1
-    return [.cluster(.readRange(room: name, after: seq, through: first - 1))]
+    return [.log(.readRange(room: name, after: seq, through: first - 1))]
   }
 
   /// Applies the entries waiting in `ahead` that follow the room's seq, each resolved on this
@@ -330,7 +330,7 @@ extension Room {
     // The API's requests here answer with the resolved op: kept while one runs.
     if record.client == Room.apiClient, log.apiJobs.isEmpty == false { log.apiResolved[entrySeq] = resolved }
     // Every replica compacts here, so the ops made after it (on the compacted board: the log takes
-    // none made before it, `SharedAppend.until`) apply on the same tree everywhere.
+    // none made before it, `LogAppend.until`) apply on the same tree everywhere.
     if log.compactsAfter(record, seq: entrySeq) { compactBoard() }
     // Op 1 carries the history's epoch: a room made empty on this node takes it.
     if entrySeq == 1, let first = record.epoch { epoch = first }

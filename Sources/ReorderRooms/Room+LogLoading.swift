@@ -14,7 +14,7 @@ extension Room {
   /// the board is not compacted on load; the entries after it compact it at the boundaries they
   /// reach, as on every replica (`resolveEntry`).
   init(
-    name: String, sharedHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String,
+    name: String, logHistory history: RoomHistory, boards: RoomBoardFactory, limits: RoomLimits, node: String,
     compactEvery: UInt64
   ) throws {
     let board = try history.snapshot.map { try boards.restore($0.bytes) } ?? boards.empty()

@@ -6,15 +6,15 @@ extension Room {
   public mutating func setPresenceState(_ state: JSONValue, from connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
     states.set(member.peer.session, state)
-    link?.outbox.state(member.peer.session, state)
+    link.outbox.state(member.peer.session, state)
     return []
   }
 
   /// A member's broadcast: a `broadcast {session, event}` frame to every other welcomed member.
   public mutating func broadcast(_ event: JSONValue, from connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
-    link?.outbox.broadcast(member.peer.session, event)
-    return relayBroadcast(session: member.peer.session, event, except: connection)
+    link.outbox.broadcast(member.peer.session, event)
+    return relayBroadcast(session: member.peer.session, event, except: connection) + publishUrgent()
   }
 
   /// `broadcast {session, event}` to every welcomed member but `except`.

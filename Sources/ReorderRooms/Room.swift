@@ -71,10 +71,9 @@ public struct Room: Sendable {
   /// (`Room+Rebuild.swift`), and until the rebuilt room replaces it, it takes no op.
   var rebuilding = false
   /// Its place in the log: appends out, entries ahead, API requests (see `Room+Log.swift`).
-  var log = RoomLog(node: "", compactEvery: ClusterNode.compactionInterval)
-  /// Its presence shared with other nodes (`Room+PresenceLink.swift`); nil when presence stays
-  /// in the process.
-  var link: PresenceLink?
+  var log = RoomLog(node: "", compactEvery: RoomNode.compactionInterval)
+  /// Its presence shared with the other nodes following it (`Room+PresenceLink.swift`).
+  var link = PresenceLink()
   /// Opened as a view of its snapshot (`Room+View.swift`): `board` is an empty stand-in, and only
   /// joins, leaves and presence notices are served until the registry has upgraded it.
   public internal(set) var isView = false

@@ -41,10 +41,29 @@ public enum RoomAction: Sendable {
   /// Close a connection (after its queued frames) with a websocket close code and reason.
   case close(ConnectionHandle, code: UInt16, reason: String)
   /// Write one log line: an event name and its fields.
-  case log(Log.Level, String, [(String, String)])
-  /// Work for the room's log, and for the presence channel or the roster of a cluster (see
-  /// `ClusterAction`).
-  case cluster(ClusterAction)
+  case logLine(Log.Level, String, [(String, String)])
+  /// Work for the room's log (`LogAction`).
+  case log(LogAction)
+  /// Work for the room's presence channel (`PresenceAction`).
+  case presence(PresenceAction)
+  /// Every op of the HTTP API's request `request` (`RoomRegistry.applyAPIOps`) is answered: answer
+  /// the request with these results, in the order of its ops.
+  case apiDone(request: UInt64, results: [APIOpResult])
+  /// The API's request `request` will get no results (the board was replaced or deleted, or the
+  /// room dropped): answer it 503 with `reason`.
+  case apiFailed(request: UInt64, reason: String)
+}
+
+extension RoomAction {
+  /// Follow `room` from the entry after `after`: its log and its presence.
+  static func follow(room: String, after: UInt64) -> [RoomAction] {
+    [.log(.follow(room: room, after: after)), .presence(.follow(room: room))]
+  }
+
+  /// Stop following `room`: its log and its presence.
+  static func unfollow(room: String) -> [RoomAction] {
+    [.log(.unfollow(room: room)), .presence(.unfollow(room: room))]
+  }
 }
 
 /// A read of stored ops for one connection: the `applied` frames of a re-sent op id older than

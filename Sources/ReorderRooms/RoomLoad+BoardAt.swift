@@ -91,7 +91,7 @@ extension RoomLoad {
   /// Cluster mode: a page of the history older than the replica's window, rebuilt from the shared
   /// log, whose records hold only the maker's view of each op: the kept snapshot at or before the
   /// page, then the entries up to `before - 1` applied and resolved as every node resolves them
-  /// (`Room(name:sharedHistory:…)`), with the records' actors and times. `gone` when the log no
+  /// (`Room(name:logHistory:…)`), with the records' actors and times. `gone` when the log no
   /// longer holds the page's ops or their base.
   public func historyPage(
     before: UInt64, limit: Int, on store: any RoomStore,
@@ -124,7 +124,7 @@ extension RoomLoad {
     limits.maxCatchUpOps = entries.count + 1
     do {
       let room = try Room(
-        name: room, sharedHistory: RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: nil),
+        name: room, logHistory: RoomHistory(snapshot: snapshot, remembered: [], after: entries, first: nil),
         boards: boards, limits: limits, node: node.isEmpty ? "history" : node, compactEvery: compactEvery)
       let kept: [HistoryEntry] = (max(low, from + 1)...max(low, room.seq)).compactMap { seq in
         guard seq <= room.seq, let frame = room.appliedFrame(seq: seq), let op = (try? JSONValue.parse(frame))?["op"]

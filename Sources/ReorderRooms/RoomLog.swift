@@ -1,8 +1,8 @@
-/// A room's cluster-mode state (`Room.log`): its appends in flight, log entries that came
-/// before the ones they follow, its peers on other nodes and the presence changes to publish.
+/// A room's place in its log (`Room.log`): its appends in flight, log entries that came before
+/// the ones they follow, ops waiting to be made, the API's requests.
 ///
 /// Invariants: every seq in `ahead` is above the room's `seq` + 1; `readingThrough` is 0 or above
-/// the room's `seq`; `remote` holds no session of this node.
+/// the room's `seq`.
 struct RoomLog: Sendable {
   /// An op appended and not yet answered.
   struct InFlight: Sendable {
@@ -16,12 +16,12 @@ struct RoomLog: Sendable {
     var payload: [UInt8] { record.encoded() }
     /// Whether the HTTP API made it (the head of `apiJobs` waits for it).
     var api = false
-    /// Whether it was made at seq 0 (`SharedAppend.creates`).
+    /// Whether it was made at seq 0 (`LogAppend.creates`).
     var creates = true
     /// The member's request, to make the op again when the log refuses it `stale`; nil for the
     /// API's ops (their job keeps the intent).
     var remake: OpRequest? = nil
-    /// The highest seq the op may get (`SharedAppend.until`).
+    /// The highest seq the op may get (`LogAppend.until`).
     var until: UInt64 = 0
 
     init(
@@ -51,7 +51,7 @@ struct RoomLog: Sendable {
     var after: UInt64 = 0
   }
 
-  /// This node (`ClusterNode.node`).
+  /// This node (`RoomNode.node`).
   let node: String
   /// A short tag of `node` for the ids this node generates (`GeneratedIDs`): ids made here never
   /// equal ids made on another node, or by an earlier start of this one.
@@ -63,7 +63,7 @@ struct RoomLog: Sendable {
   /// Whether ops of this node are still to be applied here: made ops wait behind them (an op the
   /// log refused `stale` is still out: it waits to be made again).
   var hasOwnOpsOut: Bool { !inFlight.isEmpty || !ahead.isEmpty || deferred.hasRemakes }
-  /// The room's compaction interval (`ClusterNode.compactEvery`), the same on every node.
+  /// The room's compaction interval (`RoomNode.compactEvery`), the same on every node.
   let compactEvery: UInt64
   /// Entries beyond the next seq, by seq: this node's ops answered before the log reached them,
   /// and entries after a gap.
@@ -89,7 +89,7 @@ struct RoomLog: Sendable {
   /// below the window's start are dropped as it moves on.
   var stamps: [UInt64: OpStamp] = [:]
   /// Whether `stamps` are kept: not where the store's records answer the history themselves
-  /// (`ClusterNode.keepsResolvedOps`).
+  /// (`RoomNode.keepsResolvedOps`).
   var keepsStamps = true
 
   init(node: String, compactEvery: UInt64) {
@@ -99,13 +99,13 @@ struct RoomLog: Sendable {
   }
 
   /// The first compaction boundary after seq `made`: the highest seq an op made on the state at
-  /// `made` may get (`SharedAppend.until`).
+  /// `made` may get (`LogAppend.until`).
   func boundary(after made: UInt64) -> UInt64 { (made / compactEvery + 1) * compactEvery }
 
   /// Whether a replica compacts its board right after applying `record` at `seq`
-  /// (`ClusterNode.compacts(after:seq:every:)`).
+  /// (`RoomNode.compacts(after:seq:every:)`).
   func compactsAfter(_ record: OpRecord, seq: UInt64) -> Bool {
-    ClusterNode.compacts(after: record, seq: seq, every: compactEvery)
+    RoomNode.compacts(after: record, seq: seq, every: compactEvery)
   }
 
   /// The ids for the next op this node makes (there is no seq yet to name them after):

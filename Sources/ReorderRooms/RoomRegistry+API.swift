@@ -11,7 +11,9 @@ extension RoomRegistry {
       actions.append(.close(connection, code: CloseCode.accessChanged, reason: "access changed"))
     }
     let count = actions.count
-    if count > 0 { actions.append(.log(.info, "disconnected by the API", [("room", name), ("count", "\(count)")])) }
+    if count > 0 {
+      actions.append(.logLine(.info, "disconnected by the API", [("room", name), ("count", "\(count)")]))
+    }
     return (count, actions)
   }
 
@@ -150,8 +152,8 @@ extension RoomRegistry {
     var empty = Room(name: name, board: boards.empty(), limits: limits, now: now)
     install(&empty)
     rooms[name] = empty
-    actions.append(.cluster(.follow(room: name, after: 0)))
-    actions.append(.log(.info, "board deleted by the API", [("room", name), ("closed", "\(actions.count)")]))
+    actions.append(contentsOf: RoomAction.follow(room: name, after: 0))
+    actions.append(.logLine(.info, "board deleted by the API", [("room", name), ("closed", "\(actions.count)")]))
     return (true, actions)
   }
 }

@@ -12,7 +12,7 @@ public enum LoggedOps: Sendable, Equatable {
 /// the room is loaded as for a member (`openForAPI`) and answers from its replica.
 extension RoomRegistry {
   /// `POST /api/v1/boards/{room}/ops` on a loaded room: the ops run in order through the log
-  /// (`Room+APIOps.swift`); `.cluster(.apiDone(request:…))` comes with the results once the room
+  /// (`Room+APIOps.swift`); `.apiDone(request:…)` comes with the results once the room
   /// has applied the last of them and it is durable, or `.apiFailed` when the board is replaced,
   /// deleted or dropped meanwhile.
   public func applyAPIOps(
@@ -47,9 +47,9 @@ extension RoomRegistry {
   }
 
   /// The epoch a node's tail should expect in the log's meta for `room` (see
-  /// `sharedHistoryChanged`): nil when the room has applied nothing or does not know its epoch yet
+  /// `logHistoryChanged`): nil when the room has applied nothing or does not know its epoch yet
   /// (the tail then takes whatever the log has).
-  public func sharedFollowEpoch(room name: String) -> String? {
+  public func followEpoch(room name: String) -> String? {
     guard let room = rooms[name], room.seq > 0, !room.epoch.isEmpty else { return nil }
     return room.epoch
   }

@@ -50,7 +50,7 @@ extension RoomRegistry {
       .close(
         connection, code: denial.forbidden ? CloseCode.forbidden : CloseCode.unauthorized,
         reason: denial.forbidden ? "forbidden" : "unauthorized"),
-      .log(.info, "token refused", [("connection", "\(connection)"), ("reason", denial.reason)]),
+      .logLine(.info, "token refused", [("connection", "\(connection)"), ("reason", denial.reason)]),
     ])
   }
 
@@ -124,7 +124,7 @@ extension RoomRegistry {
         guard entry.generation == state.generation else { continue }
         connections[entry.connection]!.closing = true
         actions.append(.close(entry.connection, code: CloseCode.unauthorized, reason: "token expired"))
-        actions.append(.log(.info, "token expired", [("connection", "\(entry.connection)")]))
+        actions.append(.logLine(.info, "token expired", [("connection", "\(entry.connection)")]))
       }
     }
     return actions

@@ -2,28 +2,21 @@ import ReorderBasics
 
 /// A registry's place in its log (`RoomRegistry.log`).
 struct LogState: Sendable {
-  let node: ClusterNode
+  let node: RoomNode
   /// The next append's ticket.
   var nextTicket: UInt64 = 1
 }
 
-/// The rooms' log, on one node (the server's `LocalLog`) and in a cluster (Redis, `serve --redis`,
-/// where every node holds a replica of each room it has members in): the rooms' seqs come from it
-/// (see `Room+Log.swift`, docs/CLUSTER.md). The registry returns `.cluster` actions and takes
-/// their answers here.
+/// The rooms' log and presence channel, on one node (the server's `LocalLog`, `LocalPresence`) and
+/// in a cluster (Redis, `serve --redis`, where every node holds a replica of each room it has
+/// members in): the rooms' seqs come from the log (see `Room+Log.swift`, docs/CLUSTER.md). The
+/// registry returns `.log` and `.presence` actions and takes their answers here.
 extension RoomRegistry {
-  /// A registry of a node of a cluster. Boards must be `SequencedBoard`s
-  /// (`CRDTRoomBoard.factory(replica:)`, each node its own replica).
-  public convenience init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String, cluster: ClusterNode) {
-    self.init(limits: limits, boards: boards, sessionPrefix: sessionPrefix, node: cluster)
-  }
-
   /// This registry's node.
-  public var clusterNode: ClusterNode { log.node }
+  public var roomNode: RoomNode { log.node }
 
   /// Makes `room` one of the loaded rooms (made or loaded): its instance (for the ids it
-  /// generates, `RoomLog.nextIDs()`) and its place in the log, and its presence link when other
-  /// nodes share presence.
+  /// generates, `RoomLog.nextIDs()`) and its place in the log.
   func install(_ room: inout Room) {
     roomInstances += 1
     if room.log.node != log.node.node || room.log.compactEvery != log.node.compactEvery {
@@ -31,18 +24,17 @@ extension RoomRegistry {
     }
     room.log.instance = roomInstances
     room.log.keepsStamps = !log.node.keepsResolvedOps
-    if log.node.sharesPresence, room.link == nil { room.link = PresenceLink(node: log.node.node) }
   }
 
   /// The log follows `room` from its seq now (`.follow`): after a board was made in memory
   /// (`createBoard`), its next ops follow its last.
   public func follow(room name: String) -> [RoomAction] {
     guard let room = rooms[name] else { return [] }
-    return [.cluster(.follow(room: name, after: room.seq))]
+    return RoomAction.follow(room: name, after: room.seq)
   }
 
-  /// The answer to `.cluster(.append(append))`.
-  public func appended(_ append: SharedAppend, result: Result<AppendReply, SharedLogError>, now: Double)
+  /// The answer to `.log(.append(append))`.
+  public func appended(_ append: LogAppend, result: Result<AppendReply, LogError>, now: Double)
     -> [RoomAction]
   {
     // Only the room's seq and epoch are read here: a copy of the room kept while it applies the
@@ -54,31 +46,31 @@ extension RoomRegistry {
     // or deleted: no epoch; the tail's check of the room's epoch may not have seen it yet): the room
     // reloads it (or closes), and the op is refused as one made in a history that ended.
     if case .failure(.epoch(let current)) = result, seq > 0, current != epoch, current.isEmpty || !epoch.isEmpty {
-      actions = sharedHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
+      actions = logHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
       guard rooms[append.room] != nil else { return actions }
     }
     do {
       actions += try rooms[append.room]!.appended(ticket: append.ticket, result: result)
       return actions + advanceAPI(room: append.room)
     } catch {
-      return failShared(room: append.room, reason: "shared log corrupt")
+      return failLog(room: append.room, reason: "shared log corrupt")
     }
   }
 
   /// Entries of a room's log: from tailing it (`.follow`) or from a `.readRange`. Any order, any
   /// overlap: duplicates are ignored, and a gap is read.
-  public func logged(room name: String, entries: [SharedLogEntry], now: Double) -> [RoomAction] {
+  public func logged(room name: String, entries: [AppendedEntry], now: Double) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
     do {
       return try rooms[name]!.logged(entries) + advanceAPI(room: name)
     } catch {
-      return [.log(.error, "shared log entry unreadable", [("room", name), ("error", "\(error)")])]
-        + failShared(room: name, reason: "shared log corrupt")
+      return [.logLine(.error, "shared log entry unreadable", [("room", name), ("error", "\(error)")])]
+        + failLog(room: name, reason: "shared log corrupt")
     }
   }
 
   /// Drops a room whose shared state cannot go on (`fail`), its API requests answered first.
-  func failShared(room name: String, reason: String) -> [RoomAction] {
+  func failLog(room name: String, reason: String) -> [RoomAction] {
     (rooms[name]?.failAPI(reason: reason) ?? []) + fail(room: name, reason: reason)
   }
 
@@ -88,15 +80,24 @@ extension RoomRegistry {
     return []
   }
 
-  /// A message on the room's presence channel: `node` published `payload` (a `PresenceMessage`).
-  /// This node's own messages and unreadable ones are ignored. The changes go out with the room's
-  /// next presence flush (ask `nextTick(room:now:)`); joins and leaves of a small room at once.
-  public func remotePresence(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
+  /// A message on the room's presence channel: `node` published `message`. This node's own
+  /// messages are ignored. The changes go out with the room's next presence flush (ask
+  /// `nextTick(room:now:)`); joins and leaves of a small room at once.
+  public func presenceReceived(room name: String, node: String, message: PresenceMessage, now: Double)
+    -> [RoomAction]
+  {
+    guard node != log.node.node, rooms[name] != nil else { return [] }
+    return rooms[name]!.mergeRemote(message, now: now)
+  }
+
+  /// A message on the room's presence channel as bytes (`PresenceMessage.encoded()`); unreadable
+  /// ones are ignored.
+  public func presenceReceived(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
     guard node != log.node.node, rooms[name] != nil else { return [] }
     guard let message = try? PresenceMessage(payload: payload) else {
-      return [.log(.warn, "presence message unreadable", [("room", name), ("node", node)])]
+      return [.logLine(.warn, "presence message unreadable", [("room", name), ("node", node)])]
     }
-    return rooms[name]!.mergeRemote(message, now: now)
+    return presenceReceived(room: name, node: node, message: message, now: now)
   }
 
   /// The room's roster as read from the shared store: its entries' values (`PresenceMessage.
@@ -119,7 +120,7 @@ extension RoomRegistry {
   /// A `.read` of a re-sent op's `applied` failed because the shared log is unreachable: the op is
   /// `rejected` `unavailable` (the client re-sends it later), and the connection stays, as for a
   /// failed append.
-  func sharedReadUnavailable(_ read: RoomRead) -> [RoomAction] {
+  func logReadUnavailable(_ read: RoomRead) -> [RoomAction] {
     guard let room = rooms[read.room], let client = room.members[read.connection]?.client else { return [] }
     let prefix = OpRecord.key(client: client, id: "")
     guard let key = room.opIDs.key(seq: read.after + 1, prefix: prefix) else { return [] }
@@ -130,8 +131,9 @@ extension RoomRegistry {
     ]
   }
 
-  /// Cluster work of a room at a tick or flush: its presence changes published, a gap read again.
-  func sharedFlush(room name: String, now: Double) -> [RoomAction] {
+  /// Work of a room's log and presence at a tick or flush: its presence changes published, a gap
+  /// read again.
+  func linkFlush(room name: String, now: Double) -> [RoomAction] {
     guard rooms[name] != nil else { return [] }
     return rooms[name]!.publishPresence(now: now) + rooms[name]!.readGap()
   }

@@ -27,7 +27,7 @@ extension RoomRegistry {
     let pending = rooms[name]!.presence.hasPending || rooms[name]!.states.hasPending
     if pending && rooms[name]!.presence.mayFlush(now: now) {
       actions = rooms[name]!.flushPresence(now: now, busy: busy)
-      actions.append(contentsOf: sharedFlush(room: name, now: now))
+      actions.append(contentsOf: linkFlush(room: name, now: now))
     }
     return (actions, rooms[name]!.presenceDue(now: now, retry: busyRetry))
   }

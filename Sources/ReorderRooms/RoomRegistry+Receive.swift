@@ -110,7 +110,7 @@ extension RoomRegistry {
         role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn,
         subject: admitted.access?.subject)
       if rooms[state.room]!.members[connection] != nil {
-        actions.append(contentsOf: rooms[state.room]!.sharedJoined(connection))
+        actions.append(contentsOf: rooms[state.room]!.linkJoined(connection))
         state.session = session
       } else {
         state.closing = true
@@ -152,7 +152,7 @@ extension RoomRegistry {
       // An invisible observer's drags are not relayed.
       if state.access?.presence == false { return [] }
       let actions = rooms[state.room]?.drag(drag, from: connection) ?? []
-      rooms[state.room]?.sharedDragged(drag, from: connection)
+      rooms[state.room]?.linkDragged(drag, from: connection)
       return actions
     case .refresh(let token):
       guard state.session != nil else {
@@ -212,7 +212,7 @@ extension RoomRegistry {
       connections[connection]!.held = nil
       return [
         .close(connection, code: CloseCode.policyViolation, reason: "too many messages before the welcome"),
-        .log(.warn, "closed connection flooding a loading room", [("connection", "\(connection)")]),
+        .logLine(.warn, "closed connection flooding a loading room", [("connection", "\(connection)")]),
       ]
     }
     connections[connection]!.held!.append((message, isBinary))
@@ -225,7 +225,7 @@ extension RoomRegistry {
   {
     var actions: [RoomAction] = [
       .send(connection, ServerMessage.error(error), .data),
-      .log(.debug, "bad frame", [("connection", "\(connection)"), ("code", error.code.rawValue)]),
+      .logLine(.debug, "bad frame", [("connection", "\(connection)"), ("code", error.code.rawValue)]),
     ]
     actions.append(contentsOf: violation(connection, &state, now: now))
     return actions
@@ -238,7 +238,7 @@ extension RoomRegistry {
     state.closing = true
     return [
       .close(connection, code: CloseCode.policyViolation, reason: "too many bad or rate-limited messages"),
-      .log(.warn, "closed abusive connection", [("connection", "\(connection)"), ("room", state.room)]),
+      .logLine(.warn, "closed abusive connection", [("connection", "\(connection)"), ("room", state.room)]),
     ]
   }
 }

@@ -14,7 +14,7 @@ extension RoomRegistry {
       room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits, node: log.node.node,
       compactEvery: log.node.compactEvery)
     load.encodesBoard = false
-    return [.load(load), .log(.debug, "room upgrading", [("room", name)])]
+    return [.load(load), .logLine(.debug, "room upgrading", [("room", name)])]
   }
 
   /// Whether `name` is a view whose upgrade is out.
@@ -35,19 +35,19 @@ extension RoomRegistry {
       room.takeOver(view: view)
       rooms[name] = room
       loadsCompleted += 1
-      actions.append(.log(.debug, "room upgraded", [("room", name), ("seq", "\(room.seq)")]))
+      actions.append(.logLine(.debug, "room upgraded", [("room", name), ("seq", "\(room.seq)")]))
     case .success(let prepared):
       loadsFailed += 1
       return fail(
         room: name, reason: "storage failure: corrupt")
         + [
-          .log(
+          .logLine(
             .error, "room upgrade found another history",
             [("room", name), ("seq", "\(view.seq)"), ("stored_seq", "\(prepared.seq)")])
         ]
     case .failure(let error):
       loadsFailed += 1
-      actions.append(.log(.error, "room upgrade failed", [("room", name), ("error", "\(error)")]))
+      actions.append(.logLine(.error, "room upgrade failed", [("room", name), ("error", "\(error)")]))
       return actions + fail(room: name, reason: "storage failure: \(error.kind)")
     }
     for connection in waiting {

@@ -83,10 +83,10 @@ public final class RoomRegistry {
 
   /// A registry; sessions are named `<sessionPrefix><n>`. It reads and writes nothing itself: its
   /// storage work comes out as actions (`.load`, `.persist`, `.snapshot`, `.read`).
-  /// `node` is this node's place in its log (`ClusterNode.local` for one node, the default, named
+  /// `node` is this node's place in its log (`RoomNode.local` for one node, the default, named
   /// after `sessionPrefix`; ids it generates must differ from an earlier start's, see
   /// `RoomLog.nextIDs()`).
-  public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s", node: ClusterNode? = nil) {
+  public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s", node: RoomNode? = nil) {
     self.limits = limits
     self.boards = boards
     self.sessionPrefix = sessionPrefix
@@ -149,7 +149,7 @@ public final class RoomRegistry {
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
-    if rooms[name]?.log.reloading != nil { return sharedReloaded(room: name, result: result, now: now) }
+    if rooms[name]?.log.reloading != nil { return logReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {
@@ -160,8 +160,9 @@ public final class RoomRegistry {
       install(&room)
       rooms[name] = room
       actions.append(
-        .log(.info, "room loaded", [("room", name), ("seq", "\(room.seq)"), ("view", room.isView ? "true" : "false")]))
-      actions.append(.cluster(.follow(room: name, after: room.seq)))
+        .logLine(
+          .info, "room loaded", [("room", name), ("seq", "\(room.seq)"), ("view", room.isView ? "true" : "false")]))
+      actions.append(contentsOf: RoomAction.follow(room: name, after: room.seq))
       for connection in waiting {
         guard let held = connections[connection]?.held else { continue }
         connections[connection]!.held = nil
@@ -171,7 +172,7 @@ public final class RoomRegistry {
       }
     case .failure(let error):
       loadsFailed += 1
-      actions.append(.log(.error, "room load failed", [("room", name), ("error", "\(error)")]))
+      actions.append(.logLine(.error, "room load failed", [("room", name), ("error", "\(error)")]))
       for connection in waiting where connections[connection].map({ !$0.closing }) == true {
         connections[connection]!.closing = true
         connections[connection]!.held = nil
@@ -191,7 +192,7 @@ public final class RoomRegistry {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
-    if !log.node.keepsResolvedOps, case .failure(.unavailable) = result { return sharedReadUnavailable(read) }
+    if !log.node.keepsResolvedOps, case .failure(.unavailable) = result { return logReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in
@@ -202,7 +203,7 @@ public final class RoomRegistry {
       connections[read.connection]!.closing = true
       return [
         .close(read.connection, code: CloseCode.internalError, reason: "storage failure: \(error.kind)"),
-        .log(.error, "read failed", [("room", read.room), ("error", "\(error)")]),
+        .logLine(.error, "read failed", [("room", read.room), ("error", "\(error)")]),
       ]
     }
   }
@@ -220,7 +221,7 @@ public final class RoomRegistry {
     if attached[state.room] == 0 { attached[state.room] = nil }
     guard state.session != nil, let member = rooms[state.room]?.members[connection] else { return [] }
     return rooms[state.room]!.leave(connection, now: now)
-      + rooms[state.room]!.sharedLeft(member.peer, visible: member.visible)
+      + rooms[state.room]!.linkLeft(member.peer, visible: member.visible)
   }
 
   /// The store made `room`'s ops durable up to `seq`.
@@ -242,13 +243,13 @@ public final class RoomRegistry {
       rooms[name]!.presenceTicked(now: now)
       audience += rooms[name]!.pace(presencePacing, connections: connections.count, audience: dragAudience, now: now)
       actions.append(contentsOf: rooms[name]!.flushPresence(now: now, busy: busy))
-      actions.append(contentsOf: sharedFlush(room: name, now: now))
+      actions.append(contentsOf: linkFlush(room: name, now: now))
       if attached[name] == nil, upgrading[name] == nil, rooms[name]!.isIdle(now: now) {
         actions.append(contentsOf: rooms[name]!.finalSnapshot())
-        actions.append(.log(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
+        actions.append(.logLine(.info, "room unloaded", [("room", name), ("seq", "\(rooms[name]!.seq)")]))
         counters.add(rooms[name]!.counters)
         if let room = rooms.removeValue(forKey: name) { unloaded.append(room) }
-        actions.append(.cluster(.unfollow(room: name)))
+        actions.append(contentsOf: RoomAction.unfollow(room: name))
       }
     }
     return actions
@@ -282,13 +283,13 @@ extension RoomRegistry {
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
     if !log.node.keepsResolvedOps {
-      return [.log(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
+      return [.logLine(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
     }
-    guard case .full = error else { return failShared(room: name, reason: "storage failure: \(error.kind)") }
+    guard case .full = error else { return failLog(room: name, reason: "storage failure: \(error.kind)") }
     // The API's requests end (503): their ops that were not stored are refused with the others.
     var actions = rooms[name]!.failAPI(reason: "storage failure: full")
     actions.append(contentsOf: rooms[name]!.beginRebuild())
-    actions.append(.log(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
+    actions.append(.logLine(.warn, "room rebuilding", [("room", name), ("reason", "storage failure: full")]))
     actions.append(
       .load(
         RoomLoad(
@@ -307,14 +308,14 @@ extension RoomRegistry {
       loadsCompleted += 1
       var room = prepared.room
       install(&room)
-      var actions: [RoomAction] = [.log(.info, "room rebuilt", [("room", name), ("seq", "\(room.seq)")])]
+      var actions: [RoomAction] = [.logLine(.info, "room rebuilt", [("room", name), ("seq", "\(room.seq)")])]
       actions.append(contentsOf: room.adoptMembers(rebuilding: old))
       rooms[name] = room
-      actions.append(.cluster(.follow(room: name, after: room.seq)))
+      actions.append(contentsOf: RoomAction.follow(room: name, after: room.seq))
       return actions
     case .failure(let error):
       loadsFailed += 1
-      return [.log(.error, "room rebuild failed", [("room", name), ("error", "\(error)")])]
+      return [.logLine(.error, "room rebuild failed", [("room", name), ("error", "\(error)")])]
         + fail(room: name, reason: "storage failure: \(error.kind)")
     }
   }
@@ -333,8 +334,8 @@ extension RoomRegistry {
       connections[connection]?.closing = true
       actions.append(.close(connection, code: CloseCode.internalError, reason: reason))
     }
-    actions.append(.log(.error, "room dropped", [("room", name), ("reason", reason)]))
-    actions.append(.cluster(.unfollow(room: name)))
+    actions.append(.logLine(.error, "room dropped", [("room", name), ("reason", reason)]))
+    actions.append(contentsOf: RoomAction.unfollow(room: name))
     return actions
   }
 }

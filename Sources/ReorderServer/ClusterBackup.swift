@@ -117,7 +117,7 @@ public enum ClusterBackup {
         var record = try OpRecord(payload: entry.op)
         record.resolved = try board.applyLogged(record.logged)
         // As every replica did: later ops were made on the board compacted here.
-        if ClusterNode.compacts(after: record, seq: entry.seq, every: ClusterNode.compactionInterval) {
+        if RoomNode.compacts(after: record, seq: entry.seq, every: RoomNode.compactionInterval) {
           board.compact()
         }
         ops.append(StoredOp(seq: entry.seq, payload: record.encoded()))

@@ -1,23 +1,20 @@
 import ReorderRooms
 
-/// One node's log: the local implementation of the registry's `.cluster` actions (the other is
+/// One node's log: the local implementation of the registry's `.log` actions (the other is
 /// `ClusterAdapter`, over Redis). A `LocalSequencer` orders each append at once; the room applies
 /// it and stores its resolved record through the store's group commit (`.persist`), and its
-/// `applied` goes out once that is durable. Presence stays in the process: there is nothing to
-/// publish. Service thread only.
+/// `applied` goes out once that is durable. Service thread only.
 ///
 /// Answers are queued and handed to the registry in the order the appends were made, once the
 /// batch of actions that made them is performed (`RoomsDriver.perform`): every room applies its
 /// ops in seq order, and each batch's writes reach the store in seq order.
 final class LocalLog {
   private var sequencer = LocalSequencer()
-  private var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  private var answers: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []
 
-  /// Performs one action: appends are answered (queued, `takeAnswers()`); API results go to
-  /// `apiAnswered`, a room unfollowed (unloaded or dropped) to `roomGone`.
-  func perform(
-    _ action: ClusterAction, apiAnswered: (UInt64, [APIOpResult]?, String?) -> Void, roomGone: (String) -> Void
-  ) {
+  /// Performs one action: appends are answered (queued, `takeAnswers()`); a room unfollowed
+  /// (unloaded or dropped) goes to `roomGone`.
+  func perform(_ action: LogAction, roomGone: (String) -> Void) {
     switch action {
     case .append(let append):
       answers.append((append, sequencer.append(append)))
@@ -26,19 +23,14 @@ final class LocalLog {
     case .unfollow(let room):
       sequencer.unfollow(room: room)
       roomGone(room)
-    case .apiDone(let request, let results):
-      apiAnswered(request, results, nil)
-    case .apiFailed(let request, let reason):
-      apiAnswered(request, nil, reason)
-    case .readRange, .publish, .rosterJoin, .rosterLeave:
-      // Nothing is ever ahead of a room here (it applies each answer at once), and presence is
-      // the process' own.
+    case .readRange:
+      // Nothing is ever ahead of a room here: it applies each answer at once.
       break
     }
   }
 
   /// The answers queued so far, in append order, to hand to the registry.
-  func takeAnswers() -> [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] {
+  func takeAnswers() -> [(append: LogAppend, result: Result<AppendReply, LogError>)] {
     defer { answers.removeAll() }
     return answers
   }

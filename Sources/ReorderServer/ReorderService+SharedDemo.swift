@@ -11,7 +11,7 @@ extension ReorderService {
   /// together each try; the function lets one of them make each board.
   /// - Throws: `RoomStoreError` when Redis cannot be reached or does not answer in time.
   func createSharedDemoRooms(_ cluster: ClusterAdapter) throws {
-    for (room, board) in try registry.sharedDemoBoards(now: MonotonicClock.now()) {
+    for (room, board) in try registry.buildDemoBoards(now: MonotonicClock.now()) {
       let answer = Answer<Result<BoardPutOutcome, RoomStoreError>>()
       cluster.storage.putBoard(
         room: room, epoch: board.epoch, replace: false, entries: board.entries, snapshot: board.snapshot,

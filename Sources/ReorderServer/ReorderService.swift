@@ -83,7 +83,7 @@ public final class ReorderService: @unchecked Sendable {
     if let redisTarget = try configuration.redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
-      let node = ClusterNode(
+      let node = RoomNode(
         node: "\(identity.id)-\(String(identity.boot, radix: 36))", compactEvery: configuration.clusterCompactEvery)
       let adapter = ClusterAdapter(
         target: redisTarget, node: node, retainedOps: configuration.retainedOps,
@@ -92,12 +92,12 @@ public final class ReorderService: @unchecked Sendable {
       storage = adapter.storage
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
-        sessionPrefix: identity.sessionPrefix, cluster: node)
+        sessionPrefix: identity.sessionPrefix, node: node)
     } else {
       cluster = nil
       storage = StoreRoomStorage(store: store)
       // One node: its own log; the node names the ids it generates, so it is this start of it.
-      let node = ClusterNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
+      let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
         sessionPrefix: identity.sessionPrefix, node: node)
@@ -304,10 +304,10 @@ public final class ReorderService: @unchecked Sendable {
       case .persist(let room, let ops):
         store.append(room: room, ops: ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }, onDurable: { _ in })
         highest[room] = max(highest[room] ?? 0, ops.last?.seq ?? 0)
-      case .log(let level, let event, let fields):
+      case .logLine(let level, let event, let fields):
         Log.log(level, event, fields)
-      case .cluster:
-        // The log follows each demo room from its last op.
+      case .log, .presence:
+        // The log and presence follow each demo room from its last op.
         driver.perform([action])
       default:
         break

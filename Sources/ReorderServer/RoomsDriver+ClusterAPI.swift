@@ -8,7 +8,7 @@ import ReorderTransport
 /// The HTTP API's writes and op log in cluster mode (docs/CLUSTER.md, "The API in cluster mode"),
 /// with the single-node answers of docs/API.md. Service thread; nothing here waits:
 ///
-/// - `PUT`: the board is built here (`RoomRegistry.makeSharedBoard`) and written as the room's new
+/// - `PUT`: the board is built here (`RoomRegistry.buildBoard`) and written as the room's new
 ///   history in one Redis Function call (`reorder_board_put`, which answers 409's "exists");
 /// - `DELETE`: one call (`reorder_board_delete`) removes every key of the room;
 /// - after either, this node's replica (if loaded) changes at once, the other nodes' when their
@@ -22,7 +22,7 @@ extension RoomsDriver {
   func clusterCreate(_ name: String, _ content: BoardContent, replace: Bool, _ responder: HTTPResponder) {
     guard let cluster else { return }
     let built: CreatedBoard
-    switch registry.makeSharedBoard(name, content: content, now: MonotonicClock.now()) {
+    switch registry.buildBoard(name, content: content, now: MonotonicClock.now()) {
     case .failure(let refusal): return responder.respond(APIBodies.invalid(refusal).response)
     case .success(let board): built = board
     }
@@ -40,9 +40,9 @@ extension RoomsDriver {
         case .success(let outcome):
           var board = built
           board.replaced = outcome == .replaced
-          registry.sharedBoardStored(board)
+          registry.builtBoardStored(board)
           let now = MonotonicClock.now()
-          perform(registry.sharedHistoryChanged(room: name, epoch: board.epoch, now: now))
+          perform(registry.logHistoryChanged(room: name, epoch: board.epoch, now: now))
           boardCreated(name, board)
           responder.respond(
             APIRoutes.json(
@@ -66,7 +66,7 @@ extension RoomsDriver {
         case .success(false):
           responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
         case .success(true):
-          perform(registry.sharedHistoryChanged(room: name, epoch: nil, now: MonotonicClock.now()))
+          perform(registry.logHistoryChanged(room: name, epoch: nil, now: MonotonicClock.now()))
           boardDeleted(name)
           responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
         case .failure(let error):
@@ -91,7 +91,7 @@ extension RoomsDriver {
   }
 
   /// A `POST …/ops` request's results (`.apiDone`), or why it has none (`.apiFailed`: 503).
-  func clusterAPIAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
+  func apiAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
     guard let waiting = clusterWaits.apiRequests.removeValue(forKey: request) else { return }
     guard let results else {
       return waiting.responder.respond(
@@ -99,16 +99,16 @@ extension RoomsDriver {
     }
     // A repeated op beyond the room's memory is read from the store where its records hold the
     // resolved ops (one node's); the shared log's hold the maker's view: its `op` stays null.
-    guard registry.clusterNode.keepsResolvedOps else {
+    guard registry.roomNode.keepsResolvedOps else {
       return waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
     }
     completeOps(waiting.room, results, waiting.responder)
   }
 
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
-  func clusterRoomGone(_ room: String) {
+  func apiRoomGone(_ room: String) {
     for (request, waiting) in clusterWaits.apiRequests where waiting.room == room {
-      clusterAPIAnswered(request, results: nil, failure: "the board was dropped")
+      apiAnswered(request, results: nil, failure: "the board was dropped")
     }
   }
 
@@ -176,7 +176,7 @@ extension RoomsDriver {
   /// The tail found `room`'s history in the log changed (`epoch`, nil: gone).
   func clusterHistoryChanged(room: String, epoch: String?) {
     let now = MonotonicClock.now()
-    perform(registry.sharedHistoryChanged(room: room, epoch: epoch, now: now))
+    perform(registry.logHistoryChanged(room: room, epoch: epoch, now: now))
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
   }
 }

@@ -9,7 +9,9 @@ extension RoomsDriver: ClusterAnswers {
 
   func clusterRangeFailed(room: String) { perform(registry.rangeFailed(room: room)) }
 
-  func clusterFollowEpoch(room: String) -> String? { registry.sharedFollowEpoch(room: room) }
+  func clusterFollowEpoch(room: String) -> String? { registry.followEpoch(room: room) }
+
+  func clusterRoomGone(_ room: String) { apiRoomGone(room) }
 
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()
@@ -23,7 +25,7 @@ extension RoomsDriver: ClusterAnswers {
     requestTick(due: registry.nextTick(now: now), now: now)
   }
 
-  func clusterLogged(room: String, entries: [SharedLogEntry]) {
+  func clusterLogged(room: String, entries: [AppendedEntry]) {
     let now = MonotonicClock.now()
     reportingChanges(of: [room]) { perform(registry.logged(room: room, entries: entries, now: now)) }
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
@@ -32,7 +34,7 @@ extension RoomsDriver: ClusterAnswers {
   func clusterPresence(_ messages: [ReorderRedis.PresenceMessage]) {
     let now = MonotonicClock.now()
     for message in messages {
-      perform(registry.remotePresence(room: message.room, node: message.node, payload: message.payload, now: now))
+      perform(registry.presenceReceived(room: message.room, node: message.node, payload: message.payload, now: now))
       requestTick(due: registry.nextTick(room: message.room, now: now), now: now)
     }
   }

@@ -63,11 +63,14 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// The websockets' `history` reads, run one at a time in arrival order (each reads the store in
   /// several steps), so that a connection's answers come in the order it asked; the first runs.
   var historyReads: [HistoryRead] = []
-  /// Cluster mode (`--redis`): performs the `.cluster` actions over Redis; nil on one node, where
-  /// `localLog` does.
+  /// Cluster mode (`--redis`): performs the `.log` and `.presence` actions over Redis; nil on one
+  /// node, where `localLog` and `localPresence` do.
   var cluster: ClusterAdapter?
   /// One node's log (`LocalLog`), when there is no `cluster`.
   let localLog = LocalLog()
+  /// One node's presence channel, when there is no `cluster`: this process' registry is its only
+  /// follower, so what it delivers is the roster of this node's own sessions.
+  var localPresence = LocalPresence()
   /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
   private var answeringLocally = false
   /// Cluster mode's API requests and replica reads waiting (`RoomsDriver+ClusterAPI.swift`).
@@ -192,15 +195,26 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         sendHistory(read)
       case .close(let connection, let code, let reason):
         transport?.close(ConnectionID(rawValue: connection.rawValue), code: code, reason: reason)
-      case .log(let level, let event, let fields):
+      case .logLine(let level, let event, let fields):
         Log.log(level, event, fields)
-      case .cluster(let work):
+      case .log(let work):
         if let cluster {
           cluster.perform(work)
         } else {
-          localLog.perform(
-            work, apiAnswered: { clusterAPIAnswered($0, results: $1, failure: $2) }, roomGone: { clusterRoomGone($0) })
+          localLog.perform(work, roomGone: { apiRoomGone($0) })
         }
+      case .presence(let work):
+        if let cluster {
+          cluster.perform(work)
+        } else {
+          let deliveries = localPresence.perform(work, node: registry.roomNode.node)
+          // Handed over later on the service thread, as Redis' are.
+          if !deliveries.isEmpty { transport?.post { [weak self] in self?.deliverPresence(deliveries) } }
+        }
+      case .apiDone(let request, let results):
+        apiAnswered(request, results: results, failure: nil)
+      case .apiFailed(let request, let reason):
+        apiAnswered(request, results: nil, failure: reason)
       }
     }
     flush(&persists)
@@ -220,6 +234,21 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       guard !answers.isEmpty else { return }
       let now = MonotonicClock.now()
       perform(answers.flatMap { registry.appended($0.append, result: $0.result, now: now) })
+    }
+  }
+
+  /// Hands what the local presence channel delivered to the registry (service thread).
+  private func deliverPresence(_ deliveries: [LocalPresence.Delivery]) {
+    let now = MonotonicClock.now()
+    for delivery in deliveries {
+      switch delivery {
+      case .roster(_, let room, let entries):
+        perform(registry.roster(room: room, entries: entries, now: now))
+        requestTick(due: registry.nextTick(room: room, now: now), now: now)
+      case .message(_, let room, let from, let message):
+        perform(registry.presenceReceived(room: room, node: from, message: message, now: now))
+        requestTick(due: registry.nextTick(room: room, now: now), now: now)
+      }
     }
   }
 

@@ -127,8 +127,8 @@ public struct ServerConfiguration: Sendable {
   /// `redisCluster`).
   public var redisPasswordFile: String?
   /// Cluster rooms' compaction interval: part of the stored format, so not a flag (always
-  /// `ClusterNode.compactionInterval` in `reorder serve`); tests set smaller ones.
-  var clusterCompactEvery = ClusterNode.compactionInterval
+  /// `RoomNode.compactionInterval` in `reorder serve`); tests set smaller ones.
+  var clusterCompactEvery = RoomNode.compactionInterval
   /// `error`, `warn`, `info`, `debug` (`--log-level`).
   public var logLevel = "info"
   /// `text` or `json` (`--log-format`).

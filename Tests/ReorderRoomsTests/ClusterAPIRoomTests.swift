@@ -140,7 +140,7 @@ struct ClusterAPIRoomTests {
     cluster.perform(0, node.registry.applyAPIOps("r", request: 3, ops: Self.ops, now: cluster.now))
     cluster.op(0, a, "out", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog(epoch: "other")
-    cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: "other", now: cluster.now))
+    cluster.perform(0, node.registry.logHistoryChanged(room: "r", epoch: "other", now: cluster.now))
     #expect(node.apiAnswers == [.apiFailed(request: 3, reason: "the board was replaced")])
     // The op still out is refused at once, retryable; its late answer changes nothing.
     #expect(node.frames(a, "rejected").map { $0["id"] } == [.string("out")])
@@ -153,7 +153,7 @@ struct ClusterAPIRoomTests {
     #expect(node.closed[a] == nil)
     #expect(node.following["r"] == 0)
     // The same history again is no change.
-    cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: "other", now: cluster.now))
+    cluster.perform(0, node.registry.logHistoryChanged(room: "r", epoch: "other", now: cluster.now))
     #expect(node.frames(a, "welcome").count == 2)
   }
 
@@ -163,7 +163,7 @@ struct ClusterAPIRoomTests {
     let node = cluster.nodes[0]
     cluster.perform(0, node.registry.applyAPIOps("r", request: 4, ops: Self.ops, now: cluster.now))
     cluster.log.rooms["r"] = nil
-    cluster.perform(0, node.registry.sharedHistoryChanged(room: "r", epoch: nil, now: cluster.now))
+    cluster.perform(0, node.registry.logHistoryChanged(room: "r", epoch: nil, now: cluster.now))
     #expect(node.apiAnswers == [.apiFailed(request: 4, reason: "the board was deleted")])
     #expect(node.closed[a]?.code == 4404)
     #expect(node.registry.room("r") == nil)

@@ -212,7 +212,7 @@ struct ClusterCompactionTests {
     for entry in cluster.log.rooms["r"]!.entries {
       let record = try OpRecord(payload: entry.payload)
       _ = try replay.applyLogged(record.logged)
-      if ClusterNode.compacts(after: record, seq: entry.seq, every: 5) { replay.compact() }
+      if RoomNode.compacts(after: record, seq: entry.seq, every: 5) { replay.compact() }
     }
     #expect(replay.boardJSON() == fresh, "seed \(seed)")
     #expect(try normalized(replay.snapshot()) == finals[0], "seed \(seed)")

@@ -8,6 +8,12 @@ import ReorderCRDT
 /// a queue until a test delivers them (`settle()` delivers everything until nothing moves), so a
 /// test chooses the interleaving. No sockets, no threads, a hand-advanced clock.
 final class ClusterHarness {
+  /// An answer to one of the HTTP API's requests (`RoomAction.apiDone`, `.apiFailed`).
+  enum APIAnswer: Equatable {
+    case apiDone(request: UInt64, results: [APIOpResult])
+    case apiFailed(request: UInt64, reason: String)
+  }
+
   final class Node {
     let replica: UInt64
     var name: String
@@ -15,13 +21,13 @@ final class ClusterHarness {
     var inbox: [ConnectionHandle: [JSONValue]] = [:]
     var closed: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
     /// Appends not yet executed, and executed ones whose reply is not yet delivered.
-    var appends: [SharedAppend] = []
-    var replies: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+    var appends: [LogAppend] = []
+    var replies: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []
     var reads: [(room: String, after: UInt64, through: UInt64)] = []
     /// Rooms followed, with the last seq the stream delivered.
     var following: [String: UInt64] = [:]
     /// The answers of the HTTP API's requests (`.apiDone`, `.apiFailed`), in order.
-    var apiAnswers: [ClusterAction] = []
+    var apiAnswers: [APIAnswer] = []
     /// Presence messages of other nodes not yet delivered.
     var presence: [(room: String, node: String, payload: [UInt8])] = []
     var logs: [(level: Log.Level, event: String)] = []
@@ -65,7 +71,7 @@ final class ClusterHarness {
   func makeRegistry(name: String, replica: UInt64) -> RoomRegistry {
     RoomRegistry(
       limits: limits, boards: CRDTRoomBoard.factory(replica: ReplicaID(replica)), sessionPrefix: "\(name)-s",
-      cluster: ClusterNode(node: name, compactEvery: compactEvery))
+      node: RoomNode(node: name, compactEvery: compactEvery))
   }
 
   /// The node starts again (a new process: new node id, same replica); its connections are gone
@@ -96,7 +102,7 @@ final class ClusterHarness {
       case .history(let read):
         // The page comes from the replica; the base is not rebuilt here (no store).
         if let page = read.page { deliver(node, read.connection, page.frame(base: nil, rfc3339: { String($0) })) }
-      case .log(let level, let event, _): node.logs.append((level, event))
+      case .logLine(let level, let event, _): node.logs.append((level, event))
       case .load(let load):
         let result = Result { () throws(RoomStoreError) in
           try load.prepare(log.history(room: load.room, remembering: load.remembering))
@@ -110,25 +116,41 @@ final class ClusterHarness {
           .map { $0.map(\.logEntry) }.mapError { _ in RoomStoreError.unavailable("shared log") }
         perform(i, node.registry.read(read, result: result))
       case .persist: preconditionFailure("cluster mode never persists to the single-node store")
-      case .cluster(let work): cluster(i, work)
+      case .log(let work): log(i, work)
+      case .presence(let work): presence(i, work)
+      case .apiDone(let request, let results): node.apiAnswers.append(.apiDone(request: request, results: results))
+      case .apiFailed(let request, let reason): node.apiAnswers.append(.apiFailed(request: request, reason: reason))
       }
     }
   }
 
-  func cluster(_ i: Int, _ work: ClusterAction) {
+  func log(_ i: Int, _ work: LogAction) {
     let node = nodes[i]
     switch work {
     case .append(let append): node.appends.append(append)
     case .readRange(let room, let after, let through): node.reads.append((room, after, through))
     case .follow(let room, let after): node.following[room] = after
     case .unfollow(let room): node.following[room] = nil
-    case .publish(let room, let payload):
+    }
+  }
+
+  /// Presence as Redis has it: a publish reaches the nodes following the room (as bytes), the
+  /// roster is read when the room is followed and when a test says (`readRoster`), and lists what it holds (a crashed node's
+  /// sessions until a test removes them, as if they expired).
+  func presence(_ i: Int, _ work: PresenceAction) {
+    let node = nodes[i]
+    switch work {
+    case .follow(let room):
+      // The roster is read as soon as the room is followed (as `ClusterAdapter` does).
+      let entries = (log.rooms[room]?.roster ?? [:]).sorted { $0.key < $1.key }.map(\.value)
+      perform(i, node.registry.roster(room: room, entries: entries, now: now))
+    case .unfollow: break
+    case .publish(let room, let message):
       for other in nodes where other !== node && other.following[room] != nil {
-        other.presence.append((room, node.name, payload))
+        other.presence.append((room, node.name, message.encoded()))
       }
     case .rosterJoin(let room, let session, let peer): log.rooms[room, default: .init()].roster[session] = peer
     case .rosterLeave(let room, let session): log.rooms[room]?.roster[session] = nil
-    case .apiDone, .apiFailed: node.apiAnswers.append(work)
     }
   }
 
@@ -184,7 +206,7 @@ final class ClusterHarness {
     node.presence = []
     for message in batch {
       perform(
-        i, node.registry.remotePresence(room: message.room, node: message.node, payload: message.payload, now: now))
+        i, node.registry.presenceReceived(room: message.room, node: message.node, payload: message.payload, now: now))
     }
   }
 

@@ -228,7 +228,7 @@ struct ClusterSeqTests {
     // The log's history is replaced (the board replaced elsewhere, its epoch not seen here yet).
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog()
     _ = cluster.log.append(
-      SharedAppend(room: "r", epoch: "other", key: Array("k".utf8), node: "Z", payload: [], ticket: 0))
+      LogAppend(room: "r", epoch: "other", key: Array("k".utf8), node: "Z", payload: [], ticket: 0))
     cluster.log.rooms["r"] = FakeSharedLog.RoomLog(epoch: "other")
     cluster.op(0, a, "late", #"{"kind":"move","item":"a","list":"L","after":"b"}"#)
     cluster.settle()

@@ -7,7 +7,7 @@
 final class FakeSharedLog {
   struct RoomLog {
     var epoch: String?
-    var entries: [SharedLogEntry] = []
+    var entries: [AppendedEntry] = []
     var ids: [[UInt8]: UInt64] = [:]
     var snapshot: RoomSnapshot?
     var roster: [String: [UInt8]] = [:]
@@ -23,7 +23,7 @@ final class FakeSharedLog {
   var staleRefusals = 0
 
   /// `FCALL reorder_append_ops`.
-  func append(_ a: SharedAppend) -> Result<AppendReply, SharedLogError> {
+  func append(_ a: LogAppend) -> Result<AppendReply, LogError> {
     guard available else { return .failure(.unavailable("connection refused")) }
     appendCalls += 1
     var log = rooms[a.room] ?? RoomLog()
@@ -42,20 +42,20 @@ final class FakeSharedLog {
       rooms[a.room] = log
       return .failure(.stale(a.until))
     }
-    log.entries.append(SharedLogEntry(seq: seq, node: a.node, key: a.key, payload: a.payload))
+    log.entries.append(AppendedEntry(seq: seq, node: a.node, key: a.key, payload: a.payload))
     log.ids[a.key] = seq
     rooms[a.room] = log
     return .success(.applied(seq))
   }
 
   /// `XRANGE reorder:{R}:log <after+1>-1 <through>-1`.
-  func range(room: String, after: UInt64, through: UInt64) -> Result<[SharedLogEntry], SharedLogError> {
+  func range(room: String, after: UInt64, through: UInt64) -> Result<[AppendedEntry], LogError> {
     guard available else { return .failure(.unavailable("connection refused")) }
     return .success((rooms[room]?.entries ?? []).filter { $0.seq > after && $0.seq <= through })
   }
 
   /// Entries after `seq` (what `XREAD` from `<seq>-1` returns), at most `limit`.
-  func entries(room: String, after seq: UInt64, limit: Int = .max) -> [SharedLogEntry] {
+  func entries(room: String, after seq: UInt64, limit: Int = .max) -> [AppendedEntry] {
     Array((rooms[room]?.entries ?? []).lazy.filter { $0.seq > seq }.prefix(limit))
   }
 

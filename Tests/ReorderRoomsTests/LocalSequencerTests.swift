@@ -5,8 +5,8 @@ import Testing
 /// One node's log: appends ordered at once after the room's seq, `stale` past `until`.
 @Suite("The local log's sequencer")
 struct LocalSequencerTests {
-  func append(_ room: String, until: UInt64 = 0, ticket: UInt64 = 1) -> SharedAppend {
-    SharedAppend(
+  func append(_ room: String, until: UInt64 = 0, ticket: UInt64 = 1) -> LogAppend {
+    LogAppend(
       room: room, epoch: "e", key: Array("k\(ticket)".utf8), node: "n", payload: [], ticket: ticket, until: until)
   }
 

@@ -32,8 +32,10 @@ final class RoomsHarness: @unchecked Sendable {
   /// One node's log, as the server's `LocalLog` runs it: appends answered at once, handed to the
   /// registry in append order after the actions that made them.
   var sequencer = LocalSequencer()
-  var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  var answers: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []
   var answering = false
+  /// The presence channel it shares with the harnesses made with the same hub (one process).
+  var presenceHub: PresenceHub
   /// The HTTP API's requests answered (`.apiDone`, `.apiFailed`), by request.
   var apiAnswers: [UInt64: APIAnswer] = [:]
   enum APIAnswer: Equatable {
@@ -41,25 +43,30 @@ final class RoomsHarness: @unchecked Sendable {
     case failed(String)
   }
 
-  /// The compaction interval of the rooms (`ClusterNode.compactEvery`).
+  /// The compaction interval of the rooms (`RoomNode.compactEvery`).
   let compactEvery: UInt64
 
   init(
     limits: RoomLimits = RoomLimits(), boards: RoomBoardFactory = CRDTRoomBoard.factory,
     storage: InMemoryRoomStore = InMemoryRoomStore(), autoDurable: Bool = true,
-    compactEvery: UInt64 = ClusterNode.compactionInterval
+    compactEvery: UInt64 = RoomNode.compactionInterval, node: String = "n1", sessionPrefix: String = "s",
+    presenceHub: PresenceHub = PresenceHub()
   ) {
+    self.presenceHub = presenceHub
     self.limits = limits
     self.boards = boards
     self.storage = storage
     self.autoDurable = autoDurable
     self.compactEvery = compactEvery
-    registry = RoomRegistry(limits: limits, boards: boards, node: .local(node: "n1", compactEvery: compactEvery))
+    registry = RoomRegistry(
+      limits: limits, boards: boards, sessionPrefix: sessionPrefix, node: .local(node: node, compactEvery: compactEvery)
+    )
   }
 
   /// A fresh registry over the same storage (a server restart: another start of the node).
   func restart() {
     sequencer = LocalSequencer()
+    presenceHub = PresenceHub()
     registry = RoomRegistry(
       limits: limits, boards: boards, sessionPrefix: "r", node: .local(node: "n2", compactEvery: compactEvery))
     inbox = [:]
@@ -91,20 +98,22 @@ final class RoomsHarness: @unchecked Sendable {
         read.run(on: storage, rfc3339: { String($0) }) { frame in self.deliver(read.connection, frame, .data) }
       case .close(let c, let code, let reason):
         closed[c] = (code, reason)
-      case .log(let level, let event, let fields):
+      case .logLine(let level, let event, let fields):
         logs.append((level, event, fields))
-      case .cluster(.append(let append)):
+      case .log(.append(let append)):
         answers.append((append, sequencer.append(append)))
-      case .cluster(.follow(let room, let after)):
+      case .log(.follow(let room, let after)):
         sequencer.follow(room: room, after: after)
-      case .cluster(.unfollow(let room)):
+      case .log(.unfollow(let room)):
         sequencer.unfollow(room: room)
-      case .cluster(.apiDone(let request, let results)):
-        apiAnswers[request] = .done(results)
-      case .cluster(.apiFailed(let request, let reason)):
-        apiAnswers[request] = .failed(reason)
-      case .cluster:
+      case .log(.readRange):
         break
+      case .presence(let work):
+        presenceHub.perform(work, node: registry.roomNode.node)
+      case .apiDone(let request, let results):
+        apiAnswers[request] = .done(results)
+      case .apiFailed(let request, let reason):
+        apiAnswers[request] = .failed(reason)
       }
     }
     if !answering {
@@ -114,8 +123,21 @@ final class RoomsHarness: @unchecked Sendable {
         perform(registry.appended(answer.append, result: answer.result, now: now))
       }
       answering = false
+      deliverPresence()
     }
     if autoDurable { makeDurable() }
+  }
+
+  /// Hands what the presence channel delivered to this node to its registry.
+  func deliverPresence() {
+    for delivery in presenceHub.take(node: registry.roomNode.node) {
+      switch delivery {
+      case .roster(_, let room, let entries):
+        perform(registry.roster(room: room, entries: entries, now: now))
+      case .message(_, let room, let from, let message):
+        perform(registry.presenceReceived(room: room, node: from, message: message, now: now))
+      }
+    }
   }
 
   /// The names of the rooms in storage (for `createDemoRooms`).
@@ -250,4 +272,21 @@ enum BoardKind: String, CaseIterable, Sendable, CustomStringConvertible {
 
   var factory: RoomBoardFactory { self == .plain ? .plain : CRDTRoomBoard.factory }
   var description: String { rawValue }
+}
+
+/// The presence channel of the harnesses of one process (`LocalPresence`), with what it delivered
+/// to each node and that node has not taken yet.
+final class PresenceHub: @unchecked Sendable {
+  var channel = LocalPresence()
+  var pending: [String: [LocalPresence.Delivery]] = [:]
+
+  /// Performs `node`'s action; its deliveries wait for their nodes.
+  func perform(_ action: PresenceAction, node: String) {
+    for delivery in channel.perform(action, node: node) { pending[delivery.to, default: []].append(delivery) }
+  }
+
+  /// What waits for `node`, in order.
+  func take(node: String) -> [LocalPresence.Delivery] {
+    pending.removeValue(forKey: node) ?? []
+  }
 }

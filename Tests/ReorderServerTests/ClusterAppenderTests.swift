@@ -12,7 +12,7 @@ import Testing
 @Suite("Cluster mode: the appender's calls")
 struct ClusterAppenderTests {
   /// Appends `appends` through a started appender and returns their answers, in order.
-  static func answers(_ appends: [SharedAppend], redis: RedisServer) throws -> [ClusterAppender.Answer] {
+  static func answers(_ appends: [LogAppend], redis: RedisServer) throws -> [ClusterAppender.Answer] {
     let link = RedisLink(
       url: RedisURL(host: "127.0.0.1", port: redis.port),
       prepare: { (connection) throws(RedisError) in try connection.loadFunctions() })
@@ -31,9 +31,9 @@ struct ClusterAppenderTests {
   func createsReachesRedis() throws {
     let redis = try RedisServer()
     defer { redis.stop() }
-    let made = SharedAppend(
+    let made = LogAppend(
       room: "gone", epoch: "e1", key: Array("c:1".utf8), node: "n", payload: [1], ticket: 1, creates: false)
-    let fresh = SharedAppend(
+    let fresh = LogAppend(
       room: "new", epoch: "e2", key: Array("c:2".utf8), node: "n", payload: [2], ticket: 2, creates: true)
     let answers = try Self.answers([made, fresh], redis: redis)
     #expect(answers.count == 2)
@@ -43,9 +43,9 @@ struct ClusterAppenderTests {
 
   @Test("A round trip takes 500 appends and the rest of the last one's room run (at most 1,000 more)")
   func batchesKeepARoomsRunTogether() {
-    func queue(_ runs: [(String, Int)]) -> [SharedAppend] {
+    func queue(_ runs: [(String, Int)]) -> [LogAppend] {
       runs.flatMap { room, count in
-        (0..<count).map { SharedAppend(room: room, epoch: "e", key: [], node: "n", payload: [], ticket: UInt64($0)) }
+        (0..<count).map { LogAppend(room: room, epoch: "e", key: [], node: "n", payload: [], ticket: UInt64($0)) }
       }
     }
     #expect(ClusterAppender.batchCount([]) == 0)

@@ -10,7 +10,7 @@ import ReorderRooms
 // room's log (`*n` entries, each `*2` of the id `<seq>-1` and the fields `node`, `key`, `op`);
 // the entries' layout is what `XREAD` returns per stream too. What hiredis would not read as one
 // reply is skipped (`RESP.reply`); the rest goes through the node's own decoding
-// (`ClusterReplies.entries`), the tail's mapping (`SharedLogEntry.init`) and
+// (`ClusterReplies.entries`), the tail's mapping (`AppendedEntry.init`) and
 // `RoomRegistry.logged`, into a cluster-mode room loaded empty with one welcomed member.
 // Contract: never crashes;
 // - a reply that is not a list of entries is refused with `unexpectedReply` naming the command;
@@ -22,7 +22,7 @@ import ReorderRooms
 //   of them cannot be read or applied, it refuses the log: an error line "shared log entry
 //   unreadable" with the error, the member closed 1011 "shared log corrupt", no `applied` sent.
 Log.configure(level: .error, format: .text)  // the rooms' info lines would fill the fuzzer's log
-let rooms = FuzzRooms(node: ClusterNode(node: "B"))
+let rooms = FuzzRooms(node: RoomNode(node: "B"))
 let member = ConnectionHandle(1)
 rooms.open(member, room: "food")
 rooms.receive(
@@ -75,7 +75,7 @@ runFuzzer { bytes in
   }
 
   rooms.restore()
-  rooms.perform(rooms.registry.logged(room: "food", entries: entries.map { SharedLogEntry($0) }, now: rooms.now))
+  rooms.perform(rooms.registry.logged(room: "food", entries: entries.map { AppendedEntry($0) }, now: rooms.now))
   let seqs = Set(entries.map(\.seq))
   var run: UInt64 = 0
   while seqs.contains(run + 1) { run += 1 }
@@ -104,7 +104,7 @@ runFuzzer { bytes in
   }
   if let next = seqs.filter({ $0 > run + 1 }).min() {
     fuzzCheck(
-      rooms.cluster.contains { work in
+      rooms.logWork.contains { work in
         if case .readRange(let room, let after, let through) = work {
           return room == "food" && after == run && through == next - 1
         }

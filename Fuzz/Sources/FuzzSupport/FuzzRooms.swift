@@ -5,7 +5,7 @@ import ReorderRooms
 /// A `RoomRegistry` driven with no sockets for the fuzz targets: it performs the registry's actions
 /// into per-connection frames and closes, over an `InMemoryRoomStore` that answers at once, and makes
 /// every append durable at once. On one node its appends are ordered by a `LocalSequencer`, as the
-/// server's `LocalLog` orders them; in cluster mode its `.cluster` work is only recorded (`cluster`).
+/// server's `LocalLog` orders them; in cluster mode its `.log` work is only recorded (`logWork`).
 /// One thread only.
 ///
 /// A target builds one per process, brings it to the moment every input starts from (a room loaded,
@@ -20,25 +20,25 @@ public final class FuzzRooms: @unchecked Sendable {
   public private(set) var frames: [ConnectionHandle: [JSONValue]] = [:]
   /// The close of each closed connection.
   public private(set) var closes: [ConnectionHandle: (code: UInt16, reason: String)] = [:]
-  /// The cluster work asked for (cluster mode), in order.
-  public private(set) var cluster: [ClusterAction] = []
+  /// The log work asked for (cluster mode), in order.
+  public private(set) var logWork: [LogAction] = []
   /// The log lines the registry asked for, in order.
   public private(set) var logs: [(level: Log.Level, event: String, fields: [(String, String)])] = []
   /// The clock handed to the registry, in seconds.
   public var now = 1_000.0
   /// One node's log (nil in cluster mode), and its answers not yet handed to the registry.
   private var sequencer: LocalSequencer?
-  private var answers: [(append: SharedAppend, result: Result<AppendReply, SharedLogError>)] = []
+  private var answers: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []
   private var answering = false
   private var saved: (registry: RegistryState, now: Double, sequencer: LocalSequencer?)?
 
   /// A registry of CRDT boards with default limits and `verifier` checking hello tokens; in
   /// cluster mode as `node` (its boards replica 7) when `node` is given.
-  public init(verifier: (any AccessVerifier)? = nil, node: ClusterNode? = nil) {
+  public init(verifier: (any AccessVerifier)? = nil, node: RoomNode? = nil) {
     if let node {
       registry = RoomRegistry(
         limits: RoomLimits(), boards: CRDTRoomBoard.factory(replica: ReplicaID(7)), sessionPrefix: "s",
-        cluster: node)
+        node: node)
     } else {
       registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
       sequencer = LocalSequencer()
@@ -64,7 +64,7 @@ public final class FuzzRooms: @unchecked Sendable {
     answers = []
     frames = [:]
     closes = [:]
-    cluster = []
+    logWork = []
     logs = []
   }
 
@@ -106,16 +106,19 @@ public final class FuzzRooms: @unchecked Sendable {
         read.run(on: storage, rfc3339: { String($0) }) { frame in self.deliver(read.connection, frame) }
       case .close(let c, let code, let reason):
         closes[c] = (code, reason)
-      case .log(let level, let event, let fields):
+      case .logLine(let level, let event, let fields):
         logs.append((level, event, fields))
-      case .cluster(.append(let append)) where sequencer != nil:
+      case .log(.append(let append)) where sequencer != nil:
         answers.append((append, sequencer!.append(append)))
-      case .cluster(.follow(let room, let after)) where sequencer != nil:
+      case .log(.follow(let room, let after)) where sequencer != nil:
         sequencer!.follow(room: room, after: after)
-      case .cluster(.unfollow(let room)) where sequencer != nil:
+      case .log(.unfollow(let room)) where sequencer != nil:
         sequencer!.unfollow(room: room)
-      case .cluster(let work):
-        cluster.append(work)
+      case .log(let work):
+        logWork.append(work)
+      case .presence, .apiDone, .apiFailed:
+        // One registry: nobody else follows its presence; the fuzzed inputs make no API requests.
+        break
       }
     }
     // The log's answers, in append order, after the actions that made the appends.

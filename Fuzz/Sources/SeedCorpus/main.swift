@@ -71,13 +71,13 @@ func streamEntries(_ room: String, _ logged: [([UInt8], String)], budget: Int = 
 func appliedCount(_ entries: [ClusterLogEntry]) -> Int {
   let registry = RoomRegistry(
     limits: RoomLimits(), boards: CRDTRoomBoard.factory(replica: ReplicaID(7)), sessionPrefix: "s",
-    cluster: ClusterNode(node: "B"))
+    node: RoomNode(node: "B"))
   for case .load(let load) in registry.opened(ConnectionHandle(1), room: "seed", now: 0) {
     _ = registry.loaded(room: "seed", result: Result { () throws(RoomStoreError) in try load.prepare(.empty) }, now: 0)
   }
   let hello = ##"{"type":"hello","room":"seed","client":"c","name":"Seed","color":"#000000"}"##
   _ = registry.received(ConnectionHandle(1), message: Array(hello.utf8), isBinary: false, now: 0)
-  let shared = entries.map { SharedLogEntry(seq: $0.seq, node: $0.node, key: $0.key, payload: $0.op) }
+  let shared = entries.map { AppendedEntry(seq: $0.seq, node: $0.node, key: $0.key, payload: $0.op) }
   _ = registry.logged(room: "seed", entries: shared, now: 0)
   return Int(registry.room("seed")?.seq ?? 0)
 }

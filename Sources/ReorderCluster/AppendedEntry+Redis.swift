@@ -1,7 +1,7 @@
 import ReorderRedis
 import ReorderRooms
 
-extension SharedLogEntry {
+extension AppendedEntry {
   /// The entry of a room's Redis stream as the rooms take it (`RoomRegistry.logged`): what the
   /// tail hands over for each entry `XREAD` returns (and the Redis fuzz target feeds).
   init(_ entry: ClusterLogEntry) {

@@ -3,7 +3,7 @@ import ReorderBasics
 /// Whole-board changes in cluster mode: `PUT` (create, replace) and `DELETE` write the room's
 /// history in Redis in one step (the server's side), and every node that holds a replica of the
 /// room learns of it from its tail (the log's `meta.epoch` is another one, or gone) or, on the node
-/// that made it, at once: `sharedHistoryChanged(room:epoch:now:)`. A replaced board is loaded again
+/// that made it, at once: `logHistoryChanged(room:epoch:now:)`. A replaced board is loaded again
 /// and its members welcomed again on their open connections; a deleted one closes them 4404.
 extension RoomRegistry {
   /// The shared log holds `epoch` (nil: no history at all) for `room`, which this node follows. The
@@ -13,17 +13,17 @@ extension RoomRegistry {
   /// dropped; another epoch is a replaced board: the room is loaded again (`.load`) while it keeps
   /// its members, and takes no op meanwhile (rejected `unavailable`, retryable, as are its ops
   /// still out).
-  public func sharedHistoryChanged(room name: String, epoch: String?, now: Double) -> [RoomAction] {
+  public func logHistoryChanged(room name: String, epoch: String?, now: Double) -> [RoomAction] {
     guard let room = rooms[name] else { return [] }
     // A reload is out: it reads whatever the log holds when it runs (a delete meanwhile, an empty
     // board, is handled when it is answered).
     guard room.log.reloading == nil else { return [] }
-    let follow = RoomAction.cluster(.follow(room: name, after: room.seq))
+    let follow = RoomAction.log(.follow(room: name, after: room.seq))
     // A room that has applied nothing loses nothing by a reload: it reloads to welcome its members
     // with a board made in one step (the maker's node calls this at once), and follows on when
     // the log has no history either.
     if epoch == room.epoch || (room.seq == 0 && epoch == nil) { return [follow] }
-    guard let epoch else { return sharedDeleted(name) }
+    guard let epoch else { return logDeleted(name) }
     if room.epoch.isEmpty {
       // Loaded without op 1 (trimmed): the log's epoch is the one it holds.
       rooms[name]!.epoch = epoch
@@ -40,7 +40,7 @@ extension RoomRegistry {
     }
     let waiting = rooms[name]!.log.deferred.list.map(\.connection)
     actions.append(contentsOf: rooms[name]!.refuseDeferred(of: waiting, Room.replacingError))
-    actions.append(.log(.info, "board replaced; reloading", [("room", name), ("epoch", epoch)]))
+    actions.append(.logLine(.info, "board replaced; reloading", [("room", name), ("epoch", epoch)]))
     actions.append(
       .load(
         RoomLoad(
@@ -53,13 +53,13 @@ extension RoomRegistry {
   /// The answer to a replaced room's `.load`: the loaded room (the new board) takes over the old
   /// one's members, roster and remote peers, and each member gets a fresh `welcome` with the full
   /// board and the new epoch.
-  func sharedReloaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+  func logReloaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
     guard let old = rooms[name] else { return [] }
     switch result {
     case .failure(let error):
       loadsFailed += 1
-      return [.log(.error, "room reload failed", [("room", name), ("error", "\(error)")])]
-        + failShared(room: name, reason: "storage failure: \(error.kind)")
+      return [.logLine(.error, "room reload failed", [("room", name), ("error", "\(error)")])]
+        + failLog(room: name, reason: "storage failure: \(error.kind)")
     case .success(let prepared):
       loadsCompleted += 1
       var room = prepared.room
@@ -71,11 +71,11 @@ extension RoomRegistry {
       room.link = old.link
       counters.add(old.counters)
       var actions: [RoomAction] = [
-        .log(.info, "board reloaded", [("room", name), ("epoch", room.epoch), ("seq", "\(room.seq)")])
+        .logLine(.info, "board reloaded", [("room", name), ("epoch", room.epoch), ("seq", "\(room.seq)")])
       ]
       for connection in room.members.keys.sorted() { actions.append(contentsOf: room.sendWelcome(connection)) }
       rooms[name] = room
-      actions.append(.cluster(.follow(room: name, after: room.seq)))
+      actions.append(contentsOf: RoomAction.follow(room: name, after: room.seq))
       return actions
     }
   }
@@ -83,7 +83,7 @@ extension RoomRegistry {
   /// The board was deleted: the room's connections close with 4404 `board deleted`, its API
   /// requests end, this node's sessions leave its roster, and the room is dropped (a later join
   /// loads it again: an empty board with a new epoch).
-  func sharedDeleted(_ name: String) -> [RoomAction] {
+  func logDeleted(_ name: String) -> [RoomAction] {
     guard var room = rooms.removeValue(forKey: name) else { return [] }
     counters.add(room.counters)
     var actions = room.failAPI(reason: "the board was deleted")
@@ -94,10 +94,10 @@ extension RoomRegistry {
       closed += 1
     }
     for member in room.members.values.sorted(by: { $0.connection < $1.connection }) where member.visible {
-      actions.append(.cluster(.rosterLeave(room: name, session: member.peer.session)))
+      actions.append(.presence(.rosterLeave(room: name, session: member.peer.session)))
     }
-    actions.append(.log(.info, "board deleted", [("room", name), ("closed", "\(closed)")]))
-    actions.append(.cluster(.unfollow(room: name)))
+    actions.append(.logLine(.info, "board deleted", [("room", name), ("closed", "\(closed)")]))
+    actions.append(contentsOf: RoomAction.unfollow(room: name))
     return actions
   }
 
@@ -105,7 +105,7 @@ extension RoomRegistry {
   /// builds it (a new epoch, ops 1…N by `api`, the snapshot at N), without touching any room: the
   /// server writes it to the shared log in one step, which decides whether it exists
   /// (`CreatedBoard.replaced` is false here; the log says).
-  public func makeSharedBoard(_ name: String, content: BoardContent, now: Double)
+  public func buildBoard(_ name: String, content: BoardContent, now: Double)
     -> Result<CreatedBoard, BoardContent.Refusal>
   {
     do {
@@ -117,15 +117,15 @@ extension RoomRegistry {
     }
   }
 
-  /// A board `makeSharedBoard` built was stored: its ops count as applied on this node (the room
+  /// A board `buildBoard` built was stored: its ops count as applied on this node (the room
   /// that built them is not kept; the replicas load the stored board without applying them).
-  public func sharedBoardStored(_ board: CreatedBoard) {
+  public func builtBoardStored(_ board: CreatedBoard) {
     counters.opsApplied += board.entries.count
   }
 
   /// The demo boards as cluster mode stores them (`--demo --redis`): each built as on one node
   /// (ops `demo:<n>` by `server`), with its snapshot, to be written where the log has no board.
-  public func sharedDemoBoards(now: Double) throws -> [(room: String, board: CreatedBoard)] {
+  public func buildDemoBoards(now: Double) throws -> [(room: String, board: CreatedBoard)] {
     try DemoBoards.all.map { name, intents in
       var room = Room(name: name, board: boards.empty(), limits: limits, now: now)
       var entries: [LogEntry] = []
