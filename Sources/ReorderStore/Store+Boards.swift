@@ -6,6 +6,9 @@ public enum BoardWrite: Sendable {
   /// Deletes everything stored for `room` (ops, snapshots, summary), then stores `ops` (seqs from
   /// 1) and `snapshot`, with `summary`: one transaction, so a reader sees the old room or the new.
   case replace(room: String, ops: [StoredOp], snapshot: StoredSnapshot?, summary: RoomSummary)
+  /// As `replace`, only when nothing is stored for `room` (no op, no snapshot); otherwise changes
+  /// nothing (`existed` true).
+  case create(room: String, ops: [StoredOp], snapshot: StoredSnapshot?, summary: RoomSummary)
   /// Deletes everything stored for `room`.
   case delete(room: String)
   /// Updates the summary of a stored room (a room that is not stored is left alone).
@@ -14,7 +17,7 @@ public enum BoardWrite: Sendable {
   /// The room written.
   var room: String {
     switch self {
-    case .replace(let room, _, _, _), .delete(let room), .summary(let room, _): room
+    case .replace(let room, _, _, _), .create(let room, _, _, _), .delete(let room), .summary(let room, _): room
     }
   }
 
@@ -148,6 +151,11 @@ extension StoreWriter {
     case .delete(let room):
       let existed = try deleteAll(room, updated: &updated)
       return BoardWriteResult(existed: existed, seq: 0)
+    case .create(let room, let ops, let snapshot, let summary):
+      if try holdsHistory(room) {
+        return BoardWriteResult(existed: true, seq: try highestSeq(of: room, updated: &updated))
+      }
+      return try self.write(.replace(room: room, ops: ops, snapshot: snapshot, summary: summary), updated: &updated)
     case .replace(let room, let ops, let snapshot, let summary):
       let existed = try deleteAll(room, updated: &updated)
       var high = try highestSeq(of: room, updated: &updated)
@@ -177,6 +185,18 @@ extension StoreWriter {
       if !superseded { try saveSummary(room, summary) }
       return BoardWriteResult(existed: true, seq: updated[room] ?? highWater[room] ?? summary.seq)
     }
+  }
+
+  /// Whether `room` has an op or a snapshot stored.
+  private func holdsHistory(_ room: String) throws(StoreError) -> Bool {
+    for sql in ["SELECT 1 FROM ops WHERE room = ?1 LIMIT 1", "SELECT 1 FROM snapshots WHERE room = ?1 LIMIT 1"] {
+      let select = try connection.statement(sql)
+      try select.bind(room, at: 1)
+      let found = try select.step()
+      select.reset()
+      if found { return true }
+    }
+    return false
   }
 
   /// Deletes every row of `room`; whether there was any. The room's cached seq goes too, so that

@@ -196,4 +196,35 @@ struct ClusterAPIRoomTests {
     #expect(results.map(\.seq) == [8, 9, nil])
     #expect(node.applied(a).filter { $0["by"] == .string("api") }.count == 2)
   }
+
+  @Test("An op id sent again beyond the replica's catch-up window answers its first seq, its op null")
+  func repeatedBeyondMemory() {
+    var limits = RoomLimits()
+    limits.maxCatchUpOps = 5
+    limits.maxOpsPerSecond = 1_000_000
+    let cluster = ClusterHarness(nodes: 2, limits: limits)
+    let a = cluster.join(0, 1)
+    seedCluster(cluster, from: a)
+    cluster.join(1, 2)
+    cluster.settle()
+    let node = cluster.nodes[1]
+    cluster.perform(1, node.registry.applyAPIOps("r", request: 1, ops: [Self.ops[0]], now: cluster.now))
+    cluster.settle()
+    guard let first = Self.results(node, 1), let seq = first.first?.seq else { return }
+    #expect(first[0].json["op"]?["kind"] == .string("insert"))
+    // The window keeps up to 1,024 frames beyond `maxCatchUpOps` before it drops any.
+    let moves = 5 + 1_024 + 1
+    for i in 0..<moves {
+      cluster.op(0, a, "m\(i)", #"{"kind":"move","item":"a","list":"L","after":"\#(i % 2 == 0 ? "b" : "c")"}"#)
+      if i % 64 == 63 { cluster.settle() }
+    }
+    cluster.settle()
+    node.apiAnswers = []
+    cluster.perform(1, node.registry.applyAPIOps("r", request: 2, ops: [Self.ops[0]], now: cluster.now))
+    cluster.settle()
+    // Nothing was appended again; the log's records hold the maker's intent, not the resolved op.
+    #expect(Self.results(node, 2) == [.applied(id: "p1", seq: seq, op: nil)])
+    #expect(Self.results(node, 2)?.first?.json["op"] == .null)
+    #expect(cluster.nodes[0].registry.room("r")?.seq == seq + UInt64(moves))
+  }
 }

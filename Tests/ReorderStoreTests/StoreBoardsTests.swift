@@ -40,6 +40,26 @@ struct StoreBoardsTests {
     #expect(fresh == BoardWriteResult(existed: false, seq: 1))
   }
 
+  @Test("create stores a board only where no history is stored; a stored one stays as it was")
+  func createOnlyWhereAbsent() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    store.append(room: "r", ops: sampleOps(1...3), onDurable: { _ in })
+    store.flush()
+    let taken = try commit(
+      store, .create(room: "r", ops: [StoredOp(seq: 1, payload: [9])], snapshot: nil, summary: Self.summary))
+    #expect(taken == BoardWriteResult(existed: true, seq: 3))
+    #expect(try store.ops(room: "r", after: 0, limit: 100).count == 3)
+    let fresh = try commit(
+      store,
+      .create(
+        room: "new", ops: [StoredOp(seq: 1, payload: [9])], snapshot: StoredSnapshot(seq: 1, bytes: [1], board: nil),
+        summary: Self.summary))
+    #expect(fresh == BoardWriteResult(existed: false, seq: 1))
+    #expect(try store.ops(room: "new", after: 0, limit: 100).map(\.payload) == [[9]])
+    #expect(try store.loadSnapshot(room: "new")?.bytes == [1])
+  }
+
   @Test("delete removes every row of a room, which leaves the list; a later append stores it again")
   func delete() throws {
     let store = try Store(path: ":memory:")
