@@ -11,7 +11,7 @@ import ReorderRooms
 /// PX`, which renews it for its holder, so each snapshot renews it), which then trims the log and
 /// the op ids below the windows before the snapshot. Ops are never appended through this port in
 /// cluster mode: they go to the shared log through `ClusterAppender`.
-public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
+public final class RedisRoomStorage: RoomStore, BoardWrites, @unchecked Sendable {
   private let link: RedisLink
   private let node: String
   /// Ops kept before each snapshot: the catch-up and the idempotency window.
@@ -181,7 +181,7 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
   /// holder lists it at its next change).
   public func putBoard(
     room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
-    completion: @escaping @Sendable (Result<BoardPutOutcome, RoomStoreError>) -> Void
+    completion: @escaping @Sendable (Result<BoardPut, RoomStoreError>) -> Void
   ) {
     queue.async { [self] in
       completion(
@@ -200,7 +200,11 @@ public final class RedisRoomStorage: RoomStore, @unchecked Sendable {
             if outcome != .exists {
               Self.list(room, ClusterSummary(summary, updatedMilliseconds: Self.wallMilliseconds()), redis)
             }
-            return outcome
+            switch outcome {
+            case .created: return .created
+            case .replaced: return .replaced
+            case .exists: return .exists
+            }
           }
         })
     }

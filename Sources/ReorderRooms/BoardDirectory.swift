@@ -1,17 +1,39 @@
-/// What the HTTP API needs from storage beyond `RoomStore`: whole boards written, deleted and
-/// listed. The server's SQLite storage implements it; a store without it gets 503 from the API's
-/// write routes and a list without summaries.
+/// Whole-board writes, the HTTP API's `PUT` and `DELETE`: a board put as a room's new history, a
+/// room's history deleted. Two implementations: the server's SQLite storage (one node) and Redis
+/// (`reorder_board_put`, `reorder_board_delete`). The store decides whether a board exists, in
+/// order with the room's appends before the write. The rooms learn of a write once it is answered
+/// (`RoomRegistry.boardWritten(room:epoch:now:)`).
+///
+/// Every call answers through its completion, exactly once, on any thread.
+public protocol BoardWrites: AnyObject, Sendable {
+  /// Stores `entries` (seqs from 1, op 1 carrying `epoch`) and `snapshot` as `room`'s history, with
+  /// `summary`, in one durable step: where the room has none (`created`), or, with `replace`,
+  /// in place of the one it has (`replaced`); otherwise nothing changes (`exists`).
+  func putBoard(
+    room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
+    completion: @escaping @Sendable (Result<BoardPut, RoomStoreError>) -> Void)
+  /// Deletes everything stored for `room` (ops, snapshots, summary). Answers whether it had a
+  /// history.
+  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void)
+}
+
+/// What became of a `BoardWrites.putBoard`.
+public enum BoardPut: Sendable, Equatable {
+  /// The room had no history: the board is its history now.
+  case created
+  /// The room had a history and replacing was asked for: the board's is its history now.
+  case replaced
+  /// The room has a history and replacing was not asked for: nothing changed.
+  case exists
+}
+
+/// What the HTTP API's board list needs from storage beyond `RoomStore`: each stored board's
+/// summary. The server's SQLite storage implements it; a store without it gets a list without
+/// summaries.
 ///
 /// Like `RoomStore`, every call answers through its completion, exactly once, on any thread; the
 /// writes are ordered with the same store's appends and snapshots (queued after those before them).
 public protocol BoardDirectory: RoomStore {
-  /// Replaces everything stored for `room` by `entries` (seqs from 1, op 1 carrying the new epoch)
-  /// and `snapshot`, in one durable transaction. Answers with the room's last seq.
-  func replaceBoard(
-    room: String, entries: [LogEntry], snapshot: RoomSnapshot?, summary: BoardSummary,
-    completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void)
-  /// Deletes everything stored for `room` (ops, snapshots, summary). Answers whether it had any.
-  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void)
   /// Records `summary` for a stored room after the appends queued before it; failures are logged.
   /// Its `updated_at` is `updatedMilliseconds` (ms since 1970) when given, else the commit's time;
   /// a summary of the same epoch and seq as the stored one keeps the stored time (nothing changed).

@@ -91,22 +91,3 @@ extension Room {
     return [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
   }
 }
-
-extension RoomRegistry {
-  /// Creates the demo rooms that have no stored state yet (as ordinary logged ops); `existing` are
-  /// the names of the rooms the store has (`RoomStore.roomNames`).
-  public func createDemoRooms(existing: Set<String>, now: Double) throws -> [RoomAction] {
-    var actions: [RoomAction] = []
-    for (name, intents) in DemoBoards.all where !existing.contains(name) && rooms[name] == nil && loading[name] == nil {
-      var room = Room(name: name, board: boards.empty(), limits: limits, now: now)
-      for (i, intent) in intents.enumerated() {
-        actions.append(contentsOf: try room.performSystem(intent, id: "demo:\(i + 1)"))
-      }
-      install(&room)
-      rooms[name] = room
-      actions.append(contentsOf: RoomAction.follow(room: name, after: room.seq))
-      actions.append(.logLine(.info, "demo room created", [("room", name), ("seq", "\(room.seq)")]))
-    }
-    return actions
-  }
-}

@@ -6,7 +6,7 @@ import Synchronization
 /// (`.onDemand`: `answerPending()`), so tests can drive both orders a real store can produce:
 /// an answer before the call returns and one much later, with joins and frames arriving meanwhile.
 /// Failures can be injected per operation. Thread-safe.
-public final class InMemoryRoomStore: RoomStore, Sendable {
+public final class InMemoryRoomStore: RoomStore, BoardWrites, Sendable {
   /// When completions run.
   public enum Answering: Sendable {
     /// Inside the call, before it returns.
@@ -17,7 +17,7 @@ public final class InMemoryRoomStore: RoomStore, Sendable {
 
   /// The operations failures can be injected into.
   public enum Operation: Hashable, Sendable {
-    case load, append, snapshot, entries, roomNames
+    case load, append, snapshot, entries, roomNames, boardWrite
   }
 
   private struct State {
@@ -146,5 +146,27 @@ public final class InMemoryRoomStore: RoomStore, Sendable {
 
   public func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     run(.roomNames, completion) { state in .success(Set(state.logs.keys).union(state.snapshots.keys).sorted()) }
+  }
+
+  public func putBoard(
+    room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
+    completion: @escaping @Sendable (Result<BoardPut, RoomStoreError>) -> Void
+  ) {
+    run(.boardWrite, completion) { state in
+      let existed = state.logs[room]?.isEmpty == false || state.snapshots[room] != nil
+      if existed && !replace { return .success(.exists) }
+      state.logs[room] = entries
+      state.snapshots[room] = snapshot
+      return .success(existed ? .replaced : .created)
+    }
+  }
+
+  public func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
+    run(.boardWrite, completion) { state in
+      let existed = state.logs[room]?.isEmpty == false || state.snapshots[room] != nil
+      state.logs[room] = nil
+      state.snapshots[room] = nil
+      return .success(existed)
+    }
   }
 }

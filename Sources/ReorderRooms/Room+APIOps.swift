@@ -130,6 +130,8 @@ extension Room {
         log.apiJobs[0].failure = Room.replacingError.message
         continue
       }
+      // A whole-board write is out: the ops wait for its answer (the board it stores ends them).
+      if log.writingBoard { break }
       if rebuilding {
         // The disk is full: the ops still to make are refused as one node refuses them then.
         for index in job.steps.indices where job.steps[index] == .toMake {

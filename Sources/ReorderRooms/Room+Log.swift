@@ -24,7 +24,7 @@ extension Room {
       }
       return []
     }
-    if log.reloading != nil {
+    if log.reloading != nil || log.writingBoard {
       counters.opsRejected[ErrorCode.unavailable.rawValue, default: 0] += 1
       return [.send(connection, ServerMessage.rejected(id: request.id, error: Room.replacingError), .data)]
     }

@@ -84,6 +84,9 @@ struct RoomLog: Sendable {
   /// The room's history was replaced by another epoch (this one), and the room is being loaded
   /// again: it takes no op and applies no entry until the loaded room takes its place.
   var reloading: String?
+  /// A whole-board write of the room is out (`RoomRegistry.boardWriteBegan`): the room makes no
+  /// op until it is answered, so that no op of the history it may replace is ordered after it.
+  var writingBoard = false
   /// Who made each op of the catch-up window and when (`OpRecord.actor`, `at`), by seq, for the
   /// history (`RoomRegistry.loggedHistory`): the window's frames hold only the resolved ops. Seqs
   /// below the window's start are dropped as it moves on.

@@ -41,7 +41,7 @@ extension RoomRegistry {
 
 /// Whether a room can take the HTTP API's writes now (see `RoomRegistry.openForAPI`).
 public enum APIRoomState: Sendable, Equatable {
-  /// Loaded: call `createBoard`, `deleteBoard` or `applyAPIOps` now.
+  /// Loaded: call `applyAPIOps` now.
   case ready
   /// Being loaded: call again after `loaded(room:result:now:)`.
   case loading
@@ -56,23 +56,13 @@ public struct CreatedBoard: Sendable {
   public var seq: UInt64
   /// `welcome.board` of the new board.
   public var board: JSONValue
-  /// Ops 1…seq and the snapshot at seq: stored as one batch (`BoardDirectory.replaceBoard`).
+  /// Ops 1…seq and the snapshot at seq: stored as one step (`BoardWrites.putBoard`).
   public var entries: [LogEntry]
   public var snapshot: RoomSnapshot
   /// The figures for the board list.
   public var summary: BoardSummary
   /// Whether a board with stored ops was replaced.
   public var replaced: Bool
-}
-
-/// What `RoomRegistry.createBoard` did.
-public enum BoardCreation: Sendable {
-  /// Made (or replaced, with `replace`); store `CreatedBoard.entries`, then call `durable`.
-  case created(CreatedBoard)
-  /// The board has stored ops and `replace` was not asked for.
-  case exists
-  /// The content is not a valid board; nothing changed.
-  case invalid(BoardContent.Refusal)
 }
 
 extension RoomRegistry {
@@ -110,51 +100,6 @@ extension RoomRegistry {
       compactEvery: log.node.compactEvery, resolvedOps: log.node.keepsResolvedOps)
     load.encodesBoard = false
     return load
-  }
-
-  /// `PUT /api/v1/boards/{room}` on a loaded room: builds the board from `content` with a new
-  /// epoch (seqs from 1). A board that exists (stored ops) is replaced only with `replace`; its
-  /// members stay, and each gets a fresh `welcome` of the new board once it is durable (call
-  /// `durable(room:upTo:)` with `CreatedBoard.seq` when `replaceBoard` answers).
-  public func createBoard(_ name: String, content: BoardContent, replace: Bool, now: Double) -> BoardCreation {
-    guard let old = rooms[name] else { preconditionFailure("createBoard on a room that is not loaded") }
-    let exists = old.seq > 0
-    if exists && !replace { return .exists }
-    do {
-      var (room, entries) = try Room.created(
-        name: name, content: content, boards: boards, limits: limits, now: now, at: wallClock())
-      room.adoptMembers(of: old)
-      install(&room)
-      let snapshot = room.snapshotNow()
-      counters.add(old.counters)
-      rooms[name] = room
-      return .created(
-        CreatedBoard(
-          epoch: room.epoch, seq: room.seq, board: room.boardJSON(), entries: entries, snapshot: snapshot,
-          summary: room.summary, replaced: exists))
-    } catch {
-      return .invalid(error)
-    }
-  }
-
-  /// `DELETE /api/v1/boards/{room}` on a loaded room: closes its connections with 4404 `board
-  /// deleted` and puts an empty board with a new epoch in its place (a later join starts there;
-  /// no demo seed). `existed` is false, with nothing done, for a room with no stored ops.
-  public func deleteBoard(_ name: String, now: Double) -> (existed: Bool, actions: [RoomAction]) {
-    guard let old = rooms[name] else { preconditionFailure("deleteBoard on a room that is not loaded") }
-    guard old.seq > 0 else { return (false, []) }
-    var actions: [RoomAction] = []
-    for (connection, state) in connections.sorted(by: { $0.key < $1.key }) where state.room == name && !state.closing {
-      connections[connection]!.closing = true
-      actions.append(.close(connection, code: CloseCode.boardDeleted, reason: "board deleted"))
-    }
-    counters.add(old.counters)
-    var empty = Room(name: name, board: boards.empty(), limits: limits, now: now)
-    install(&empty)
-    rooms[name] = empty
-    actions.append(contentsOf: RoomAction.follow(room: name, after: 0))
-    actions.append(.logLine(.info, "board deleted by the API", [("room", name), ("closed", "\(actions.count)")]))
-    return (true, actions)
   }
 }
 

@@ -5,6 +5,8 @@ struct LogState: Sendable {
   let node: RoomNode
   /// The next append's ticket.
   var nextTicket: UInt64 = 1
+  /// Whole-board writes out, by room (`RoomRegistry.boardWriteBegan`).
+  var boardWritesOut: [String: Int] = [:]
 }
 
 /// The rooms' log and presence channel, on one node (the server's `LocalLog`, `LocalPresence`) and
@@ -23,6 +25,7 @@ extension RoomRegistry {
       room.log = RoomLog(node: log.node.node, compactEvery: log.node.compactEvery)
     }
     room.log.instance = roomInstances
+    room.log.writingBoard = log.boardWritesOut[room.name] != nil
     room.log.keepsStamps = !log.node.keepsResolvedOps
   }
 

@@ -101,10 +101,36 @@ extension RoomRegistry {
     return actions
   }
 
-  /// `PUT /api/v1/boards/{room}` in cluster mode: the board built from `content` as one node
-  /// builds it (a new epoch, ops 1…N by `api`, the snapshot at N), without touching any room: the
-  /// server writes it to the shared log in one step, which decides whether it exists
-  /// (`CreatedBoard.replaced` is false here; the log says).
+  /// A whole-board write of `room` (`BoardWrites.putBoard`, `.deleteBoard`) was sent: until it is
+  /// answered (`boardWriteEnded`) the room, loaded now or later, makes no op (its members' ops are
+  /// refused `unavailable`, retryable; the API's wait), so that no op of the history it may
+  /// replace is ordered after it.
+  public func boardWriteBegan(room name: String) {
+    log.boardWritesOut[name, default: 0] += 1
+    rooms[name]?.log.writingBoard = true
+  }
+
+  /// A whole-board write of `room` was answered. `changed`: it stored the room's new history,
+  /// `epoch` (nil: the board was deleted), which the room here, if loaded, takes as
+  /// `logHistoryChanged` does (reloaded, or closed 4404). Otherwise (the board exists, or the
+  /// write failed) nothing changed and the room makes ops again once no write is out.
+  public func boardWriteEnded(room name: String, changed: Bool, epoch: String?, now: Double) -> [RoomAction] {
+    var actions = changed ? logHistoryChanged(room: name, epoch: epoch, now: now) : []
+    let out = (log.boardWritesOut[name] ?? 1) - 1
+    log.boardWritesOut[name] = out > 0 ? out : nil
+    guard out <= 0, rooms[name] != nil else { return actions }
+    rooms[name]!.log.writingBoard = false
+    actions.append(contentsOf: advanceAPI(room: name))
+    return actions
+  }
+
+  /// Whether `room` is loaded and being reloaded (its history was replaced; `logHistoryChanged`).
+  public func isReloading(room name: String) -> Bool { rooms[name]?.log.reloading != nil }
+
+  /// `PUT /api/v1/boards/{room}`: the board built from `content` (a new epoch, ops 1…N by `api`,
+  /// the snapshot at N), without touching any room: the server writes it through `BoardWrites` in
+  /// one step, which decides whether it exists (`CreatedBoard.replaced` is false here; the store
+  /// says).
   public func buildBoard(_ name: String, content: BoardContent, now: Double)
     -> Result<CreatedBoard, BoardContent.Refusal>
   {

@@ -50,6 +50,18 @@ extension RoomRegistry {
       actions.append(.logLine(.error, "room upgrade failed", [("room", name), ("error", "\(error)")]))
       return actions + fail(room: name, reason: "storage failure: \(error.kind)")
     }
+    return actions + handleHeld(of: waiting, now: now)
+  }
+
+  /// A view's upgrade ends without its own answer (the room was reloaded meanwhile, another
+  /// history): the frames it held are handled by the room as it is now.
+  func releaseUpgrade(room name: String, now: Double) -> [RoomAction] {
+    handleHeld(of: upgrading.removeValue(forKey: name) ?? [], now: now)
+  }
+
+  /// The frames `waiting` connections sent while the room was upgraded, handled in order.
+  private func handleHeld(of waiting: [ConnectionHandle], now: Double) -> [RoomAction] {
+    var actions: [RoomAction] = []
     for connection in waiting {
       guard let held = connections[connection]?.held else { continue }
       connections[connection]!.held = nil

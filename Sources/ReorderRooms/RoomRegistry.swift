@@ -147,9 +147,14 @@ public final class RoomRegistry {
   /// closes those connections (`room_unavailable`, 1011 `storage failure: <kind>`) and is logged;
   /// the next connection to the room loads it again.
   public func loaded(room name: String, result: Result<PreparedRoom, RoomStoreError>, now: Double) -> [RoomAction] {
+    if let reloading = rooms[name]?.log.reloading {
+      // A view's upgrade out when the history changed read the old one: the reload's answer is
+      // still to come, and the frames the upgrade holds go to the reloaded room.
+      if upgrading[name] != nil, case .success(let prepared) = result, prepared.epoch != reloading { return [] }
+      return logReloaded(room: name, result: result, now: now) + releaseUpgrade(room: name, now: now)
+    }
     if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
-    if rooms[name]?.log.reloading != nil { return logReloaded(room: name, result: result, now: now) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }
     var actions: [RoomAction] = []
     switch result {

@@ -80,6 +80,8 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     let storage: any RoomStore
+    let boardWrites: any BoardWrites
+    var boardList: (any BoardDirectory)?
     if let redisTarget = try configuration.redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
@@ -90,12 +92,14 @@ public final class ReorderService: @unchecked Sendable {
         replicas: configuration.redisWaitReplicas > 0 ? ReplicaWait(count: configuration.redisWaitReplicas) : nil)
       cluster = adapter
       storage = adapter.storage
+      boardWrites = adapter.storage
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
         sessionPrefix: identity.sessionPrefix, node: node)
     } else {
       cluster = nil
-      storage = StoreRoomStorage(store: store)
+      let local = StoreRoomStorage(store: store)
+      (storage, boardWrites, boardList) = (local, local, local)
       // One node: its own log; the node names the ids it generates, so it is this start of it.
       let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
       registry = RoomRegistry(
@@ -106,6 +110,8 @@ public final class ReorderService: @unchecked Sendable {
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
     driver.cluster = cluster
+    driver.boardWrites = boardWrites
+    driver.directory = boardList
     cluster?.answers = driver
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
@@ -183,7 +189,7 @@ public final class ReorderService: @unchecked Sendable {
   public func start() throws -> Int {
     driver.requestDrain = { [weak self] in self?.startDrain() }
     if configuration.demo {
-      if let cluster { try createSharedDemoRooms(cluster) } else { try createDemoRooms() }
+      if let boardWrites = driver.boardWrites { try createDemoRooms(boardWrites) }
     }
     cluster?.start()
     boundPort = try transport.start()
@@ -293,35 +299,5 @@ public final class ReorderService: @unchecked Sendable {
     webhooks?.shutdown()
     store.close()
     Log.log(.info, "server stopped", [])
-  }
-
-  /// Before the service thread runs: build the demo rooms and wait for them to be durable.
-  private func createDemoRooms() throws {
-    let actions = try registry.createDemoRooms(existing: Set(try store.roomNames()), now: MonotonicClock.now())
-    var highest: [String: UInt64] = [:]
-    for action in actions {
-      switch action {
-      case .persist(let room, let ops):
-        store.append(room: room, ops: ops.map { StoredOp(seq: $0.seq, payload: $0.payload) }, onDurable: { _ in })
-        highest[room] = max(highest[room] ?? 0, ops.last?.seq ?? 0)
-      case .logLine(let level, let event, let fields):
-        Log.log(level, event, fields)
-      case .log, .presence:
-        // The log and presence follow each demo room from its last op.
-        driver.perform([action])
-      default:
-        break
-      }
-    }
-    // Each new demo board's summary, so the board list shows it from its creation on.
-    for room in highest.keys {
-      guard let summary = registry.summary(room: room) else { continue }
-      store.write(
-        .summary(
-          room: room, RoomSummary(epoch: summary.epoch, seq: summary.seq, lists: summary.lists, items: summary.items))
-      ) { _ in }
-    }
-    store.flush()
-    for (room, seq) in highest { _ = registry.durable(room: room, upTo: seq) }
   }
 }

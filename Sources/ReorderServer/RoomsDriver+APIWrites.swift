@@ -3,158 +3,164 @@ import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 
-/// The API's writes (`PUT`/`DELETE /api/v1/boards/{room}`, `POST …/ops`): each runs on the room in
-/// memory (loaded first, off the service thread, if needed) and answers once what it changed is
-/// durable. Service thread; nothing here waits.
+/// The API's writes (`PUT`/`DELETE /api/v1/boards/{room}`, `POST …/ops`), the same on one node and
+/// in a cluster. Service thread; nothing here waits:
+///
+/// - `PUT`: the board is built here (`RoomRegistry.buildBoard`) and written as the room's new
+///   history in one step through the `BoardWrites` port (SQLite, or `reorder_board_put`), which
+///   decides whether it exists (409); `DELETE` likewise. While a write is out the room takes no op
+///   (`RoomRegistry.boardWriteBegan`); once it is stored, the room here (if loaded) reloads it: a
+///   fresh `welcome`, or 4404 for a deleted board. Other nodes' replicas learn of it from their
+///   tail (`clusterHistoryChanged`).
+/// - `POST …/ops`: the ops go through the room's log on the loaded room (loaded first, off the
+///   service thread, if needed; `RoomRegistry.applyAPIOps`), answered once applied and durable.
 ///
 /// The points where a board is created, replaced and deleted are `boardCreated(_:_:)` and
-/// `boardDeleted(_:)`, one each, on one node and in cluster mode (`RoomsDriver+ClusterAPI.swift`,
-/// on the node that made the change): what else should happen then (webhooks) goes there.
+/// `boardDeleted(_:)`, one each, on the node that made the change: what else should happen then
+/// (webhooks) goes there.
 extension RoomsDriver {
-  /// Decodes the write's body, then runs it now or once its room has loaded.
+  /// Decodes the write's body, then runs it (`POST …/ops` once its room has loaded).
   func apiWrite(_ route: APIRoutes.Route, _ request: HTTPRequest, _ responder: HTTPResponder) {
-    let write: APIWaiters.Write
-    let name: String
     switch route {
     case .createBoard(let room):
       guard case .success(let body) = APIBodies.object(request.body) else {
         return responder.respond(APIBodies.notAnObject.response)
       }
       do {
-        write = .create(try BoardContent(body), replace: request.head.queryValue("replace") == "true")
+        let content = try BoardContent(body)
+        putBoard(room, content, replace: request.head.queryValue("replace") == "true", responder)
       } catch {
-        return responder.respond(APIBodies.invalid(error).response)
+        responder.respond(APIBodies.invalid(error).response)
       }
-      name = room
     case .deleteBoard(let room):
-      (write, name) = (.delete, room)
+      deleteBoard(room, responder)
     case .applyOps(let room):
       switch APIBodies.ops(request.body) {
-      case .failure(let problem): return responder.respond(problem.response)
-      case .success(let ops): (write, name) = (.ops(ops), room)
+      case .failure(let problem): responder.respond(problem.response)
+      case .success(let ops): applyOps(room, ops, responder)
       }
     default:
       preconditionFailure("not an API write: \(route)")
     }
-    if cluster != nil, case .create(let content, let replace) = write {
-      return clusterCreate(name, content, replace: replace, responder)
-    }
-    if cluster != nil, case .delete = write { return clusterDelete(name, responder) }
-    guard directory != nil || cluster != nil else {
-      return responder.respond(
-        APIRoutes.Problem(503, "storage unavailable", "this server's storage cannot write whole boards").response)
-    }
+  }
+
+  /// `POST …/ops`: runs now, or once the room has loaded.
+  private func applyOps(_ name: String, _ ops: APIWaiters.Ops, _ responder: HTTPResponder) {
     if apiWaiters.forLoad[name] != nil {
-      apiWaiters.forLoad[name]!.append((write, responder))
+      apiWaiters.forLoad[name]!.append((ops, responder))
       return
     }
     let (state, actions) = registry.openForAPI(name)
     switch state {
     case .ready:
-      run(write, room: name, responder)
+      queueOps(name, ops, responder)
     case .loading:
-      apiWaiters.forLoad[name, default: []].append((write, responder))
+      apiWaiters.forLoad[name, default: []].append((ops, responder))
       perform(actions)
     case .refused(let error):
       responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
     }
   }
 
-  /// The storage port's board writes, when the storage has them.
-  var directory: (any BoardDirectory)? { storage as? any BoardDirectory }
-
-  /// A room's load was answered (after the registry took it): the writes that waited for it run,
-  /// in order, or get 503.
+  /// A room's load was answered (after the registry took it): the requests that waited for it
+  /// run, in order, or get 503.
   func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     clusterRoomLoaded(name, result)
+    if !registry.isReloading(room: name) {
+      for answer in clusterWaits.afterReload.removeValue(forKey: name) ?? [] { answer() }
+    }
     guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
-    for (write, responder) in waiting {
+    for (ops, responder) in waiting {
       if case .failure(let error) = result {
         responder.respond(
           APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
       } else if registry.epoch(room: name) != nil {
-        run(write, room: name, responder)
+        queueOps(name, ops, responder)
       } else {
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board is not available").response)
       }
     }
   }
 
-  private func run(_ write: APIWaiters.Write, room name: String, _ responder: HTTPResponder) {
-    let now = MonotonicClock.now()
-    switch write {
-    case .create(let content, let replace):
-      create(name, content, replace: replace, now: now, responder)
-    case .delete:
-      delete(name, now: now, responder)
-    case .ops(let ops):
-      clusterApplyOps(name, ops, responder)
+  /// `PUT /api/v1/boards/{room}`.
+  private func putBoard(_ name: String, _ content: BoardContent, replace: Bool, _ responder: HTTPResponder) {
+    guard let boardWrites else { return responder.respond(Self.noBoardWrites.response) }
+    let built: CreatedBoard
+    switch registry.buildBoard(name, content: content, now: MonotonicClock.now()) {
+    case .failure(let refusal): return responder.respond(APIBodies.invalid(refusal).response)
+    case .success(let board): built = board
     }
-    requestTick(due: registry.nextTick(room: name, now: now), now: now)
-  }
-
-  private func create(_ name: String, _ content: BoardContent, replace: Bool, now: Double, _ responder: HTTPResponder) {
-    guard let directory else { return }
-    switch registry.createBoard(name, content: content, replace: replace, now: now) {
-    case .exists:
-      responder.respond(
-        APIRoutes.Problem(409, "conflict", "the board \(name) exists; PUT with ?replace=true to replace it").response)
-    case .invalid(let refusal):
-      responder.respond(APIBodies.invalid(refusal).response)
-    case .created(let board):
-      perform(registry.follow(room: name))
-      directory.replaceBoard(room: name, entries: board.entries, snapshot: board.snapshot, summary: board.summary) {
-        [weak self] result in
-        self?.transport?.post { [weak self] in
-          guard let self else { return }
-          let current = registry.epoch(room: name) == board.epoch
-          switch result {
-          case .success:
-            if current { perform(registry.durable(room: name, upTo: board.seq)) }
-            boardCreated(name, board)
-            responder.respond(
-              APIRoutes.json(
-                board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board)
-              ))
-          case .failure(let error):
-            Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
-            if current { perform(registry.fail(room: name, reason: "storage failure: \(error.kind)")) }
-            responder.respond(
-              APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
-          }
+    registry.boardWriteBegan(room: name)
+    boardWrites.putBoard(
+      room: name, epoch: built.epoch, replace: replace, entries: built.entries, snapshot: built.snapshot,
+      summary: built.summary
+    ) { [weak self] result in
+      self?.transport?.post { [weak self] in
+        guard let self else { return }
+        let now = MonotonicClock.now()
+        switch result {
+        case .success(.exists):
+          perform(registry.boardWriteEnded(room: name, changed: false, epoch: nil, now: now))
+          responder.respond(
+            APIRoutes.Problem(409, "conflict", "the board \(name) exists; PUT with ?replace=true to replace it")
+              .response)
+        case .success(let outcome):
+          var board = built
+          board.replaced = outcome == .replaced
+          registry.builtBoardStored(board)
+          perform(registry.boardWriteEnded(room: name, changed: true, epoch: board.epoch, now: now))
+          boardCreated(name, board)
+          let answer = APIRoutes.json(
+            board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board))
+          answerOnceReloaded(name) { responder.respond(answer) }
+        case .failure(let error):
+          Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
+          perform(registry.boardWriteEnded(room: name, changed: false, epoch: nil, now: now))
+          responder.respond(
+            APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
         }
+        requestTick(due: registry.nextTick(room: name, now: now), now: now)
       }
     }
   }
 
-  private func delete(_ name: String, now: Double, _ responder: HTTPResponder) {
-    guard let directory else { return }
-    let (existed, actions) = registry.deleteBoard(name, now: now)
-    guard existed else {
-      return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
-    }
-    perform(actions)
-    let fresh = registry.epoch(room: name)
-    directory.deleteBoard(room: name) { [weak self] result in
+  /// `DELETE /api/v1/boards/{room}`.
+  private func deleteBoard(_ name: String, _ responder: HTTPResponder) {
+    guard let boardWrites else { return responder.respond(Self.noBoardWrites.response) }
+    registry.boardWriteBegan(room: name)
+    boardWrites.deleteBoard(room: name) { [weak self] result in
       self?.transport?.post { [weak self] in
         guard let self else { return }
+        let now = MonotonicClock.now()
         switch result {
-        case .success:
+        case .success(let existed):
+          perform(registry.boardWriteEnded(room: name, changed: existed, epoch: nil, now: now))
+          guard existed else {
+            return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
+          }
           boardDeleted(name)
           responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
         case .failure(let error):
           Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
-          // The empty board in memory would hide what is still stored: drop it (the next join
-          // loads what storage has).
-          if registry.epoch(room: name) == fresh {
-            perform(registry.fail(room: name, reason: "storage failure: \(error.kind)"))
-          }
+          perform(registry.boardWriteEnded(room: name, changed: false, epoch: nil, now: now))
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
         }
       }
     }
   }
+
+  /// Runs `answer` once the room here has taken its new board (at once unless it is being
+  /// reloaded): the members' second `welcome` goes before the answer, so an op sent after the
+  /// answer is made on the new board.
+  private func answerOnceReloaded(_ name: String, _ answer: @escaping () -> Void) {
+    guard registry.isReloading(room: name) else { return answer() }
+    clusterWaits.afterReload[name, default: []].append(answer)
+  }
+
+  /// The answer of a server whose storage cannot write whole boards.
+  private static let noBoardWrites = APIRoutes.Problem(
+    503, "storage unavailable", "this server's storage cannot write whole boards")
 
   /// Answers `{"results":[…]}`, reading from the log the ops of re-sent ids no longer in memory.
   func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {

@@ -5,81 +5,13 @@ import ReorderRedis
 import ReorderRooms
 import ReorderTransport
 
-/// The HTTP API's writes and op log in cluster mode (docs/CLUSTER.md, "The API in cluster mode"),
-/// with the single-node answers of docs/API.md. Service thread; nothing here waits:
-///
-/// - `PUT`: the board is built here (`RoomRegistry.buildBoard`) and written as the room's new
-///   history in one Redis Function call (`reorder_board_put`, which answers 409's "exists");
-/// - `DELETE`: one call (`reorder_board_delete`) removes every key of the room;
-/// - after either, this node's replica (if loaded) changes at once, the other nodes' when their
-///   tail sees the room's epoch change (`ClusterTail`): a reload and a fresh `welcome`, or 4404;
-/// - `POST …/ops`: the ops go through the shared log one at a time on this node's replica
-///   (`RoomRegistry.applyAPIOps`), answered once applied;
-/// - `GET …/ops`: answered from this node's replica (loaded for it if needed), whose `applied`
-///   frames are the ones every node sent.
+/// The HTTP API's requests answered by the rooms (the same on one node and in a cluster): the
+/// ops of `POST …/ops` once the room applied them, and reads from a room's replica (`GET …/ops`,
+/// `GET …/history` in cluster mode), loaded for them if needed. Service thread; nothing here waits.
 extension RoomsDriver {
-  /// `PUT /api/v1/boards/{room}` in cluster mode.
-  func clusterCreate(_ name: String, _ content: BoardContent, replace: Bool, _ responder: HTTPResponder) {
-    guard let cluster else { return }
-    let built: CreatedBoard
-    switch registry.buildBoard(name, content: content, now: MonotonicClock.now()) {
-    case .failure(let refusal): return responder.respond(APIBodies.invalid(refusal).response)
-    case .success(let board): built = board
-    }
-    cluster.storage.putBoard(
-      room: name, epoch: built.epoch, replace: replace, entries: built.entries, snapshot: built.snapshot,
-      summary: built.summary
-    ) { [weak self] result in
-      self?.transport?.post { [weak self] in
-        guard let self else { return }
-        switch result {
-        case .success(.exists):
-          responder.respond(
-            APIRoutes.Problem(409, "conflict", "the board \(name) exists; PUT with ?replace=true to replace it")
-              .response)
-        case .success(let outcome):
-          var board = built
-          board.replaced = outcome == .replaced
-          registry.builtBoardStored(board)
-          let now = MonotonicClock.now()
-          perform(registry.logHistoryChanged(room: name, epoch: board.epoch, now: now))
-          boardCreated(name, board)
-          responder.respond(
-            APIRoutes.json(
-              board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board)))
-        case .failure(let error):
-          Log.log(.error, "board not stored", [("room", name), ("error", "\(error)")])
-          responder.respond(
-            APIRoutes.Problem(503, "storage unavailable", "the board was not stored: \(error)").response)
-        }
-      }
-    }
-  }
-
-  /// `DELETE /api/v1/boards/{room}` in cluster mode.
-  func clusterDelete(_ name: String, _ responder: HTTPResponder) {
-    guard let cluster else { return }
-    cluster.storage.deleteBoard(room: name) { [weak self] result in
-      self?.transport?.post { [weak self] in
-        guard let self else { return }
-        switch result {
-        case .success(false):
-          responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
-        case .success(true):
-          perform(registry.logHistoryChanged(room: name, epoch: nil, now: MonotonicClock.now()))
-          boardDeleted(name)
-          responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
-        case .failure(let error):
-          Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
-          responder.respond(
-            APIRoutes.Problem(503, "storage unavailable", "the board was not deleted: \(error)").response)
-        }
-      }
-    }
-  }
-
-  /// `POST /api/v1/boards/{room}/ops` in cluster mode, on the loaded room.
-  func clusterApplyOps(
+  /// `POST /api/v1/boards/{room}/ops` on the loaded room: answered once every op is applied and
+  /// durable (`apiAnswered`).
+  func queueOps(
     _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
   ) {
     let request = clusterWaits.nextAPIRequest
@@ -190,4 +122,6 @@ struct ClusterAPIWaits {
   /// The reads (`GET …/ops`, `GET …/history`) waiting for their room to load here, by room: each
   /// answers once the load did (`RoomsDriver.readFromReplica`).
   var replicaReads: [String: [(Result<PreparedRoom, RoomStoreError>) -> Void]] = [:]
+  /// Answers of board writes waiting for their room here to reload the new board, by room.
+  var afterReload: [String: [() -> Void]] = [:]
 }

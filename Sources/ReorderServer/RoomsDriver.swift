@@ -73,6 +73,12 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var localPresence = LocalPresence()
   /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
   private var answeringLocally = false
+  /// Whole-board writes (`PUT`, `DELETE`): the SQLite storage on one node, Redis in a cluster; nil
+  /// for a storage without them (the API answers 503).
+  var boardWrites: (any BoardWrites)?
+  /// The board list's summaries, where the storage keeps them (one node's SQLite; a cluster's
+  /// list is `ClusterSummaries`).
+  var directory: (any BoardDirectory)?
   /// Cluster mode's API requests and replica reads waiting (`RoomsDriver+ClusterAPI.swift`).
   var clusterWaits = ClusterAPIWaits()
 

@@ -2,24 +2,32 @@ import ReorderBasics
 import ReorderRooms
 import ReorderStore
 
-/// The HTTP API's storage (`BoardDirectory`) over the SQLite store: whole-board writes go to the
-/// writer thread in the order of the appends before them; the list reads on the reader queue.
-extension StoreRoomStorage: BoardDirectory {
-  func replaceBoard(
-    room: String, entries: [LogEntry], snapshot: RoomSnapshot?, summary: BoardSummary,
-    completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
+/// The HTTP API's storage over the SQLite store: whole-board writes (`BoardWrites`) go to the
+/// writer thread in the order of the appends before them; the list (`BoardDirectory`) reads on
+/// the reader queue.
+extension StoreRoomStorage: BoardWrites {
+  func putBoard(
+    room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
+    completion: @escaping @Sendable (Result<BoardPut, RoomStoreError>) -> Void
   ) {
-    let write = BoardWrite.replace(
-      room: room, ops: entries.map { StoredOp(seq: $0.seq, payload: $0.payload) },
-      snapshot: snapshot.map { StoredSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board) },
-      summary: Self.stored(summary))
-    store.write(write) { result in completion(result.map(\.seq).mapError(StoreRoomStorage.error)) }
+    let ops = entries.map { StoredOp(seq: $0.seq, payload: $0.payload) }
+    let stored = StoredSnapshot(seq: snapshot.seq, bytes: snapshot.bytes, board: snapshot.board)
+    let write =
+      replace
+      ? BoardWrite.replace(room: room, ops: ops, snapshot: stored, summary: Self.stored(summary))
+      : BoardWrite.create(room: room, ops: ops, snapshot: stored, summary: Self.stored(summary))
+    store.write(write) { result in
+      completion(
+        result.map { $0.existed ? (replace ? .replaced : .exists) : .created }.mapError(StoreRoomStorage.error))
+    }
   }
 
   func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
     store.write(.delete(room: room)) { result in completion(result.map(\.existed).mapError(StoreRoomStorage.error)) }
   }
+}
 
+extension StoreRoomStorage: BoardDirectory {
   func saveSummary(room: String, summary: BoardSummary, updatedMilliseconds: Int64?) {
     var stored = Self.stored(summary)
     stored.updatedMilliseconds = updatedMilliseconds

@@ -19,45 +19,59 @@ struct RegistryAPITests {
 
   static let twoItems = #"{"lists":[{"id":"new","title":"New","layout":"grid","items":[{"id":"x"},{"id":"y"}]}]}"#
 
-  @Test("A replaced board welcomes its members again once durable, with the new epoch and board, before any new op")
+  @Test("A board put over one with ops is refused as existing, or replaces it: its members are welcomed again")
   func replaceWelcomesAgain() throws {
-    let h = RoomsHarness(autoDurable: false)
+    let h = RoomsHarness()
     let a = h.join(1)
-    h.makeDurable()
     h.seed(a, ids: ["p", "q"])
-    h.makeDurable()
     let oldEpoch = try #require(h.registry.room("r")?.epoch)
     _ = h.take(a)
-    let made = h.registry.createBoard("r", content: try Self.content(Self.twoItems), replace: false, now: h.now)
-    guard case .exists = made else {
-      Issue.record("a board with ops was created over: \(made)")
-      return
-    }
-    guard
-      case .created(let board) = h.registry.createBoard(
-        "r", content: try Self.content(Self.twoItems), replace: true, now: h.now)
-    else {
-      Issue.record("not replaced")
-      return
-    }
-    #expect(board.replaced)
+    let content = try Self.content(Self.twoItems)
+    #expect(h.putBoard("r", content)?.1 == .exists)
+    #expect(h.take(a).isEmpty)
+    #expect(h.registry.room("r")?.epoch == oldEpoch)
+    let (board, outcome) = try #require(h.putBoard("r", content, replace: true))
+    #expect(outcome == .replaced)
     #expect(board.seq == 3)
     #expect(board.epoch != oldEpoch)
     #expect(board.entries.map(\.seq) == [1, 2, 3])
-    // An op of the new history while it is being stored waits behind it.
-    h.send(a, #"{"type":"op","id":"n1","op":{"kind":"move","item":"x","list":"new","after":"y"}}"#)
-    #expect(h.take(a).isEmpty)
-    h.perform(h.registry.durable(room: "r", upTo: board.seq))
+    // The room reloaded the stored board: its member is welcomed again.
     let frames = h.take(a)
     #expect(frames.first?["type"] == .string("welcome"))
     #expect(frames.first?["epoch"] == .string(board.epoch))
     #expect(frames.first?["seq"] == .number(3))
-    // The board as of seq 3: the move (seq 4) comes after it.
     #expect(Self.boardItems(frames.first?["board"], list: "new") == ["x", "y"])
-    #expect(frames.dropFirst().allSatisfy { $0["type"] != .string("welcome") })
-    h.makeDurable()
+    h.send(a, #"{"type":"op","id":"n1","op":{"kind":"move","item":"x","list":"new","after":"y"}}"#)
     #expect(h.take(a).map { $0["seq"] } == [.number(4)])
     #expect(h.items("new") == ["y", "x"])
+  }
+
+  @Test("While a board write is out the room makes no op, loaded before or during it; after it, ops go on")
+  func opsWaitForBoardWrites() throws {
+    let h = RoomsHarness()
+    let a = h.join(1)
+    h.seed(a, ids: ["p"])
+    _ = h.take(a)
+    h.registry.boardWriteBegan(room: "r")
+    h.registry.boardWriteBegan(room: "other")
+    h.send(a, #"{"type":"op","id":"w1","op":{"kind":"move","item":"p","list":"l"}}"#)
+    #expect(h.take(a).map { $0["code"] } == [.string("unavailable")])
+    let b = h.join(2, room: "other")
+    _ = h.take(b)
+    h.send(b, #"{"type":"op","id":"w2","op":{"kind":"createList","list":"m","title":"M","layout":"list"}}"#)
+    #expect(h.take(b).map { $0["code"] } == [.string("unavailable")])
+    // An API request waits for the write's answer rather than being refused.
+    let move = Intent.move(item: "p", list: "l", after: nil, before: nil)
+    h.perform(h.registry.applyAPIOps("r", request: 1, ops: [("m", .success(move))], now: h.now))
+    #expect(h.apiAnswers[1] == nil)
+    // Nothing was stored (the board existed, or the write failed): the room goes on.
+    h.perform(h.registry.boardWriteEnded(room: "r", changed: false, epoch: nil, now: h.now))
+    h.perform(h.registry.boardWriteEnded(room: "other", changed: false, epoch: nil, now: h.now))
+    #expect(h.apiAnswers[1].map { if case .done = $0 { true } else { false } } == true)
+    h.send(a, #"{"type":"op","id":"w1","op":{"kind":"move","item":"p","list":"l"}}"#)
+    #expect(h.frames(a, type: "applied").count == 2)
+    h.send(b, #"{"type":"op","id":"w2","op":{"kind":"createList","list":"m","title":"M","layout":"list"}}"#)
+    #expect(h.frames(b, type: "applied").count == 1)
   }
 
   @Test("Invalid content is refused where it is wrong, and the room is left as it was")
@@ -65,39 +79,28 @@ struct RegistryAPITests {
     let h = RoomsHarness()
     _ = h.join(1)
     let duplicate = #"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"},{"id":"x"}]}]}"#
-    guard
-      case .invalid(let refusal) = h.registry.createBoard(
-        "r", content: try Self.content(duplicate), replace: false, now: h.now)
-    else {
-      Issue.record("accepted")
-      return
-    }
-    #expect(refusal.error.code == .duplicateItem)
-    #expect(refusal.path == "lists[0].items[1]")
+    #expect(h.putBoard("r", try Self.content(duplicate)) == nil)
+    #expect(h.refusals.first?.error.code == .duplicateItem)
+    #expect(h.refusals.first?.path == "lists[0].items[1]")
     #expect(h.registry.room("r")?.seq == 0)
     let reserved = try Self.content(#"{"lists":[{"id":"_x","title":"L","layout":"list"}]}"#)
-    guard case .invalid(let serverID) = h.registry.createBoard("r", content: reserved, replace: false, now: h.now)
-    else {
-      Issue.record("a server id was accepted")
-      return
-    }
-    #expect(serverID.error.code == .invalidValue)
+    #expect(h.putBoard("r", reserved) == nil)
+    #expect(h.refusals.last?.error.code == .invalidValue)
+    #expect(h.storage.calls(.boardWrite) == 0)
   }
 
-  @Test("Deleting closes every connection of the room with 4404, joined or not, and leaves an empty board")
+  @Test("Deleting closes every connection of the room with 4404, joined or not; a later join finds no board")
   func deleteCloses() throws {
     let h = RoomsHarness()
     let a = h.join(1)
     h.seed(a, ids: ["p"])
     let waiting = h.open(2)
-    let (existed, actions) = h.registry.deleteBoard("r", now: h.now)
-    h.perform(actions)
-    #expect(existed)
+    #expect(h.deleteBoard("r") == true)
     #expect(h.closed[a]?.code == CloseCode.boardDeleted)
     #expect(h.closed[a]?.reason == "board deleted")
     #expect(h.closed[waiting]?.code == 4404)
-    #expect(h.registry.room("r")?.seq == 0)
-    #expect(h.registry.deleteBoard("r", now: h.now).existed == false)
+    #expect(h.registry.room("r") == nil)
+    #expect(h.deleteBoard("r") == false)
     h.close(a)
     h.close(waiting)
     let b = h.join(3)

@@ -171,16 +171,13 @@ struct RoomViewTests {
   @Test("a board created through the API keeps its board JSON with its snapshot, for a view on its next load")
   func apiCreatedBoardReopensAsAView() throws {
     let h = RoomsHarness()
-    let (state, actions) = h.registry.openForAPI("n")
-    #expect(state == .loading)
-    h.perform(actions)
     let content = try BoardContent(
       try JSONValue.parse(#"{"lists":[{"id":"l","title":"L","layout":"list","items":[{"id":"x"}]}]}"#))
-    guard case .created(let created) = h.registry.createBoard("n", content: content, replace: false, now: h.now) else {
-      Issue.record("not created")
-      return
-    }
+    let (created, outcome) = try #require(h.putBoard("n", content))
+    #expect(outcome == .created)
     #expect(created.snapshot.board.map { try? JSONValue.parse($0) } == created.board)
+    _ = h.join(1, room: "n")
+    #expect(h.registry.room("n")?.isView == true)
   }
 
   @Test("a view nobody is in is unloaded, and one being upgraded is not")

@@ -34,6 +34,8 @@ final class RoomsHarness: @unchecked Sendable {
   var sequencer = LocalSequencer()
   var answers: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []
   var answering = false
+  /// Contents `putBoard` refused, in order.
+  var refusals: [BoardContent.Refusal] = []
   /// The presence channel it shares with the harnesses made with the same hub (one process).
   var presenceHub: PresenceHub
   /// The HTTP API's requests answered (`.apiDone`, `.apiFailed`), by request.
@@ -126,6 +128,46 @@ final class RoomsHarness: @unchecked Sendable {
       deliverPresence()
     }
     if autoDurable { makeDurable() }
+  }
+
+  /// `PUT` as the server runs it: the board built, written through the storage's `BoardWrites`
+  /// with the room's ops held meanwhile, then taken by the room. Nil, with the refusal recorded,
+  /// when the content is not a board. With `.onDemand` storage the write waits for
+  /// `storage.answerPending()`.
+  @discardableResult
+  func putBoard(_ name: String, _ content: BoardContent, replace: Bool = false) -> (CreatedBoard, BoardPut?)? {
+    let board: CreatedBoard
+    switch registry.buildBoard(name, content: content, now: now) {
+    case .failure(let refusal):
+      refusals.append(refusal)
+      return nil
+    case .success(let built): board = built
+    }
+    registry.boardWriteBegan(room: name)
+    nonisolated(unsafe) var answer: BoardPut?
+    storage.putBoard(
+      room: name, epoch: board.epoch, replace: replace, entries: board.entries, snapshot: board.snapshot,
+      summary: board.summary
+    ) { result in
+      let outcome = try? result.get()
+      answer = outcome
+      let changed = outcome == .created || outcome == .replaced
+      self.perform(self.registry.boardWriteEnded(room: name, changed: changed, epoch: board.epoch, now: self.now))
+    }
+    return (board, answer)
+  }
+
+  /// `DELETE` as the server runs it; whether the board existed (nil while the write waits).
+  @discardableResult
+  func deleteBoard(_ name: String) -> Bool? {
+    registry.boardWriteBegan(room: name)
+    nonisolated(unsafe) var answer: Bool?
+    storage.deleteBoard(room: name) { result in
+      let existed = (try? result.get()) ?? false
+      answer = existed
+      self.perform(self.registry.boardWriteEnded(room: name, changed: existed, epoch: nil, now: self.now))
+    }
+    return answer
   }
 
   /// Hands what the presence channel delivered to this node to its registry.

@@ -37,7 +37,7 @@ struct APIWriteEdgeTests {
     client.close()
   }
 
-  @Test("A write that needs one more open board than --max-rooms allows is 503")
+  @Test("A write that needs one more open board than --max-rooms allows is 503; a PUT needs none")
   func serverFull() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -47,10 +47,17 @@ struct APIWriteEdgeTests {
       configuration.maxRooms = 1
     }
     let client = try server.join(room: "one", client: "c")
-    let reply = try APITests().call(
-      server, "PUT", "/api/v1/boards/two", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#)
+    let ops = #"{"ops":[{"id":"1","op":{"kind":"createList","list":"m","title":"M","layout":"list"}}]}"#
+    let reply = try APITests().call(server, "POST", "/api/v1/boards/two/ops", body: ops)
     #expect(reply.status == 503)
     #expect(reply.headers["content-type"] == "application/problem+json")
+    #expect(reply.json?["title"] == .string("server full"))
+    // A PUT writes the board to storage without opening it.
+    #expect(
+      try APITests().call(
+        server, "PUT", "/api/v1/boards/two", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#
+      )
+      .status == 201)
     #expect(
       try APITests().call(
         server, "PUT", "/api/v1/boards/one", body: #"{"lists":[{"id":"l","title":"L","layout":"list"}]}"#
