@@ -180,6 +180,32 @@ struct RoomViewTests {
     #expect(h.registry.room("n")?.isView == true)
   }
 
+  @Test("a view whose board is replaced while it is being upgraded takes the new board and its held ops")
+  func upgradeMeetsAReplace() throws {
+    let storage = InMemoryRoomStore(answering: .onDemand)
+    let (h, _, epoch) = storedRoom(storage)
+    let a = h.join(2)
+    storage.answerPending()
+    #expect(h.registry.room("r")?.isView == true)
+    _ = h.take(a)
+    let content = try BoardContent(
+      try JSONValue.parse(#"{"lists":[{"id":"n","title":"N","layout":"list","items":[{"id":"x"},{"id":"y"}]}]}"#))
+    let put = h.putBoard("r", content, replace: true)
+    // A member's op makes the view upgrade; it is held until the upgraded (here: reloaded) room
+    // takes it.
+    h.send(a, #"{"type":"op","id":"m1","op":{"kind":"move","item":"x","list":"n","after":"y"}}"#)
+    storage.answerPending()
+    let board = try #require(put?.0)
+    let room = try #require(h.registry.room("r"))
+    #expect(!room.isView)
+    #expect(room.epoch == board.epoch && room.epoch != epoch)
+    let frames = h.take(a)
+    #expect(frames.first?["type"] == .string("welcome"))
+    #expect(frames.first?["epoch"] == .string(board.epoch))
+    #expect(frames.dropFirst().map { $0["id"] } == [.string("m1")])
+    #expect(h.items("n") == ["y", "x"])
+  }
+
   @Test("a view nobody is in is unloaded, and one being upgraded is not")
   func unloading() throws {
     let storage = InMemoryRoomStore(answering: .onDemand)
