@@ -65,9 +65,9 @@ extension RoomsDriver {
   /// A room's load was answered (after the registry took it): the requests that waited for it
   /// run, in order, or get 503.
   func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    clusterRoomLoaded(name, result)
+    replicaLoaded(name, result)
     if !registry.isReloading(room: name) {
-      for answer in clusterWaits.afterReload.removeValue(forKey: name) ?? [] { answer() }
+      for answer in apiWaits.afterReload.removeValue(forKey: name) ?? [] { answer() }
     }
     guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
     for (ops, responder) in waiting {
@@ -155,7 +155,7 @@ extension RoomsDriver {
   /// answer is made on the new board.
   private func answerOnceReloaded(_ name: String, _ answer: @escaping () -> Void) {
     guard registry.isReloading(room: name) else { return answer() }
-    clusterWaits.afterReload[name, default: []].append(answer)
+    apiWaits.afterReload[name, default: []].append(answer)
   }
 
   /// The answer of a server whose storage cannot write whole boards.

@@ -79,8 +79,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// The board list's summaries, where the storage keeps them (one node's SQLite; a cluster's
   /// list is `ClusterSummaries`).
   var directory: (any BoardDirectory)?
-  /// Cluster mode's API requests and replica reads waiting (`RoomsDriver+ClusterAPI.swift`).
-  var clusterWaits = ClusterAPIWaits()
+  /// The API's requests, replica reads and board-write answers waiting (`RoomsDriver+APIOps.swift`).
+  var apiWaits = APIRequestWaits()
 
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry

@@ -14,9 +14,9 @@ extension RoomsDriver {
   func queueOps(
     _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
   ) {
-    let request = clusterWaits.nextAPIRequest
-    clusterWaits.nextAPIRequest += 1
-    clusterWaits.apiRequests[request] = (name, responder)
+    let request = apiWaits.nextAPIRequest
+    apiWaits.nextAPIRequest += 1
+    apiWaits.apiRequests[request] = (name, responder)
     let now = MonotonicClock.now()
     perform(registry.applyAPIOps(name, request: request, ops: ops, now: now))
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
@@ -24,7 +24,7 @@ extension RoomsDriver {
 
   /// A `POST …/ops` request's results (`.apiDone`), or why it has none (`.apiFailed`: 503).
   func apiAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
-    guard let waiting = clusterWaits.apiRequests.removeValue(forKey: request) else { return }
+    guard let waiting = apiWaits.apiRequests.removeValue(forKey: request) else { return }
     guard let results else {
       return waiting.responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
@@ -39,7 +39,7 @@ extension RoomsDriver {
 
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
   func apiRoomGone(_ room: String) {
-    for (request, waiting) in clusterWaits.apiRequests where waiting.room == room {
+    for (request, waiting) in apiWaits.apiRequests where waiting.room == room {
       apiAnswered(request, results: nil, failure: "the board was dropped")
     }
   }
@@ -60,7 +60,7 @@ extension RoomsDriver {
     let (state, actions) = registry.openForAPI(name)
     switch state {
     case .loading:
-      clusterWaits.replicaReads[name, default: []].append { loaded in
+      apiWaits.replicaReads[name, default: []].append { loaded in
         if case .failure(let error) = loaded {
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
@@ -77,8 +77,8 @@ extension RoomsDriver {
   }
 
   /// A room's load was answered: the reads that waited for it are answered (503 when it failed).
-  func clusterRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    guard let waiting = clusterWaits.replicaReads.removeValue(forKey: name) else { return }
+  func replicaLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+    guard let waiting = apiWaits.replicaReads.removeValue(forKey: name) else { return }
     for read in waiting { read(result) }
   }
 
@@ -113,8 +113,8 @@ extension RoomsDriver {
   }
 }
 
-/// Cluster mode's API requests waiting on the service thread (`RoomsDriver.clusterWaits`).
-struct ClusterAPIWaits {
+/// The API's requests waiting on the service thread (`RoomsDriver.apiWaits`).
+struct APIRequestWaits {
   /// The HTTP API's `POST …/ops` requests waiting for their room's results, by request id.
   var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
   /// The next API request's id.
