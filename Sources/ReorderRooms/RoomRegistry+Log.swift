@@ -120,9 +120,9 @@ extension RoomRegistry {
     return rooms[name]!.performOp(request, from: connection, ticket: ticket)
   }
 
-  /// A `.read` of a re-sent op's `applied` failed because the shared log is unreachable: the op is
-  /// `rejected` `unavailable` (the client re-sends it later), and the connection stays, as for a
-  /// failed append.
+  /// A `.read` of a re-sent op's `applied` failed because the storage could not serve it now (Redis
+  /// unreachable, a SQLite read failing): the op is `rejected` `unavailable` (the client re-sends
+  /// it later), and the connection stays, as for a failed append.
   func logReadUnavailable(_ read: RoomRead) -> [RoomAction] {
     guard let room = rooms[read.room], let client = room.members[read.connection]?.client else { return [] }
     let prefix = OpRecord.key(client: client, id: "")

@@ -191,13 +191,14 @@ public final class RoomRegistry {
   }
 
   /// The answer to a `.read`: the `applied` frames of the ops read go to its connection (if it is
-  /// still in the room). A failed read closes the connection (1011), so that the client reconnects
-  /// and re-sends.
+  /// still in the room). A read the storage could not serve now (`unavailable`) refuses the op
+  /// `unavailable`, retryable, and the connection stays; another failure closes the connection
+  /// (1011), so that the client reconnects and re-sends.
   public func read(_ read: RoomRead, result: Result<[LogEntry], RoomStoreError>) -> [RoomAction] {
     guard let state = connections[read.connection], !state.closing, state.room == read.room,
       rooms[read.room]?.members[read.connection] != nil
     else { return [] }
-    if !log.node.keepsResolvedOps, case .failure(.unavailable) = result { return logReadUnavailable(read) }
+    if case .failure(.unavailable) = result { return logReadUnavailable(read) }
     switch result {
     case .success(let entries):
       return entries.compactMap { entry in

@@ -172,10 +172,16 @@ struct RoomLoadingTests {
     #expect(frames.first?["id"] == .string("ca:old"))
   }
 
-  @Test("A failed read closes the connection with 1011 so that it reconnects and re-sends")
+  @Test("A read the storage cannot serve now refuses the op unavailable (retryable); a broken one closes 1011")
   func failedRead() {
     let (h, a) = roomWithOldOp(answering: .immediately)
     h.storage.fail(.entries, with: .unavailable("gone"))
+    h.send(a, #"{"type":"op","id":"ca:old","op":{"kind":"set","item":"p","field":"n","value":0}}"#)
+    #expect(h.closed[a] == nil)
+    let frames = h.take(a)
+    #expect(frames.map { $0["type"] } == [.string("rejected")])
+    #expect(frames.first?["id"] == .string("ca:old") && frames.first?["code"] == .string("unavailable"))
+    h.storage.fail(.entries, with: .corrupt("bad"))
     h.send(a, #"{"type":"op","id":"ca:old","op":{"kind":"set","item":"p","field":"n","value":0}}"#)
     #expect(h.closed[a]?.code == 1011)
   }
