@@ -1,5 +1,6 @@
 extension Room {
-  /// A `drag` from a member: record it (latest wins); it goes out at the next flush.
+  /// A `drag` from a member: record it (latest wins); it goes out at the next flush, to the room's
+  /// members here and (published) to the other nodes following its presence.
   public mutating func drag(_ drag: DragMessage, from connection: ConnectionHandle) -> [RoomAction] {
     guard let member = members[connection] else { return [] }
     if !drag.phase.isFinal && !board.hasLiveItem(drag.item) {
@@ -9,6 +10,7 @@ extension Room {
       ]
     }
     presence.update(member.peer, drag)
+    link.outbox.drag(member.peer, drag)
     return []
   }
 

@@ -32,13 +32,6 @@ extension Room {
     return [.presence(.publish(room: name, message: outbox))]
   }
 
-  /// A drag of a member of this node, once the room accepted it: into the next publish.
-  mutating func linkDragged(_ drag: DragMessage, from connection: ConnectionHandle) {
-    guard let member = members[connection] else { return }
-    if !drag.phase.isFinal && !board.hasLiveItem(drag.item) { return }
-    link.outbox.drag(member.peer, drag)
-  }
-
   /// This node's presence changes since the last publish, as a `.publish`: drags and states at
   /// most once per presence interval of the room, like its own flushes, so a room's drags cost
   /// other nodes one message per interval (joins, leaves and broadcasts went at once).

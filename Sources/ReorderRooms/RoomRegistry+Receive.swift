@@ -151,9 +151,7 @@ extension RoomRegistry {
       }
       // An invisible observer's drags are not relayed.
       if state.access?.presence == false { return [] }
-      let actions = rooms[state.room]?.drag(drag, from: connection) ?? []
-      rooms[state.room]?.linkDragged(drag, from: connection)
-      return actions
+      return rooms[state.room]?.drag(drag, from: connection) ?? []
     case .refresh(let token):
       guard state.session != nil else {
         return fail(connection, &state, ProtocolError(.notJoined, "send hello before anything else"), now: now)
