@@ -21,8 +21,8 @@ import PackageDescription
 /// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
 /// | `ReorderCluster` | Rooms, Redis, Webhooks, Basics | cluster mode's adapters over Redis: the `.cluster` actions' threads (`ClusterAdapter`), the `RoomStore` port over Redis (`RedisRoomStorage`), the board list's summaries; answers go back through its `ClusterAnswers` port |
-/// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API's routes, request bodies, keys, rate limits, problem answers, waiting writes and request metrics (the handlers that reach the rooms are the server's) |
-/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, API | wires them: the rooms on the service thread, the API's handlers, the store and Redis behind the `RoomStore` port, configuration |
+/// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API: its handlers (`APIHandlers`, reaching the rooms through their host, `APIHost`), routes, request bodies, keys, rate limits, problem answers, waiting requests and request metrics |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, API | wires them: the rooms on the service thread (the driver, the API's host), the store and Redis behind the ports (`RoomStore`, `BoardWrites`, the log, presence), configuration |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
 /// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |

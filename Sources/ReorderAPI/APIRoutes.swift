@@ -136,7 +136,7 @@ public enum APIRoutes {
 }
 
 extension APIRoutes.Route {
-  /// Whether the route changes a board (`RoomsDriver+APIWrites`).
+  /// Whether the route changes a board (`APIHandlers+Writes.swift`).
   public var isWrite: Bool {
     switch self {
     case .createBoard, .deleteBoard, .applyOps: true

@@ -38,7 +38,7 @@ extension ReorderService {
     if let secret = material.webhookSecret { webhooks?.replaceSecret(secret) }
     transport.postAndWait(timeoutSeconds: 5) { [driver] in
       driver.registry.accessVerifier = material.verifier.map { TokenAccess(verifier: $0) }
-      driver.apiKeys = material.apiKeys
+      driver.api.apiKeys = material.apiKeys
       driver.reloads.succeeded += 1
     }
   }

@@ -110,8 +110,9 @@ public final class ReorderService: @unchecked Sendable {
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
     driver.cluster = cluster
-    driver.boardWrites = boardWrites
-    driver.directory = boardList
+    driver.api.boardWrites = boardWrites
+    driver.api.directory = boardList
+    driver.api.sharedList = cluster.map { ClusterBoardList($0.summaries) }
     cluster?.answers = driver
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
@@ -120,10 +121,10 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     driver.transport = transport
-    driver.apiKeys = apiKeys
-    driver.drainSeconds = configuration.drainSeconds
-    driver.apiRateLimit = APIRateLimit(rate: configuration.apiRequestsPerSecond)
-    driver.apiBoards = ServerBoards.factory(replica: identity.replica)
+    driver.api.apiKeys = apiKeys
+    driver.api.drainSeconds = configuration.drainSeconds
+    driver.api.apiRateLimit = APIRateLimit(rate: configuration.apiRequestsPerSecond)
+    driver.api.boardFactory = ServerBoards.factory(replica: identity.replica)
     let directory = configuration.dataPath
     let endpoint = MetricsEndpoint(
       keys: configuration.metricsAuth ? apiKeys : nil,
@@ -182,14 +183,14 @@ public final class ReorderService: @unchecked Sendable {
           lag[room] = logSeq > seq ? logSeq - seq : 0
         }
         return ClusterStatistics(redis: cluster.metrics.snapshot, streamLag: lag)
-      }, reloads: driver.reloads, apiRequests: driver.apiRequests.statistics)
+      }, reloads: driver.reloads, apiRequests: driver.api.apiRequests.statistics)
   }
 
   /// Creates the demo rooms (with `demo`), binds and starts serving. Returns the bound port.
   public func start() throws -> Int {
-    driver.requestDrain = { [weak self] in self?.startDrain() }
+    driver.api.requestDrain = { [weak self] in self?.startDrain() }
     if configuration.demo {
-      if let boardWrites = driver.boardWrites { try createDemoRooms(boardWrites) }
+      if let boardWrites = driver.api.boardWrites { try createDemoRooms(boardWrites) }
     }
     cluster?.start()
     boundPort = try transport.start()

@@ -11,7 +11,13 @@ extension RoomsDriver: ClusterAnswers {
 
   func clusterFollowEpoch(room: String) -> String? { registry.followEpoch(room: room) }
 
-  func clusterRoomGone(_ room: String) { apiRoomGone(room) }
+  func clusterRoomGone(_ room: String) { api.apiRoomGone(room) }
+
+  func clusterHistoryChanged(room: String, epoch: String?) {
+    let now = MonotonicClock.now()
+    perform(registry.logHistoryChanged(room: room, epoch: epoch, now: now))
+    requestTick(due: registry.nextTick(room: room, now: now), now: now)
+  }
 
   func clusterAppended(_ answers: [ClusterAppender.Answer]) {
     let now = MonotonicClock.now()

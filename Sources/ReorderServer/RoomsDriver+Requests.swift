@@ -48,7 +48,7 @@ extension RoomsDriver {
         draining: transport?.isDraining ?? false)
       responder.respond(HTTPRoutes.health(figures))
     case .api:
-      handleAPI(request, responder: responder)
+      api.handle(request, responder: responder)
     case .metrics:
       metrics?.answer(request, responder: responder, onServiceThread: true)
     case .methodNotAllowed(let allow):

@@ -30,20 +30,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var metrics: MetricsEndpoint?
   /// Hears of every durable append (`board.changed`), when webhooks are on.
   var webhooks: Webhooks?
-  /// The HTTP API's keys (nil: the API answers 404) and the board model it reads stored rooms with.
-  var apiKeys: APIKeys?
-  /// Requests per second per API key (`--api-requests-per-second`).
-  var apiRateLimit = APIRateLimit(rate: ServerConfiguration().apiRequestsPerSecond)
-  var apiBoards: RoomBoardFactory = CRDTRoomBoard.factory
-  /// `POST /api/v1/admin/drain`: starts the node's drain (set by `ReorderService`; called on the
-  /// service thread, so it must hand the drain to another thread).
-  var requestDrain: (@Sendable () -> Void)?
+  /// The HTTP API (`/api/v1`): its handlers reach the rooms through this driver (`APIHost`).
+  let api: APIHandlers
   /// Reloads by result (`ReorderService.reload()`); service thread.
   var reloads = ReloadStatistics()
-  /// API requests by route and status, with their durations.
-  let apiRequests = APIRequestMeter()
-  /// `--drain-seconds`, for the drain route's answer.
-  var drainSeconds = ServerConfiguration().drainSeconds
   /// Decides upgrades and counts connections per address.
   let admission: AdmissionControl
   /// Frees unloaded rooms off the service thread, at the lowest CPU priority: freeing a large
@@ -58,8 +48,6 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
 
   /// Counts one append's wait for durability (`durableLatency`).
   func recordDurable(seconds: Double) { durableLatency.record(seconds: seconds) }
-  /// API writes waiting for a load or for durability (`RoomsDriver+APIWrites`).
-  var apiWaiters = APIWaiters()
   /// The websockets' `history` reads, run one at a time in arrival order (each reads the store in
   /// several steps), so that a connection's answers come in the order it asked; the first runs.
   var historyReads: [HistoryRead] = []
@@ -73,19 +61,17 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var localPresence = LocalPresence()
   /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
   private var answeringLocally = false
-  /// Whole-board writes (`PUT`, `DELETE`): the SQLite storage on one node, Redis in a cluster; nil
-  /// for a storage without them (the API answers 503).
-  var boardWrites: (any BoardWrites)?
-  /// The board list's summaries, where the storage keeps them (one node's SQLite; a cluster's
-  /// list is `ClusterSummaries`).
-  var directory: (any BoardDirectory)?
-  /// The API's requests, replica reads and board-write answers waiting (`RoomsDriver+APIOps.swift`).
-  var apiWaits = APIRequestWaits()
-
   init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
     self.registry = registry
     self.storage = storage
     self.admission = admission
+    let defaults = ServerConfiguration()
+    api = APIHandlers(
+      storage: storage, rateLimit: APIRateLimit(rate: defaults.apiRequestsPerSecond),
+      drainSeconds: defaults.drainSeconds)
+    api.host = self
+    api.boardCreated = { [unowned self] in boardCreated($0, $1) }
+    api.boardDeleted = { [unowned self] in boardDeleted($0) }
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
@@ -207,7 +193,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         if let cluster {
           cluster.perform(work)
         } else {
-          localLog.perform(work, roomGone: { apiRoomGone($0) })
+          localLog.perform(work, roomGone: { api.apiRoomGone($0) })
         }
       case .presence(let work):
         if let cluster {
@@ -218,9 +204,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
           if !deliveries.isEmpty { transport?.post { [weak self] in self?.deliverPresence(deliveries) } }
         }
       case .apiDone(let request, let results):
-        apiAnswered(request, results: results, failure: nil)
+        api.apiAnswered(request, results: results, failure: nil)
       case .apiFailed(let request, let reason):
-        apiAnswered(request, results: nil, failure: reason)
+        api.apiAnswered(request, results: nil, failure: reason)
       }
     }
     flush(&persists)
@@ -264,7 +250,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   private func loaded(_ room: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     let now = MonotonicClock.now()
     perform(registry.loaded(room: room, result: result, now: now))
-    apiRoomLoaded(room, result)
+    api.apiRoomLoaded(room, result)
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
     requestTick(due: registry.takeNewDeadline(), now: now)
   }
@@ -302,7 +288,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       }
     }
     if let summary = registry.summary(room: room), let last = ops.last {
-      directory?.saveSummary(
+      api.directory?.saveSummary(
         room: room,
         summary: BoardSummary(
           epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),

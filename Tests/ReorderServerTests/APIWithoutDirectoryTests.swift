@@ -24,7 +24,7 @@ struct APIWithoutDirectoryTests {
     let driver = RoomsDriver(
       registry: RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory), storage: InMemoryRoomStore(),
       admission: admission)
-    driver.apiKeys = try APIKeys(file: keyFile)
+    driver.api.apiKeys = try APIKeys(file: keyFile)
     let head = HTTPRequestHead(
       method: method, path: path, query: query,
       headers: ["authorization": "Bearer " + key, "content-type": "application/json"])

@@ -45,7 +45,7 @@ runFuzzer { bytes in
   rooms.receive(
     ConnectionHandle(1), Array(##"{"type":"hello","room":"food","client":"c","name":"N","color":"#fff"}"##.utf8))
   let driver = RoomsDriver(registry: rooms.registry, storage: rooms.storage, admission: admission)
-  driver.apiKeys = keys
+  driver.api.apiKeys = keys
   guard case .handle(let maxBody, _) = driver.route(head) else { return }
   guard body.count <= maxBody else { return }
 
@@ -61,7 +61,7 @@ runFuzzer { bytes in
   // no board directory, so listing boards and writing whole ones answer 503 `storage unavailable`
   // (docs/CLUSTER.md), whatever the request.
   let noDirectory =
-    answer.status == 503 && driver.directory == nil && json["title"]?.stringValue == "storage unavailable"
+    answer.status == 503 && driver.api.directory == nil && json["title"]?.stringValue == "storage unavailable"
   fuzzCheck(
     (200..<300).contains(answer.status) || (400..<500).contains(answer.status) || noDirectory,
     "status \(answer.status)")

@@ -1,12 +1,11 @@
-import ReorderAPI
 import ReorderBasics
 import ReorderRooms
 import ReorderTransport
 
-extension RoomsDriver {
+extension APIHandlers {
   /// `/api/v1` (docs/API.md): the key first, then the route. Service thread; answers that need
   /// storage come later from the store's reader thread, through `responder`.
-  func handleAPI(_ request: HTTPRequest, responder counted: HTTPResponder) {
+  public func handle(_ request: HTTPRequest, responder counted: HTTPResponder) {
     let match = APIRoutes.match(request.head)
     let label = (try? match.get())?.label ?? APIRoutes.Route.otherLabel
     let responder = apiRequests.counting(counted, route: label, start: MonotonicClock.now())
@@ -67,7 +66,7 @@ extension RoomsDriver {
   /// thread (without loading it into the rooms); 404 for a board with nothing stored.
   private func board(_ name: String, _ responder: HTTPResponder) {
     if let room = registry.room(name), !room.isView {
-      // Loaded with nothing stored: joined but never edited, or deleted (an empty board in its place).
+      // Loaded with nothing stored: joined but never edited.
       guard room.seq > 0 else {
         return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
       }
@@ -76,7 +75,7 @@ extension RoomsDriver {
       return
     }
     let storage = self.storage
-    let boards = apiBoards
+    let boards = boardFactory
     storage.roomNames { result in
       guard case .success(let names) = result else {
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "the board list could not be read").response)
@@ -101,7 +100,7 @@ extension RoomsDriver {
 
   /// `GET /api/v1/boards/{room}/ops?since=S&limit=N` (limit 1…1,000, default 100): the `applied`
   /// messages after seq S, read from storage (in cluster mode from this node's replica,
-  /// `clusterOps`); 410 with the earliest seq still kept when the log no
+  /// `replicaOps`); 410 with the earliest seq still kept when the log no
   /// longer reaches back to S + 1 (a client that far behind takes the board instead).
   private func ops(_ name: String, _ head: HTTPRequestHead, _ responder: HTTPResponder) {
     guard let sinceText = head.queryValue("since"), let since = UInt64(sinceText) else {
@@ -113,7 +112,7 @@ extension RoomsDriver {
       responder.respond(APIRoutes.Problem(400, "bad request", "limit takes 1 to 1000").response)
       return
     }
-    if cluster != nil { return clusterOps(name, since: since, limit: limit, responder) }
+    if readsReplicas { return replicaOps(name, since: since, limit: limit, responder) }
     let storage = self.storage
     storage.roomNames { names in
       guard case .success(let names) = names, names.contains(name) else {
@@ -151,7 +150,7 @@ extension RoomsDriver {
     }
   }
 
-  static func boardJSON(_ name: String, seq: UInt64, epoch: String, board: JSONValue) -> JSONValue {
+  public static func boardJSON(_ name: String, seq: UInt64, epoch: String, board: JSONValue) -> JSONValue {
     .object([("room", .string(name)), ("seq", .number(Double(seq))), ("epoch", .string(epoch)), ("board", board)])
   }
 

@@ -1,5 +1,4 @@
 import Foundation
-import ReorderAPI
 import ReorderRooms
 import ReorderTransport
 
@@ -7,15 +6,15 @@ import ReorderTransport
 /// store's per-room summaries (no room is loaded for it). A board in memory shows its figures
 /// there (ops being committed included); one stored before summaries were kept is read once on
 /// the reader thread and its summary saved. In cluster mode the summaries are Redis'
-/// (`RoomsDriver+ClusterList.swift`).
-extension RoomsDriver {
+/// (`APIHandlers+SharedList.swift`).
+extension APIHandlers {
   /// Boards per page unless `limit` says (1…1,000).
   static let defaultListLimit = 100
 
   func boards(_ head: HTTPRequestHead, _ responder: HTTPResponder) {
-    if let summaries = cluster?.summaries {
+    if let sharedList {
       guard let (after, limit) = Self.boardsPage(head, responder) else { return }
-      return clusterBoards(after: after, limit: limit, summaries, responder)
+      return sharedBoards(after: after, limit: limit, sharedList, responder)
     }
     guard let directory else {
       return responder.respond(
@@ -29,7 +28,7 @@ extension RoomsDriver {
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
       case .success(let listings):
         self?.fillSummaries(listings, directory) { [weak self] listings in
-          self?.transport?.post { [weak self] in self?.answerBoards(listings, limit: limit, responder) }
+          self?.host?.post { [weak self] in self?.answerBoards(listings, limit: limit, responder) }
         }
       }
     }
@@ -63,7 +62,7 @@ extension RoomsDriver {
   ) {
     guard let index = listings.firstIndex(where: { $0.summary == nil }) else { return done(listings) }
     let name = listings[index].room
-    RoomLoad(room: name, boards: apiBoards).run(on: storage) { [weak self] result in
+    RoomLoad(room: name, boards: boardFactory).run(on: storage) { [weak self] result in
       var listings = listings
       if case .success(let prepared) = result {
         // Stored before summaries were kept: the time it was first listed, shown and stored alike.
@@ -117,7 +116,7 @@ extension RoomsDriver {
 }
 
 /// The board list's `cursor`: opaque to callers (base64url of the last name of the page before).
-enum BoardCursor {
+public enum BoardCursor {
   static func encode(_ name: String) -> String {
     Data(("b:" + name).utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
@@ -135,7 +134,7 @@ enum BoardCursor {
   }
 
   /// `2026-12-01T18:04:05.123Z`.
-  static func rfc3339(_ date: Date) -> String {
+  public static func rfc3339(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     formatter.timeZone = TimeZone(identifier: "UTC")

@@ -1,30 +1,27 @@
-import ReorderAPI
 import ReorderBasics
-import ReorderCluster
-import ReorderRedis
 import ReorderRooms
 import ReorderTransport
 
 /// The HTTP API's requests answered by the rooms (the same on one node and in a cluster): the
 /// ops of `POST …/ops` once the room applied them, and reads from a room's replica (`GET …/ops`,
 /// `GET …/history` in cluster mode), loaded for them if needed. Service thread; nothing here waits.
-extension RoomsDriver {
+extension APIHandlers {
   /// `POST /api/v1/boards/{room}/ops` on the loaded room: answered once every op is applied and
   /// durable (`apiAnswered`).
   func queueOps(
     _ name: String, _ ops: [(id: String, intent: Result<Intent, ProtocolError>)], _ responder: HTTPResponder
   ) {
-    let request = apiWaits.nextAPIRequest
-    apiWaits.nextAPIRequest += 1
-    apiWaits.apiRequests[request] = (name, responder)
+    let request = waits.nextAPIRequest
+    waits.nextAPIRequest += 1
+    waits.apiRequests[request] = (name, responder)
     let now = MonotonicClock.now()
     perform(registry.applyAPIOps(name, request: request, ops: ops, now: now))
     requestTick(due: registry.nextTick(room: name, now: now), now: now)
   }
 
   /// A `POST …/ops` request's results (`.apiDone`), or why it has none (`.apiFailed`: 503).
-  func apiAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
-    guard let waiting = apiWaits.apiRequests.removeValue(forKey: request) else { return }
+  public func apiAnswered(_ request: UInt64, results: [APIOpResult]?, failure: String?) {
+    guard let waiting = waits.apiRequests.removeValue(forKey: request) else { return }
     guard let results else {
       return waiting.responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "the ops were not applied: \(failure ?? "")").response)
@@ -38,15 +35,15 @@ extension RoomsDriver {
   }
 
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.
-  func apiRoomGone(_ room: String) {
-    for (request, waiting) in apiWaits.apiRequests where waiting.room == room {
+  public func apiRoomGone(_ room: String) {
+    for (request, waiting) in waits.apiRequests where waiting.room == room {
       apiAnswered(request, results: nil, failure: "the board was dropped")
     }
   }
 
   /// `GET /api/v1/boards/{room}/ops` in cluster mode: from the replica here, loaded for it if needed
   /// (and unloaded once idle, as any room nobody is in).
-  func clusterOps(_ name: String, since: UInt64, limit: Int, _ responder: HTTPResponder) {
+  func replicaOps(_ name: String, since: UInt64, limit: Int, _ responder: HTTPResponder) {
     readFromReplica(name, responder) { [unowned self] in
       registry.loggedOps(room: name, since: since, limit: limit).map { respondOps(name, $0, since: since, responder) }
     }
@@ -60,7 +57,7 @@ extension RoomsDriver {
     let (state, actions) = registry.openForAPI(name)
     switch state {
     case .loading:
-      apiWaits.replicaReads[name, default: []].append { loaded in
+      waits.replicaReads[name, default: []].append { loaded in
         if case .failure(let error) = loaded {
           responder.respond(
             APIRoutes.Problem(503, "storage unavailable", "the board could not be loaded: \(error)").response)
@@ -78,7 +75,7 @@ extension RoomsDriver {
 
   /// A room's load was answered: the reads that waited for it are answered (503 when it failed).
   func replicaLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
-    guard let waiting = apiWaits.replicaReads.removeValue(forKey: name) else { return }
+    guard let waiting = waits.replicaReads.removeValue(forKey: name) else { return }
     for read in waiting { read(result) }
   }
 
@@ -104,23 +101,16 @@ extension RoomsDriver {
         HTTPResponse(status: 200, contentType: "application/json", headers: [("cache-control", "no-store")], body: out))
     }
   }
-
-  /// The tail found `room`'s history in the log changed (`epoch`, nil: gone).
-  func clusterHistoryChanged(room: String, epoch: String?) {
-    let now = MonotonicClock.now()
-    perform(registry.logHistoryChanged(room: room, epoch: epoch, now: now))
-    requestTick(due: registry.nextTick(room: room, now: now), now: now)
-  }
 }
 
-/// The API's requests waiting on the service thread (`RoomsDriver.apiWaits`).
+/// The API's requests waiting on the service thread (`RoomsDriver.waits`).
 struct APIRequestWaits {
   /// The HTTP API's `POST …/ops` requests waiting for their room's results, by request id.
   var apiRequests: [UInt64: (room: String, responder: HTTPResponder)] = [:]
   /// The next API request's id.
   var nextAPIRequest: UInt64 = 1
   /// The reads (`GET …/ops`, `GET …/history`) waiting for their room to load here, by room: each
-  /// answers once the load did (`RoomsDriver.readFromReplica`).
+  /// answers once the load did (`APIHandlers.readFromReplica`).
   var replicaReads: [String: [(Result<PreparedRoom, RoomStoreError>) -> Void]] = [:]
   /// Answers of board writes waiting for their room here to reload the new board, by room.
   var afterReload: [String: [() -> Void]] = [:]

@@ -1,4 +1,3 @@
-import ReorderAPI
 import ReorderBasics
 import ReorderRooms
 import ReorderTransport
@@ -15,10 +14,10 @@ import ReorderTransport
 /// - `POST …/ops`: the ops go through the room's log on the loaded room (loaded first, off the
 ///   service thread, if needed; `RoomRegistry.applyAPIOps`), answered once applied and durable.
 ///
-/// The points where a board is created, replaced and deleted are `boardCreated(_:_:)` and
-/// `boardDeleted(_:)`, one each, on the node that made the change: what else should happen then
+/// The points where a board is created, replaced and deleted are `boardCreated` and
+/// `boardDeleted`, one each, on the node that made the change: what else should happen then
 /// (webhooks) goes there.
-extension RoomsDriver {
+extension APIHandlers {
   /// Decodes the write's body, then runs it (`POST …/ops` once its room has loaded).
   func apiWrite(_ route: APIRoutes.Route, _ request: HTTPRequest, _ responder: HTTPResponder) {
     switch route {
@@ -46,8 +45,8 @@ extension RoomsDriver {
 
   /// `POST …/ops`: runs now, or once the room has loaded.
   private func applyOps(_ name: String, _ ops: APIWaiters.Ops, _ responder: HTTPResponder) {
-    if apiWaiters.forLoad[name] != nil {
-      apiWaiters.forLoad[name]!.append((ops, responder))
+    if waiters.forLoad[name] != nil {
+      waiters.forLoad[name]!.append((ops, responder))
       return
     }
     let (state, actions) = registry.openForAPI(name)
@@ -55,7 +54,7 @@ extension RoomsDriver {
     case .ready:
       queueOps(name, ops, responder)
     case .loading:
-      apiWaiters.forLoad[name, default: []].append((ops, responder))
+      waiters.forLoad[name, default: []].append((ops, responder))
       perform(actions)
     case .refused(let error):
       responder.respond(APIRoutes.Problem(503, "server full", error.message).response)
@@ -64,12 +63,12 @@ extension RoomsDriver {
 
   /// A room's load was answered (after the registry took it): the requests that waited for it
   /// run, in order, or get 503.
-  func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
+  public func apiRoomLoaded(_ name: String, _ result: Result<PreparedRoom, RoomStoreError>) {
     replicaLoaded(name, result)
     if !registry.isReloading(room: name) {
-      for answer in apiWaits.afterReload.removeValue(forKey: name) ?? [] { answer() }
+      for answer in waits.afterReload.removeValue(forKey: name) ?? [] { answer() }
     }
-    guard let waiting = apiWaiters.forLoad.removeValue(forKey: name) else { return }
+    guard let waiting = waiters.forLoad.removeValue(forKey: name) else { return }
     for (ops, responder) in waiting {
       if case .failure(let error) = result {
         responder.respond(
@@ -95,7 +94,7 @@ extension RoomsDriver {
       room: name, epoch: built.epoch, replace: replace, entries: built.entries, snapshot: built.snapshot,
       summary: built.summary
     ) { [weak self] result in
-      self?.transport?.post { [weak self] in
+      self?.host?.post { [weak self] in
         guard let self else { return }
         let now = MonotonicClock.now()
         switch result {
@@ -109,7 +108,7 @@ extension RoomsDriver {
           board.replaced = outcome == .replaced
           registry.builtBoardStored(board)
           perform(registry.boardWriteEnded(room: name, changed: true, epoch: board.epoch, now: now))
-          boardCreated(name, board)
+          boardCreated?(name, board)
           let answer = APIRoutes.json(
             board.replaced ? 200 : 201, Self.boardJSON(name, seq: board.seq, epoch: board.epoch, board: board.board))
           answerOnceReloaded(name) { responder.respond(answer) }
@@ -129,7 +128,7 @@ extension RoomsDriver {
     guard let boardWrites else { return responder.respond(Self.noBoardWrites.response) }
     registry.boardWriteBegan(room: name)
     boardWrites.deleteBoard(room: name) { [weak self] result in
-      self?.transport?.post { [weak self] in
+      self?.host?.post { [weak self] in
         guard let self else { return }
         let now = MonotonicClock.now()
         switch result {
@@ -138,7 +137,7 @@ extension RoomsDriver {
           guard existed else {
             return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
           }
-          boardDeleted(name)
+          boardDeleted?(name)
           responder.respond(HTTPResponse(status: 204, contentType: "application/json", headers: [], body: []))
         case .failure(let error):
           Log.log(.error, "board not deleted", [("room", name), ("error", "\(error)")])
@@ -155,7 +154,7 @@ extension RoomsDriver {
   /// answer is made on the new board.
   private func answerOnceReloaded(_ name: String, _ answer: @escaping () -> Void) {
     guard registry.isReloading(room: name) else { return answer() }
-    apiWaits.afterReload[name, default: []].append(answer)
+    waits.afterReload[name, default: []].append(answer)
   }
 
   /// The answer of a server whose storage cannot write whole boards.
@@ -170,7 +169,7 @@ extension RoomsDriver {
       return responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
     }
     storage.entries(room: name, after: seq - 1, limit: 1) { [weak self] read in
-      self?.transport?.post { [weak self] in
+      self?.host?.post { [weak self] in
         var results = results
         // The log may no longer hold it (trimmed beyond --history-ops): then the op is null.
         let entry = (try? read.get())?.first.flatMap { $0.seq == seq ? $0 : nil }
@@ -179,22 +178,5 @@ extension RoomsDriver {
         self?.completeOps(name, results, responder)
       }
     }
-  }
-
-  /// A board was created or replaced (durable). The one place to tell others (webhooks): a
-  /// `board.created`, then the `board.changed` of its seeded ops 1…seq, so that the new epoch's
-  /// events start at `from_seq` 1 as docs/WEBHOOKS.md has it (in cluster mode the lease holder
-  /// reports from the PUT's summary on, which is at that seq).
-  func boardCreated(_ name: String, _ board: CreatedBoard) {
-    Log.log(.info, board.replaced ? "board replaced by the API" : "board created by the API", [("room", name)])
-    webhooks?.boardCreated(room: name, epoch: board.epoch)
-    if board.seq > 0 {
-      webhooks?.boardChanged(room: name, epoch: board.epoch, fromSeq: 1, toSeq: board.seq, actors: [.api])
-    }
-  }
-
-  /// A board was deleted (durable). The one place to tell others (webhooks).
-  func boardDeleted(_ name: String) {
-    webhooks?.boardDeleted(room: name)
   }
 }
