@@ -2,34 +2,28 @@ import Foundation
 import ReorderRooms
 import ReorderTransport
 
-/// `GET /api/v1/boards?limit=&cursor=`: the stored boards by name, a page at a time, from the
-/// store's per-room summaries (no room is loaded for it). A board in memory shows its figures
-/// there (ops being committed included); one stored before summaries were kept is read once on
-/// the reader thread and its summary saved. In cluster mode the summaries are Redis'
-/// (`APIHandlers+SharedList.swift`).
+/// `GET /api/v1/boards?limit=&cursor=`: the stored boards by name, a page at a time, with the
+/// summaries their storage keeps (`BoardList`; no room is loaded for it). A board loaded here
+/// shows its own figures when they are ahead of its summary (ops being committed, or up to one
+/// write interval of a cluster's lease holder). In cluster mode a board whose Redis master cannot
+/// be reached is named in `unavailable`.
 extension APIHandlers {
   /// Boards per page unless `limit` says (1…1,000).
   static let defaultListLimit = 100
 
   func boards(_ head: HTTPRequestHead, _ responder: HTTPResponder) {
-    if let sharedList {
-      guard let (after, limit) = Self.boardsPage(head, responder) else { return }
-      return sharedBoards(after: after, limit: limit, sharedList, responder)
-    }
-    guard let directory else {
+    guard let boardList else {
       return responder.respond(
         APIRoutes.Problem(503, "storage unavailable", "this storage cannot list boards").response)
     }
     guard let (after, limit) = Self.boardsPage(head, responder) else { return }
     // One more than asked: whether there is a next page.
-    directory.boards(after: after, limit: limit + 1) { [weak self] result in
+    boardList.list(after: after, limit: limit + 1) { [weak self] result in
       switch result {
       case .failure(let error):
         responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
       case .success(let listings):
-        self?.fillSummaries(listings, directory) { [weak self] listings in
-          self?.host?.post { [weak self] in self?.answerBoards(listings, limit: limit, responder) }
-        }
+        self?.host?.post { [weak self] in self?.answerBoards(listings, limit: limit, responder) }
       }
     }
   }
@@ -54,46 +48,25 @@ extension APIHandlers {
     return (after, limit)
   }
 
-  /// Reads the boards that have no summary yet (stored by an older version) and saves theirs.
-  /// On the store's reader thread, one board after another.
-  private func fillSummaries(
-    _ listings: [BoardListing], _ directory: any BoardDirectory,
-    _ done: @escaping @Sendable ([BoardListing]) -> Void
-  ) {
-    guard let index = listings.firstIndex(where: { $0.summary == nil }) else { return done(listings) }
-    let name = listings[index].room
-    RoomLoad(room: name, boards: boardFactory).run(on: storage) { [weak self] result in
-      var listings = listings
-      if case .success(let prepared) = result {
-        // Stored before summaries were kept: the time it was first listed, shown and stored alike.
-        let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
-        directory.saveSummary(room: name, summary: prepared.summary, updatedMilliseconds: now)
-        listings[index].summary = prepared.summary
-        listings[index].updatedMilliseconds = now
-      } else {
-        listings[index].summary = BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
-      }
-      self?.fillSummaries(listings, directory, done)
-    }
-  }
-
-  private func answerBoards(_ listings: [BoardListing], limit: Int, _ responder: HTTPResponder) {
+  /// A board whose summary is gone (deleted after the names were read) is left out.
+  private func answerBoards(_ listings: [ListedBoard], limit: Int, _ responder: HTTPResponder) {
     let page = listings.prefix(limit)
     var boards: [JSONValue] = []
+    var unavailable: [String] = []
     for listing in page {
-      var summary = listing.summary ?? BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
-      if let room = registry.room(listing.room) {
-        // Deleted meanwhile (an empty board in its place, the delete not yet committed).
-        if room.seq == 0 { continue }
-        if let here = registry.summary(room: listing.room) { summary = here }  // nil for a view: stored figures
+      if listing.unreachable { unavailable.append(listing.room) }
+      guard var summary = listing.summary else { continue }
+      // Nil for a view: the stored figures hold.
+      if let here = registry.summary(room: listing.room), here.epoch == summary.epoch, here.seq > summary.seq {
+        summary = here
       }
       boards.append(
         Self.boardEntry(
-          room: listing.room, summary, online: registry.onlineCount(room: listing.room),
-          updatedMilliseconds: listing.updatedMilliseconds ?? 0))
+          room: listing.room, summary, online: listing.online ?? registry.onlineCount(room: listing.room),
+          updatedMilliseconds: listing.updatedMilliseconds))
     }
     let next: JSONValue = listings.count > limit ? .string(BoardCursor.encode(page.last!.room)) : .null
-    responder.respond(Self.boardsAnswer(boards, next: next))
+    responder.respond(Self.boardsAnswer(boards, next: next, unavailable: unavailable))
   }
 
   /// One board of the list: `room, seq, epoch, lists, items, online, updated_at`.
@@ -106,8 +79,8 @@ extension APIHandlers {
     ])
   }
 
-  /// The list's answer: `{"boards":[…],"next":…}`.
-  /// `{"boards","next"}`, and `unavailable` (names) when some boards of the page could not be read.
+  /// The list's answer: `{"boards","next"}`, and `unavailable` (names) when some boards of the
+  /// page could not be read.
   static func boardsAnswer(_ boards: [JSONValue], next: JSONValue, unavailable: [String] = []) -> HTTPResponse {
     var members: [(key: String, value: JSONValue)] = [("boards", .array(boards)), ("next", next)]
     if !unavailable.isEmpty { members.append(("unavailable", .array(unavailable.map(JSONValue.string)))) }

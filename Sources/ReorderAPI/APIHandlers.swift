@@ -10,7 +10,7 @@ import ReorderTransport
 /// `post` back.
 ///
 /// - reads: `APIHandlers+Reads.swift` (a board, its ops, disconnects), `+History.swift`,
-///   `+List.swift` (`+SharedList.swift` for a cluster's list);
+///   `+List.swift`;
 /// - writes: `+Writes.swift` (`PUT`, `DELETE`, `POST …/ops`), `+Ops.swift` (requests waiting on
 ///   the rooms).
 public final class APIHandlers: @unchecked Sendable {
@@ -20,10 +20,8 @@ public final class APIHandlers: @unchecked Sendable {
   let storage: any RoomStore
   /// Whole-board writes (`PUT`, `DELETE`); nil for a storage without them (503).
   public var boardWrites: (any BoardWrites)?
-  /// The board list's summaries where the storage keeps them (one node's SQLite).
-  public var directory: (any BoardDirectory)?
-  /// The board list of a cluster's shared storage (instead of `directory`).
-  public var sharedList: (any SharedBoardList)?
+  /// The stored boards' list; nil for a storage without one (503).
+  public var boardList: (any BoardList)?
   /// The API keys; nil turns the API off (404).
   public var apiKeys: APIKeys?
   /// Requests per second and key.

@@ -13,29 +13,33 @@ public protocol APIHost: AnyObject {
   func post(_ work: @escaping @Sendable () -> Void)
 }
 
-/// The board list of storage shared by several nodes (a cluster's Redis): each board's summary as
-/// its lease holder wrote it, and how many sessions it has on every node.
-public protocol SharedBoardList: AnyObject, Sendable {
+/// The stored boards as `GET /api/v1/boards` lists them: a page of names, each with its summary.
+/// Two implementations: one node's SQLite (`StoreBoardList`) and a cluster's Redis
+/// (`ClusterBoardList`).
+public protocol BoardList: AnyObject, Sendable {
   /// Up to `limit` boards with names after `after` (from the first without it), by name.
   func list(
-    after: String?, limit: Int, completion: @escaping @Sendable (Result<[SharedBoardListing], any Error>) -> Void)
+    after: String?, limit: Int, completion: @escaping @Sendable (Result<[ListedBoard], any Error>) -> Void)
 }
 
-/// A board of the shared list.
-public struct SharedBoardListing: Sendable {
+/// A board of the list.
+public struct ListedBoard: Sendable {
   /// The room name.
   public var room: String
-  /// Its summary, nil when it is gone (deleted after the list was read).
+  /// Its summary, nil when it is gone (deleted after the names were read).
   public var summary: BoardSummary?
   /// When the summary was written (milliseconds since 1970).
   public var updatedMilliseconds: Int64
-  /// Its sessions on every node.
-  public var online: Int
+  /// Its sessions on every node, where the list knows them (a cluster's rosters); nil: this
+  /// node's count.
+  public var online: Int?
   /// Whether its part of the storage could not be reached (the board is named in `unavailable`).
   public var unreachable: Bool
 
   /// A listing.
-  public init(room: String, summary: BoardSummary?, updatedMilliseconds: Int64, online: Int, unreachable: Bool) {
+  public init(
+    room: String, summary: BoardSummary?, updatedMilliseconds: Int64, online: Int? = nil, unreachable: Bool = false
+  ) {
     self.room = room
     self.summary = summary
     self.updatedMilliseconds = updatedMilliseconds

@@ -111,8 +111,13 @@ public final class ReorderService: @unchecked Sendable {
     driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
     driver.cluster = cluster
     driver.api.boardWrites = boardWrites
-    driver.api.directory = boardList
-    driver.api.sharedList = cluster.map { ClusterBoardList($0.summaries) }
+    driver.directory = boardList
+    let boardFactory = ServerBoards.factory(replica: identity.replica)
+    if let cluster {
+      driver.api.boardList = ClusterBoardList(cluster.summaries)
+    } else if let boardList {
+      driver.api.boardList = StoreBoardList(boardList, boards: boardFactory)
+    }
     cluster?.answers = driver
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
@@ -124,7 +129,7 @@ public final class ReorderService: @unchecked Sendable {
     driver.api.apiKeys = apiKeys
     driver.api.drainSeconds = configuration.drainSeconds
     driver.api.apiRateLimit = APIRateLimit(rate: configuration.apiRequestsPerSecond)
-    driver.api.boardFactory = ServerBoards.factory(replica: identity.replica)
+    driver.api.boardFactory = boardFactory
     let directory = configuration.dataPath
     let endpoint = MetricsEndpoint(
       keys: configuration.metricsAuth ? apiKeys : nil,

@@ -1,3 +1,4 @@
+import Foundation
 import ReorderAPI
 import ReorderBasics
 import ReorderCluster
@@ -24,22 +25,71 @@ extension RoomsDriver: APIHost {
   }
 }
 
+/// One node's board list: the SQLite store's rooms with their summaries. A board stored before
+/// summaries were kept is read once on the reader thread and its summary saved.
+final class StoreBoardList: BoardList {
+  let directory: any BoardDirectory
+  let boards: RoomBoardFactory
+
+  init(_ directory: any BoardDirectory, boards: RoomBoardFactory) {
+    self.directory = directory
+    self.boards = boards
+  }
+
+  func list(
+    after: String?, limit: Int, completion: @escaping @Sendable (Result<[ListedBoard], any Error>) -> Void
+  ) {
+    directory.boards(after: after, limit: limit) { [self] result in
+      switch result {
+      case .failure(let error): completion(.failure(error))
+      case .success(let listings):
+        fillSummaries(listings) { listings in
+          completion(
+            .success(
+              listings.map {
+                ListedBoard(room: $0.room, summary: $0.summary, updatedMilliseconds: $0.updatedMilliseconds ?? 0)
+              }))
+        }
+      }
+    }
+  }
+
+  /// Reads the boards that have no summary yet (stored by an older version) and saves theirs.
+  /// On the store's reader thread, one board after another.
+  private func fillSummaries(_ listings: [BoardListing], _ done: @escaping @Sendable ([BoardListing]) -> Void) {
+    guard let index = listings.firstIndex(where: { $0.summary == nil }) else { return done(listings) }
+    let name = listings[index].room
+    RoomLoad(room: name, boards: boards).run(on: directory) { [self] result in
+      var listings = listings
+      if case .success(let prepared) = result {
+        // Stored before summaries were kept: the time it was first listed, shown and stored alike.
+        let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded())
+        directory.saveSummary(room: name, summary: prepared.summary, updatedMilliseconds: now)
+        listings[index].summary = prepared.summary
+        listings[index].updatedMilliseconds = now
+      } else {
+        listings[index].summary = BoardSummary(epoch: "", seq: 0, lists: 0, items: 0)
+      }
+      fillSummaries(listings, done)
+    }
+  }
+}
+
 /// A cluster's board list (`ClusterSummaries`: Redis' directory, the summaries the lease holders
 /// write, the rosters' counts) as the API reads it.
-final class ClusterBoardList: SharedBoardList {
+final class ClusterBoardList: BoardList {
   let summaries: ClusterSummaries
 
   init(_ summaries: ClusterSummaries) { self.summaries = summaries }
 
   func list(
-    after: String?, limit: Int,
-    completion: @escaping @Sendable (Result<[SharedBoardListing], any Error>) -> Void
+    after: String?, limit: Int, completion: @escaping @Sendable (Result<[ListedBoard], any Error>) -> Void
   ) {
     summaries.list(after: after, limit: limit) { result in
       completion(
         result.map { listings in
           listings.map {
-            SharedBoardListing(
+            ListedBoard(
               room: $0.room,
               summary: $0.summary.map { BoardSummary(epoch: $0.epoch, seq: $0.seq, lists: $0.lists, items: $0.items) },
               updatedMilliseconds: $0.summary?.updatedMilliseconds ?? 0, online: $0.online,

@@ -32,6 +32,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   var webhooks: Webhooks?
   /// The HTTP API (`/api/v1`): its handlers reach the rooms through this driver (`APIHost`).
   let api: APIHandlers
+  /// Where each append's board summary is saved for the list, when the storage keeps summaries
+  /// (one node's SQLite; a cluster's lease holders write Redis' through `ClusterSummaries`).
+  var directory: (any BoardDirectory)?
   /// Reloads by result (`ReorderService.reload()`); service thread.
   var reloads = ReloadStatistics()
   /// Decides upgrades and counts connections per address.
@@ -288,7 +291,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       }
     }
     if let summary = registry.summary(room: room), let last = ops.last {
-      api.directory?.saveSummary(
+      directory?.saveSummary(
         room: room,
         summary: BoardSummary(
           epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),
