@@ -153,6 +153,14 @@ public final class RoomRegistry {
       if upgrading[name] != nil, case .success(let prepared) = result, prepared.epoch != reloading { return [] }
       return logReloaded(room: name, result: result, now: now) + releaseUpgrade(room: name, now: now)
     }
+    if upgrading[name] != nil, let view = rooms[name], view.log.writingBoard, case .success(let prepared) = result,
+      prepared.epoch != view.epoch
+    {
+      // The upgrade read the board a write out now stored (its answer is still on its way): the
+      // room takes that board as a reload would; the write's answer then finds it current.
+      rooms[name]!.log.reloading = prepared.epoch
+      return logReloaded(room: name, result: result, now: now) + releaseUpgrade(room: name, now: now)
+    }
     if upgrading[name] != nil { return upgraded(room: name, result: result, now: now) }
     if rooms[name]?.rebuilding == true { return rebuilt(room: name, result: result) }
     guard let waiting = loading.removeValue(forKey: name) else { return [] }

@@ -206,6 +206,40 @@ struct RoomViewTests {
     #expect(h.items("n") == ["y", "x"])
   }
 
+  @Test("a view whose upgrade reads a board still being written takes it, and the write's answer finds it current")
+  func upgradeReadsABoardBeingWritten() throws {
+    let storage = InMemoryRoomStore(answering: .onDemand)
+    let (h, _, _) = storedRoom(storage)
+    let a = h.join(2)
+    storage.answerPending()
+    _ = h.take(a)
+    let content = try BoardContent(
+      try JSONValue.parse(#"{"lists":[{"id":"n","title":"N","layout":"list","items":[{"id":"x"},{"id":"y"}]}]}"#))
+    guard case .success(let board) = h.registry.buildBoard("r", content: content, now: h.now) else {
+      Issue.record("not built")
+      return
+    }
+    // The write is stored before the upgrade reads, but its answer reaches the rooms after the
+    // upgrade's.
+    h.registry.boardWriteBegan(room: "r")
+    nonisolated(unsafe) var stored: BoardPut?
+    storage.putBoard(
+      room: "r", epoch: board.epoch, replace: true, entries: board.entries, snapshot: board.snapshot,
+      summary: board.summary
+    ) { stored = try? $0.get() }
+    h.send(a, #"{"type":"op","id":"m1","op":{"kind":"move","item":"x","list":"n","after":"y"}}"#)
+    storage.answerPending()
+    #expect(stored == .replaced)
+    #expect(h.registry.room("r")?.epoch == board.epoch)
+    #expect(h.closed[a] == nil)
+    // Held while the write is out: refused, retryable.
+    #expect(h.frames(a, type: "rejected").map { $0["code"] } == [.string("unavailable")])
+    h.perform(h.registry.boardWriteEnded(room: "r", changed: true, epoch: board.epoch, now: h.now))
+    #expect(!h.registry.isReloading(room: "r"))
+    h.send(a, #"{"type":"op","id":"m1","op":{"kind":"move","item":"x","list":"n","after":"y"}}"#)
+    #expect(h.items("n") == ["y", "x"])
+  }
+
   @Test("a view nobody is in is unloaded, and one being upgraded is not")
   func unloading() throws {
     let storage = InMemoryRoomStore(answering: .onDemand)
