@@ -28,10 +28,30 @@ extension APIHandlers {
     }
     // A repeated op beyond the room's memory is read from the store where its records hold the
     // resolved ops (one node's); the shared log's hold the maker's view: its `op` stays null.
-    guard registry.roomNode.keepsResolvedOps else {
+    guard !readsReplicas else {
       return waiting.responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
     }
     completeOps(waiting.room, results, waiting.responder)
+  }
+
+  /// Answers `{"results":[…]}`. A re-sent id's result whose op the room no longer keeps in memory
+  /// gets it from storage, one read each.
+  private func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {
+    guard let index = results.firstIndex(where: { if case .applied(_, _, nil) = $0 { true } else { false } }),
+      case .applied(let id, let seq, _) = results[index]
+    else {
+      return responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
+    }
+    storage.entries(room: name, after: seq - 1, limit: 1) { [weak self] read in
+      self?.host?.post { [weak self] in
+        var results = results
+        // An entry the store no longer keeps (beyond --history-ops) answers op null.
+        let entry = (try? read.get())?.first.flatMap { $0.seq == seq ? $0 : nil }
+        let record = entry.flatMap { try? OpRecord(payload: $0.payload) }
+        results[index] = .applied(id: id, seq: seq, op: record?.resolved ?? .null)
+        self?.completeOps(name, results, responder)
+      }
+    }
   }
 
   /// `room` is not followed here (unloaded or dropped): requests waiting on it get 503.

@@ -160,23 +160,4 @@ extension APIHandlers {
   /// The answer of a server whose storage cannot write whole boards.
   private static let noBoardWrites = APIRoutes.Problem(
     503, "storage unavailable", "this server's storage cannot write whole boards")
-
-  /// Answers `{"results":[…]}`, reading from the log the ops of re-sent ids no longer in memory.
-  func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {
-    guard let index = results.firstIndex(where: { if case .applied(_, _, nil) = $0 { true } else { false } }),
-      case .applied(let id, let seq, _) = results[index]
-    else {
-      return responder.respond(APIRoutes.json(200, .object([("results", .array(results.map(\.json)))])))
-    }
-    storage.entries(room: name, after: seq - 1, limit: 1) { [weak self] read in
-      self?.host?.post { [weak self] in
-        var results = results
-        // The log may no longer hold it (trimmed beyond --history-ops): then the op is null.
-        let entry = (try? read.get())?.first.flatMap { $0.seq == seq ? $0 : nil }
-        let record = entry.flatMap { try? OpRecord(payload: $0.payload) }
-        results[index] = .applied(id: id, seq: seq, op: record?.resolved ?? .null)
-        self?.completeOps(name, results, responder)
-      }
-    }
-  }
 }

@@ -1,8 +1,8 @@
 /// The presence channel of the registries of one process: the in-process implementation of
 /// `PresenceAction` (the other one is Redis pub/sub, `ClusterAdapter`). A node's publish reaches
 /// every other node following the room, in order and without loss; a node that starts following a
-/// room gets its roster. With one registry (one node) there is nobody else to deliver to: a
-/// publish reaches no one and the roster holds only its own sessions. Pure: no I/O.
+/// room gets the other nodes' sessions in its roster. With one registry (one node) there is nobody
+/// else: nothing is ever delivered. Pure: no I/O.
 ///
 /// Invariant: a room's roster holds only sessions of nodes that follow the room.
 public struct LocalPresence: Sendable {
@@ -41,8 +41,10 @@ public struct LocalPresence: Sendable {
       var channel = channels[room] ?? Channel()
       if !channel.followers.contains(node) { channel.followers.append(node) }
       channels[room] = channel
-      let entries = channel.roster.sorted { $0.key < $1.key }.map(\.value.entry)
-      return [.roster(to: node, room: room, entries: entries)]
+      // A node's own sessions are no news to it; a channel that loses nothing needs no roster
+      // read to drop sessions that left (their leaves were delivered).
+      let entries = channel.roster.filter { $0.value.node != node }.sorted { $0.key < $1.key }.map(\.value.entry)
+      return entries.isEmpty ? [] : [.roster(to: node, room: room, entries: entries)]
     case .unfollow(let room):
       guard var channel = channels[room] else { return [] }
       channel.followers.removeAll { $0 == node }

@@ -81,7 +81,8 @@ public final class ReorderService: @unchecked Sendable {
     }
     let storage: any RoomStore
     let boardWrites: any BoardWrites
-    var boardList: (any BoardDirectory)?
+    var boardDirectory: (any BoardDirectory)?
+    let boardFactory = ServerBoards.factory(replica: identity.replica)
     if let redisTarget = try configuration.redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
@@ -94,16 +95,16 @@ public final class ReorderService: @unchecked Sendable {
       storage = adapter.storage
       boardWrites = adapter.storage
       registry = RoomRegistry(
-        limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
+        limits: configuration.roomLimits, boards: boardFactory,
         sessionPrefix: identity.sessionPrefix, node: node)
     } else {
       cluster = nil
       let local = StoreRoomStorage(store: store)
-      (storage, boardWrites, boardList) = (local, local, local)
+      (storage, boardWrites, boardDirectory) = (local, local, local)
       // One node: its own log; the node names the ids it generates, so it is this start of it.
       let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
       registry = RoomRegistry(
-        limits: configuration.roomLimits, boards: ServerBoards.factory(replica: identity.replica),
+        limits: configuration.roomLimits, boards: boardFactory,
         sessionPrefix: identity.sessionPrefix, node: node)
     }
     registry.presencePacing = configuration.presencePacing
@@ -111,12 +112,11 @@ public final class ReorderService: @unchecked Sendable {
     driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
     driver.cluster = cluster
     driver.api.boardWrites = boardWrites
-    driver.directory = boardList
-    let boardFactory = ServerBoards.factory(replica: identity.replica)
+    driver.directory = boardDirectory
     if let cluster {
       driver.api.boardList = ClusterBoardList(cluster.summaries)
-    } else if let boardList {
-      driver.api.boardList = StoreBoardList(boardList, boards: boardFactory)
+    } else if let boardDirectory {
+      driver.api.boardList = StoreBoardList(boardDirectory, boards: boardFactory)
     }
     cluster?.answers = driver
     do {

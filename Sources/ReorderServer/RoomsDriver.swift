@@ -60,7 +60,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// One node's log (`LocalLog`), when there is no `cluster`.
   let localLog = LocalLog()
   /// One node's presence channel, when there is no `cluster`: this process' registry is its only
-  /// follower, so what it delivers is the roster of this node's own sessions.
+  /// follower, so it delivers nothing.
   var localPresence = LocalPresence()
   /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
   private var answeringLocally = false
@@ -236,14 +236,16 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   private func deliverPresence(_ deliveries: [LocalPresence.Delivery]) {
     let now = MonotonicClock.now()
     for delivery in deliveries {
+      let room: String
       switch delivery {
-      case .roster(_, let room, let entries):
-        perform(registry.roster(room: room, entries: entries, now: now))
-        requestTick(due: registry.nextTick(room: room, now: now), now: now)
-      case .message(_, let room, let from, let message):
-        perform(registry.presenceReceived(room: room, node: from, message: message, now: now))
-        requestTick(due: registry.nextTick(room: room, now: now), now: now)
+      case .roster(_, let name, let entries):
+        room = name
+        perform(registry.roster(room: name, entries: entries, now: now))
+      case .message(_, let name, let from, let message):
+        room = name
+        perform(registry.presenceReceived(room: name, node: from, message: message, now: now))
       }
+      requestTick(due: registry.nextTick(room: room, now: now), now: now)
     }
   }
 
