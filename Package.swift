@@ -20,9 +20,10 @@ import PackageDescription
 /// | `ReorderRedis` | `CHiredis` (the ONLY importer, *checked*), Basics | cluster mode's Redis side: bytes and strings, no rooms' types |
 /// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
-/// | `ReorderCluster` | Rooms, Redis, Webhooks, Basics | cluster mode's adapters over Redis: the `.cluster` actions' threads (`ClusterAdapter`), the `RoomStore` port over Redis (`RedisRoomStorage`), the board list's summaries; answers go back through its `ClusterAnswers` port |
+/// | `ReorderCluster` | Rooms, Redis, Webhooks, API, Basics | the rooms' ports over Redis: the log and presence ports (`ClusterAdapter`, its threads), `RoomStore` and `BoardWrites` (`RedisRoomStorage`), the board list (`ClusterBoardList` over the summaries); answers go back through `PortAnswers` |
+/// | `ReorderLocal` | Rooms, Store, API, Basics | the rooms' ports on one node: the log (`LocalLog`), presence (`LocalPresenceChannel`), `RoomStore`, `BoardWrites` and `BoardDirectory` over SQLite (`StoreRoomStorage`), the board list (`StoreBoardList`) |
 /// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API: its handlers (`APIHandlers`, reaching the rooms through their host, `APIHost`), routes, request bodies, keys, rate limits, problem answers, waiting requests and request metrics |
-/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, API | wires them: the rooms on the service thread (the driver, the API's host), the store and Redis behind the ports (`RoomStore`, `BoardWrites`, the log, presence), configuration |
+/// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, Local, API | composes them from one configuration: the driver runs the rooms on the service thread through the ports (`LogPort`, `PresencePort`, `RoomStore`, `BoardWrites`), implemented by Local or Cluster; the API's host, configuration, metrics |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
 /// | `reorder` | Server, Load, Auth, Basics | the executable: the CLI (`serve`, `load`, `token`, `backup`, `export`) |
 /// | `reorder-bench` | CRDT, Store, Redis | benchmarks |
@@ -41,7 +42,7 @@ let package = Package(
       name: "ReorderFuzzable",
       targets: [
         "ReorderRooms", "ReorderCRDT", "ReorderAuth", "ReorderServer", "ReorderTransport", "ReorderBasics",
-        "ReorderRedis", "ReorderCluster", "ReorderAPI", "TestTokens", "EmbeddedTransport",
+        "ReorderRedis", "ReorderCluster", "ReorderLocal", "ReorderAPI", "TestTokens", "EmbeddedTransport",
       ]),
   ],
   targets: [
@@ -75,12 +76,14 @@ let package = Package(
       name: "ReorderServer",
       dependencies: [
         "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderCRDT", "ReorderBasics", "ReorderAuth",
-        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderAPI",
+        "ReorderRedis", "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderLocal", "ReorderAPI",
       ]
     ),
     .target(name: "ReorderAPI", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderMetrics", "ReorderBasics"]),
     .target(
-      name: "ReorderCluster", dependencies: ["ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderBasics"]),
+      name: "ReorderCluster",
+      dependencies: ["ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderAPI", "ReorderBasics"]),
+    .target(name: "ReorderLocal", dependencies: ["ReorderRooms", "ReorderStore", "ReorderAPI", "ReorderBasics"]),
     .target(
       name: "ReorderWebhooks", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderBasics"]),
     .target(name: "ReorderMetrics", dependencies: ["ReorderBasics"]),
@@ -115,8 +118,8 @@ let package = Package(
       name: "ReorderServerTests",
       dependencies: [
         "ReorderServer", "ReorderTransport", "ReorderRooms", "ReorderStore", "ReorderRedis", "ReorderBasics",
-        "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderAPI", "TestSupport", "TestRandom", "TestTokens",
-        "EmbeddedTransport",
+        "ReorderWebhooks", "ReorderMetrics", "ReorderCluster", "ReorderLocal", "ReorderAPI", "TestSupport",
+        "TestRandom", "TestTokens", "EmbeddedTransport",
       ]
     ),
   ],

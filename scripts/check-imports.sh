@@ -57,9 +57,10 @@ ReorderAuth: CJWT
 ReorderRedis: CHiredis ReorderBasics
 ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderBasics
 ReorderMetrics: ReorderBasics
-ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderBasics
+ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderAPI ReorderBasics
+ReorderLocal: ReorderRooms ReorderStore ReorderAPI ReorderBasics
 ReorderAPI: ReorderRooms ReorderTransport ReorderMetrics ReorderBasics
-ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster ReorderAPI
+ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster ReorderLocal ReorderAPI
 ReorderLoad: ReorderTransport ReorderBasics CEpoll
 reorder: ReorderServer ReorderLoad ReorderAuth ReorderBasics
 reorder-bench: ReorderCRDT ReorderStore ReorderRedis

@@ -3,7 +3,7 @@ import ReorderRedis
 import ReorderRooms
 
 /// Cluster mode's side of the driver: performs the registry's `.log` and `.presence` actions on threads of
-/// their own and hands the answers back to the service thread (`ClusterAnswers.post`). Nothing
+/// their own and hands the answers back to the service thread (`PortAnswers.post`). Nothing
 /// here waits on the service thread: `perform` only queues.
 ///
 /// - appends: `ClusterAppender` (one pipeline per round trip of everything queued);
@@ -14,7 +14,7 @@ import ReorderRooms
 ///
 /// Each has its own connections (`RedisLink`, reconnecting with backoff), to one Redis or to every
 /// master of a Redis Cluster (`RedisTarget`); their failures make `/healthz` `degraded` (`health`).
-public final class ClusterAdapter: @unchecked Sendable {
+public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
   /// This node in the cluster (the registry's).
   public let node: RoomNode
   /// Whether each part reaches Redis, and the rooms' log seqs.
@@ -48,26 +48,39 @@ public final class ClusterAdapter: @unchecked Sendable {
     storage = RedisRoomStorage(
       link: link(), node: node.node, retainedOps: retainedOps, gated: replicas != nil, health: health)
     summaries = ClusterSummaries(link: link(), node: node.node, health: health)
+    let appendedAt = AppendClock()
+    self.appendedAt = appendedAt
     appender = ClusterAppender(link: link(), health: health, replicas: replicas) { [sink] answers in
-      sink.post { $0.clusterAppended(answers) }
+      sink.post { receiver in
+        let now = MonotonicClock.now()
+        for answer in answers {
+          let waited = appendedAt.answered(answer.append, now: now)
+          if case .success = answer.result, let waited { receiver.logCommitWaited(seconds: waited) }
+        }
+        receiver.logAppended(answers)
+      }
     }
     let tail = ClusterTail(
       link: link(), subscriber: ShardedSubscriber(target: target, metrics: metrics), gated: replicas != nil,
       health: health,
       deliver: { [sink] room, entries in
-        sink.post { $0.clusterLogged(room: room, entries: entries) }
+        sink.post { $0.logEntries(room: room, entries: entries) }
       },
       changed: { [sink] room, epoch in
-        sink.post { $0.clusterHistoryChanged(room: room, epoch: epoch) }
+        sink.post { $0.logHistoryChanged(room: room, epoch: epoch) }
       })
     self.tail = tail
     presence = ClusterPresence(target: target, node: node.node, metrics: metrics, health: health) { [sink] messages in
-      sink.post { $0.clusterPresence(messages) }
+      sink.post { receiver in
+        for message in messages {
+          receiver.presenceReceived(room: message.room, node: message.node, payload: message.payload)
+        }
+      }
     }
     control = ClusterControl(
       link: link(), node: node.node, health: health, followed: { tail.rooms },
       deliver: { [sink] room, entries in
-        sink.post { $0.clusterRoster(room: room, entries: entries) }
+        sink.post { $0.rosterRead(room: room, entries: entries) }
       })
   }
 
@@ -89,20 +102,15 @@ public final class ClusterAdapter: @unchecked Sendable {
     presence.stop()
   }
 
-  /// When each append in flight was queued (service thread only): its wait for the log goes to
+  /// When each append in flight was queued: its wait for the log goes to
   /// `reorder_op_commit_seconds`, as the store's commit does on one node.
-  private var appendedAt: [UInt64: Double] = [:]
-
-  /// The wait of an append that was answered (service thread), or nil if unknown.
-  public func answered(_ append: LogAppend, now: Double) -> Double? {
-    appendedAt.removeValue(forKey: append.ticket).map { now - $0 }
-  }
+  private let appendedAt: AppendClock
 
   /// Queues one action of the registry's log (service thread; never waits).
   public func perform(_ action: LogAction) {
     switch action {
     case .append(let append):
-      appendedAt[append.ticket] = MonotonicClock.now()
+      appendedAt.queued(append, now: MonotonicClock.now())
       appender.append(append)
     case .readRange(let room, let after, let through):
       // The room asks for a gap it saw (through > after); at most 10,000 entries a read, the
@@ -112,13 +120,16 @@ public final class ClusterAdapter: @unchecked Sendable {
         self?.rangeRead(room: room, through: through, result: result)
       }
     case .follow(let room, let after):
-      tail.follow(room, after: after, epoch: answers?.clusterFollowEpoch(room: room))
+      tail.follow(room, after: after, epoch: receiver?.logFollowEpoch(room: room))
     case .unfollow(let room):
       tail.unfollow(room)
       summaries.forget(room: room)
-      answers?.clusterRoomGone(room)
+      receiver?.logRoomGone(room)
     }
   }
+
+  /// Appends go out as the appender's pipeline takes them, not per batch of actions.
+  public func batchEnded() {}
 
   /// Queues one action of the registry's presence channel (service thread; never waits).
   public func perform(_ action: PresenceAction) {
@@ -138,59 +149,50 @@ public final class ClusterAdapter: @unchecked Sendable {
   }
 
   /// Where answers go: set once the driver is made (the driver needs `storage` first).
-  public var answers: (any ClusterAnswers)? {
-    get { sink.answers }
-    set { sink.answers = newValue }
+  public var receiver: (any PortAnswers)? {
+    get { sink.receiver }
+    set { sink.receiver = newValue }
   }
   private let sink: AnswerSink
 
   /// The answers' receiver, weakly: it owns this adapter.
   private final class AnswerSink: @unchecked Sendable {
-    weak var answers: (any ClusterAnswers)?
+    weak var receiver: (any PortAnswers)?
 
     /// Runs `body` with the receiver on the service thread, if there still is one.
-    func post(_ body: @escaping @Sendable (any ClusterAnswers) -> Void) {
-      guard let answers else { return }
-      answers.post { [weak answers] in
-        if let answers { body(answers) }
+    func post(_ body: @escaping @Sendable (any PortAnswers) -> Void) {
+      guard let receiver else { return }
+      receiver.post { [weak receiver] in
+        if let receiver { body(receiver) }
       }
     }
   }
 
   private func rangeRead(room: String, through: UInt64, result: Result<[LogEntry], RoomStoreError>) {
-    sink.post { answers in
+    sink.post { receiver in
       switch result {
       case .success(let entries):
         let shared = entries.filter { $0.seq <= through }.map {
           AppendedEntry(seq: $0.seq, node: "", key: [], payload: $0.payload)
         }
-        answers.clusterLogged(room: room, entries: shared)
+        receiver.logEntries(room: room, entries: shared)
       case .failure:
-        answers.clusterRangeFailed(room: room)
+        receiver.logRangeFailed(room: room)
       }
     }
   }
 }
 
-/// What the cluster's threads hand back, and to whom: the driver, on the service thread. Every
-/// method but `post` is called on the service thread.
-public protocol ClusterAnswers: AnyObject, Sendable {
-  /// Runs `work` on the service thread (any thread may call it).
-  func post(_ work: @escaping @Sendable () -> Void)
-  /// Appends were answered.
-  func clusterAppended(_ answers: [ClusterAppender.Answer])
-  /// Entries of `room`'s log arrived (from the tail or a read of a gap).
-  func clusterLogged(room: String, entries: [AppendedEntry])
-  /// A read of a gap in `room`'s log failed.
-  func clusterRangeFailed(room: String)
-  /// `room`'s history was replaced (a new `epoch`) or deleted (nil).
-  func clusterHistoryChanged(room: String, epoch: String?)
-  /// Presence messages of other nodes arrived.
-  func clusterPresence(_ messages: [ReorderRedis.PresenceMessage])
-  /// `room`'s roster was read.
-  func clusterRoster(room: String, entries: [[UInt8]])
-  /// This node stopped following `room` (it was unloaded or dropped): what waits on it ends.
-  func clusterRoomGone(_ room: String)
-  /// The epoch `room`'s tail should expect, if the room knows it.
-  func clusterFollowEpoch(room: String) -> String?
+/// When each append in flight was queued, by ticket. Service thread only (the adapter queues
+/// there, and the appender's answers are counted there).
+final class AppendClock: @unchecked Sendable {
+  private var queuedAt: [UInt64: Double] = [:]
+
+  /// `append` was queued at `now`.
+  func queued(_ append: LogAppend, now: Double) { queuedAt[append.ticket] = now }
+
+  /// The wait of an append that was answered, or nil if unknown.
+  func answered(_ append: LogAppend, now: Double) -> Double? {
+    queuedAt.removeValue(forKey: append.ticket).map { now - $0 }
+  }
 }

@@ -40,8 +40,6 @@ public struct ReplicaWait: Sendable, Equatable {
 /// reach its replicas in time (the rooms reject them `unavailable`; re-sent, the log answers
 /// `known` for any that did get in).
 public final class ClusterAppender: @unchecked Sendable {
-  public typealias Answer = (append: LogAppend, result: Result<AppendReply, LogError>)
-
   /// Most ops in one pipeline.
   static let batchLimit = 500
   /// How soon watermarks that could not be written are tried again when no append comes.
@@ -50,7 +48,7 @@ public final class ClusterAppender: @unchecked Sendable {
   private let link: RedisLink
   private let health: ClusterHealth
   private let replicas: ReplicaWait?
-  private let deliver: @Sendable ([Answer]) -> Void
+  private let deliver: @Sendable ([LogAnswer]) -> Void
 
   /// The queued appends and the watermarks to write, under the worker's lock.
   private struct Queue {
@@ -62,7 +60,7 @@ public final class ClusterAppender: @unchecked Sendable {
 
   init(
     link: RedisLink, health: ClusterHealth, replicas: ReplicaWait? = nil,
-    deliver: @escaping @Sendable ([Answer]) -> Void
+    deliver: @escaping @Sendable ([LogAnswer]) -> Void
   ) {
     self.link = link
     self.health = health
@@ -129,7 +127,7 @@ public final class ClusterAppender: @unchecked Sendable {
 
   /// One pipeline for `batch` (and its `WAIT`s), and its answers in order; the watermarks its
   /// acknowledged ops raise go into `marks`.
-  private func roundTrip(_ batch: [LogAppend], marks: inout [String: UInt64]) -> [Answer] {
+  private func roundTrip(_ batch: [LogAppend], marks: inout [String: UInt64]) -> [LogAnswer] {
     let ops = batch.map {
       ClusterAppend(
         room: $0.room, epoch: $0.epoch, key: $0.key, node: $0.node, payload: $0.payload, creates: $0.creates,

@@ -1,5 +1,6 @@
 import Dispatch
 import ReorderAPI
+import ReorderLocal
 import ReorderRooms
 import ReorderStore
 

@@ -3,6 +3,7 @@ import Foundation
 import ReorderAPI
 import ReorderBasics
 import ReorderCluster
+import ReorderLocal
 import ReorderRedis
 import ReorderRooms
 import ReorderStore
@@ -82,6 +83,9 @@ public final class ReorderService: @unchecked Sendable {
     let storage: any RoomStore
     let boardWrites: any BoardWrites
     var boardDirectory: (any BoardDirectory)?
+    let log: any LogPort
+    let presence: any PresencePort
+    let boardList: any BoardList
     let boardFactory = ServerBoards.factory(replica: identity.replica)
     if let redisTarget = try configuration.redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
@@ -94,6 +98,7 @@ public final class ReorderService: @unchecked Sendable {
       cluster = adapter
       storage = adapter.storage
       boardWrites = adapter.storage
+      (log, presence, boardList) = (adapter, adapter, ClusterBoardList(adapter.summaries))
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: boardFactory,
         sessionPrefix: identity.sessionPrefix, node: node)
@@ -103,22 +108,23 @@ public final class ReorderService: @unchecked Sendable {
       (storage, boardWrites, boardDirectory) = (local, local, local)
       // One node: its own log; the node names the ids it generates, so it is this start of it.
       let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
+      (log, presence, boardList) = (
+        LocalLog(), LocalPresenceChannel(node: node.node), StoreBoardList(local, boards: boardFactory)
+      )
       registry = RoomRegistry(
         limits: configuration.roomLimits, boards: boardFactory,
         sessionPrefix: identity.sessionPrefix, node: node)
     }
     registry.presencePacing = configuration.presencePacing
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
-    driver = RoomsDriver(registry: registry, storage: storage, admission: AdmissionControl(limits: admissionLimits))
-    driver.cluster = cluster
+    driver = RoomsDriver(
+      registry: registry, storage: storage, log: log, presence: presence,
+      admission: AdmissionControl(limits: admissionLimits))
+    driver.clusterSummaries = cluster?.summaries
+    driver.redisHealth = cluster?.health
     driver.api.boardWrites = boardWrites
+    driver.api.boardList = boardList
     driver.directory = boardDirectory
-    if let cluster {
-      driver.api.boardList = ClusterBoardList(cluster.summaries)
-    } else if let boardDirectory {
-      driver.api.boardList = StoreBoardList(boardDirectory, boards: boardFactory)
-    }
-    cluster?.answers = driver
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
     } catch {
@@ -141,10 +147,10 @@ public final class ReorderService: @unchecked Sendable {
         }
       },
       // The driver holds the endpoint: unowned and weak here, or neither would ever be freed.
-      current: { [unowned driver, store] in ReorderService.statistics(driver, store) },
-      snapshot: { [weak transport, weak driver, store] completion in
+      current: { [unowned driver, store, cluster] in ReorderService.statistics(driver, store, cluster) },
+      snapshot: { [weak transport, weak driver, store, cluster] completion in
         guard let driver else { return }
-        transport?.post { completion(ReorderService.statistics(driver, store)) }
+        transport?.post { completion(ReorderService.statistics(driver, store, cluster)) }
       })
     metricsEndpoint = endpoint
     do {
@@ -176,12 +182,13 @@ public final class ReorderService: @unchecked Sendable {
   }
 
   /// The statistics of every part; on the service thread.
-  private static func statistics(_ driver: RoomsDriver, _ store: Store) -> ServerStatistics {
+  private static func statistics(_ driver: RoomsDriver, _ store: Store, _ cluster: ClusterAdapter?) -> ServerStatistics
+  {
     ServerStatistics(
       transport: driver.transport?.statistics ?? TransportStatistics(), rooms: driver.registry.statistics,
       store: store.statistics, durableLatency: driver.durableLatency,
       webhooks: driver.webhooks?.statistics ?? WebhookStatistics(),
-      cluster: driver.cluster.map { cluster in
+      cluster: cluster.map { cluster in
         var lag: [String: UInt64] = [:]
         for (room, logSeq) in cluster.health.logSequences {
           guard let seq = driver.registry.room(room)?.seq else { continue }
@@ -231,15 +238,15 @@ public final class ReorderService: @unchecked Sendable {
   /// A snapshot of the transport's, the rooms', the store's and the driver's statistics, taken on
   /// the service thread; `completion` runs there (keep it short). Any thread.
   public func statistics(_ completion: @escaping @Sendable (ServerStatistics) -> Void) {
-    transport.post { [driver, store] in completion(ReorderService.statistics(driver, store)) }
+    transport.post { [driver, store, cluster] in completion(ReorderService.statistics(driver, store, cluster)) }
   }
 
   /// The same, waited for (at most `timeoutSeconds`; nil when the service thread does not answer).
   /// Not on the service thread.
   public func statistics(timeoutSeconds: Double = 2) -> ServerStatistics? {
     let answer = Locked<ServerStatistics?>(nil)
-    transport.postAndWait(timeoutSeconds: timeoutSeconds) { [driver, store] in
-      answer.withLock { $0 = ReorderService.statistics(driver, store) }
+    transport.postAndWait(timeoutSeconds: timeoutSeconds) { [driver, store, cluster] in
+      answer.withLock { $0 = ReorderService.statistics(driver, store, cluster) }
     }
     return answer.withLock { $0 }
   }

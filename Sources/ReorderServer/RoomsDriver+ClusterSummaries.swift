@@ -7,7 +7,7 @@ extension RoomsDriver {
   /// Runs `body`, which applies log entries or append answers of `rooms`, and hands each room
   /// whose seq it advanced (or whose epoch it changed) to the summaries. Service thread.
   func reportingChanges(of rooms: Set<String>, _ body: () -> Void) {
-    guard let summaries = cluster?.summaries else { return body() }
+    guard let summaries = clusterSummaries else { return body() }
     var before: [String: (epoch: String, seq: UInt64)] = [:]
     for name in rooms { before[name] = registry.position(room: name) }
     body()

@@ -44,7 +44,7 @@ extension RoomsDriver {
     case .health:
       let figures = HTTPRoutes.HealthFigures(
         uptimeSeconds: Int(MonotonicClock.now() - startedAt), connections: transport?.connectionCount ?? 0,
-        rooms: registry.roomCount, redis: cluster?.health.current ?? .ok,
+        rooms: registry.roomCount, redis: redisHealth?.current ?? .ok,
         draining: transport?.isDraining ?? false)
       responder.respond(HTTPRoutes.health(figures))
     case .api:

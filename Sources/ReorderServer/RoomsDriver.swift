@@ -54,19 +54,25 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// The websockets' `history` reads, run one at a time in arrival order (each reads the store in
   /// several steps), so that a connection's answers come in the order it asked; the first runs.
   var historyReads: [HistoryRead] = []
-  /// Cluster mode (`--redis`): performs the `.log` and `.presence` actions over Redis; nil on one
-  /// node, where `localLog` and `localPresence` do.
-  var cluster: ClusterAdapter?
-  /// One node's log (`LocalLog`), when there is no `cluster`.
-  let localLog = LocalLog()
-  /// One node's presence channel, when there is no `cluster`: this process' registry is its only
-  /// follower, so it delivers nothing.
-  var localPresence = LocalPresence()
-  /// Whether the local log's answers are being handed to the registry (`performLocalAnswers`).
-  private var answeringLocally = false
-  init(registry: RoomRegistry, storage: any RoomStore, admission: AdmissionControl) {
+  /// Carries out the registry's `.log` actions: one node's `LocalLog` or a cluster's
+  /// `ClusterAdapter`; it answers through this driver (`PortAnswers`).
+  let log: any LogPort
+  /// Carries out the registry's `.presence` actions: one node's `LocalPresenceChannel` or a
+  /// cluster's `ClusterAdapter`.
+  let presence: any PresencePort
+  /// A cluster's board summaries: what applying the log changed goes there (`reportingChanges`).
+  var clusterSummaries: ClusterSummaries?
+  /// Whether a cluster's parts reach Redis (`/healthz`).
+  var redisHealth: ClusterHealth?
+
+  init(
+    registry: RoomRegistry, storage: any RoomStore, log: any LogPort, presence: any PresencePort,
+    admission: AdmissionControl
+  ) {
     self.registry = registry
     self.storage = storage
+    self.log = log
+    self.presence = presence
     self.admission = admission
     let defaults = ServerConfiguration()
     api = APIHandlers(
@@ -75,6 +81,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     api.host = self
     api.boardCreated = { [unowned self] in boardCreated($0, $1) }
     api.boardDeleted = { [unowned self] in boardDeleted($0) }
+    log.receiver = self
+    presence.receiver = self
   }
 
   func connectionReceived(_ connection: ConnectionID, message: [UInt8], isBinary: Bool) {
@@ -193,19 +201,9 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       case .logLine(let level, let event, let fields):
         Log.log(level, event, fields)
       case .log(let work):
-        if let cluster {
-          cluster.perform(work)
-        } else {
-          localLog.perform(work, roomGone: { api.apiRoomGone($0) })
-        }
+        log.perform(work)
       case .presence(let work):
-        if let cluster {
-          cluster.perform(work)
-        } else {
-          let deliveries = localPresence.perform(work, node: registry.roomNode.node)
-          // Handed over later on the service thread, as Redis' are.
-          if !deliveries.isEmpty { transport?.post { [weak self] in self?.deliverPresence(deliveries) } }
-        }
+        presence.perform(work)
       case .apiDone(let request, let results):
         api.apiAnswered(request, results: results, failure: nil)
       case .apiFailed(let request, let reason):
@@ -213,40 +211,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
       }
     }
     flush(&persists)
-    performLocalAnswers()
-  }
-
-  /// Hands the local log's answers to the registry, in the order the appends were made (the
-  /// outermost `perform` does, so that the appends an answer leads to are answered after the ones
-  /// before them), and performs what the answers of a batch lead to together: their rooms' writes
-  /// go to the store as one append per room.
-  private func performLocalAnswers() {
-    guard !answeringLocally else { return }
-    answeringLocally = true
-    defer { answeringLocally = false }
-    while true {
-      let answers = localLog.takeAnswers()
-      guard !answers.isEmpty else { return }
-      let now = MonotonicClock.now()
-      perform(answers.flatMap { registry.appended($0.append, result: $0.result, now: now) })
-    }
-  }
-
-  /// Hands what the local presence channel delivered to the registry (service thread).
-  private func deliverPresence(_ deliveries: [LocalPresence.Delivery]) {
-    let now = MonotonicClock.now()
-    for delivery in deliveries {
-      let room: String
-      switch delivery {
-      case .roster(_, let name, let entries):
-        room = name
-        perform(registry.roster(room: name, entries: entries, now: now))
-      case .message(_, let name, let from, let message):
-        room = name
-        perform(registry.presenceReceived(room: name, node: from, message: message, now: now))
-      }
-      requestTick(due: registry.nextTick(room: room, now: now), now: now)
-    }
+    log.batchEnded()
   }
 
   /// A load answered (service thread): the room's waiting frames are handled, and a tick is asked

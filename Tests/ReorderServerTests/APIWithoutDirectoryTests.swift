@@ -1,5 +1,6 @@
 import Foundation
 import ReorderAPI
+import ReorderLocal
 import ReorderRooms
 import ReorderTransport
 import Testing
@@ -21,9 +22,10 @@ struct APIWithoutDirectoryTests {
       limits: .init(
         origins: try OriginPolicy(list: "", secure: false), maxConnectionsPerAddress: 10, handshakesPerSecond: 100,
         trustedProxies: []))
+    let registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
     let driver = RoomsDriver(
-      registry: RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory), storage: InMemoryRoomStore(),
-      admission: admission)
+      registry: registry, storage: InMemoryRoomStore(), log: LocalLog(),
+      presence: LocalPresenceChannel(node: registry.roomNode.node), admission: admission)
     driver.api.apiKeys = try APIKeys(file: keyFile)
     let head = HTTPRequestHead(
       method: method, path: path, query: query,

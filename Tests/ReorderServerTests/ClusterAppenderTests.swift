@@ -12,11 +12,11 @@ import Testing
 @Suite("Cluster mode: the appender's calls")
 struct ClusterAppenderTests {
   /// Appends `appends` through a started appender and returns their answers, in order.
-  static func answers(_ appends: [LogAppend], redis: RedisServer) throws -> [ClusterAppender.Answer] {
+  static func answers(_ appends: [LogAppend], redis: RedisServer) throws -> [LogAnswer] {
     let link = RedisLink(
       url: RedisURL(host: "127.0.0.1", port: redis.port),
       prepare: { (connection) throws(RedisError) in try connection.loadFunctions() })
-    let received = Locked<[ClusterAppender.Answer]>([])
+    let received = Locked<[LogAnswer]>([])
     let appender = ClusterAppender(link: link, health: ClusterHealth()) { answers in
       received.withLock { $0 += answers }
     }

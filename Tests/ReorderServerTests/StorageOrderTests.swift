@@ -1,4 +1,5 @@
 import Foundation
+import ReorderLocal
 import ReorderRooms
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 import ReorderAPI
 import ReorderBasics
+import ReorderLocal
 import ReorderRooms
 import ReorderTransport
 
@@ -44,7 +45,9 @@ runFuzzer { bytes in
   rooms.open(ConnectionHandle(1), room: "food")
   rooms.receive(
     ConnectionHandle(1), Array(##"{"type":"hello","room":"food","client":"c","name":"N","color":"#fff"}"##.utf8))
-  let driver = RoomsDriver(registry: rooms.registry, storage: rooms.storage, admission: admission)
+  let driver = RoomsDriver(
+    registry: rooms.registry, storage: rooms.storage, log: LocalLog(),
+    presence: LocalPresenceChannel(node: rooms.registry.roomNode.node), admission: admission)
   driver.api.apiKeys = keys
   guard case .handle(let maxBody, _) = driver.route(head) else { return }
   guard body.count <= maxBody else { return }

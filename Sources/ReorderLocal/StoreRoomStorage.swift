@@ -9,15 +9,17 @@ import ReorderStore
 /// reads (loads, catch-up, room names) run one at a time on a reader queue of this adapter with the
 /// store's read connection, which never waits for the writer. No call blocks its caller, so the
 /// service thread never waits for the disk.
-final class StoreRoomStorage: RoomStore, @unchecked Sendable {
-  let store: Store
+public final class StoreRoomStorage: RoomStore, @unchecked Sendable {
+  /// The store it reads and writes.
+  public let store: Store
   /// Where reads run: never the service thread, and at a lower priority than it. Serial, as the
   /// store has one read connection.
   let reads = BackgroundQueue.make(name: "reorder-store-reader")
 
-  init(store: Store) { self.store = store }
+  /// The port over `store`.
+  public init(store: Store) { self.store = store }
 
-  func load(
+  public func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void
   ) {
     // After the writes queued before the load (a final snapshot of the room, in particular): the
@@ -41,9 +43,9 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func reopen(room: String) { store.reopen(room: room) }
+  public func reopen(room: String) { store.reopen(room: room) }
 
-  func append(
+  public func append(
     room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
   ) {
     store.append(
@@ -52,7 +54,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
       onFailure: { completion(.failure(StoreRoomStorage.error($0))) })
   }
 
-  func saveSnapshot(
+  public func saveSnapshot(
     room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void
   ) {
     store.saveSnapshot(room: room, seq: snapshot.seq, bytes: snapshot.bytes, board: snapshot.board) { result in
@@ -60,7 +62,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func entries(
+  public func entries(
     room: String, after: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
@@ -72,7 +74,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func snapshot(
+  public func snapshot(
     room: String, atOrBefore seq: UInt64,
     completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
   ) {
@@ -88,7 +90,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func latestEntries(
+  public func latestEntries(
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
@@ -102,7 +104,7 @@ final class StoreRoomStorage: RoomStore, @unchecked Sendable {
     }
   }
 
-  func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
+  public func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
     reads.async { [store] in
       completion(
         Result { () throws(RoomStoreError) in

@@ -6,7 +6,7 @@ import ReorderStore
 /// writer thread in the order of the appends before them; the list (`BoardDirectory`) reads on
 /// the reader queue.
 extension StoreRoomStorage: BoardWrites {
-  func putBoard(
+  public func putBoard(
     room: String, epoch: String, replace: Bool, entries: [LogEntry], snapshot: RoomSnapshot, summary: BoardSummary,
     completion: @escaping @Sendable (Result<BoardPut, RoomStoreError>) -> Void
   ) {
@@ -22,13 +22,13 @@ extension StoreRoomStorage: BoardWrites {
     }
   }
 
-  func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
+  public func deleteBoard(room: String, completion: @escaping @Sendable (Result<Bool, RoomStoreError>) -> Void) {
     store.write(.delete(room: room)) { result in completion(result.map(\.existed).mapError(StoreRoomStorage.error)) }
   }
 }
 
 extension StoreRoomStorage: BoardDirectory {
-  func saveSummary(room: String, summary: BoardSummary, updatedMilliseconds: Int64?) {
+  public func saveSummary(room: String, summary: BoardSummary, updatedMilliseconds: Int64?) {
     var stored = Self.stored(summary)
     stored.updatedMilliseconds = updatedMilliseconds
     store.write(.summary(room: room, stored)) { result in
@@ -38,7 +38,7 @@ extension StoreRoomStorage: BoardDirectory {
     }
   }
 
-  func boards(
+  public func boards(
     after: String?, limit: Int, completion: @escaping @Sendable (Result<[BoardListing], RoomStoreError>) -> Void
   ) {
     reads.async { [store] in

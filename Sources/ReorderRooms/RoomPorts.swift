@@ -1,0 +1,55 @@
+/// The log's answer to one append: the entry's seq and what it made, or why it was refused.
+public typealias LogAnswer = (append: LogAppend, result: Result<AppendReply, LogError>)
+
+/// The log port: carries out a registry's `.log` actions (`LogAction`) and answers through
+/// `PortAnswers`. Exactly two implementations: one node's `LocalLog` (ReorderLocal, over
+/// `LocalSequencer` and the SQLite store) and a cluster's `ClusterAdapter` (ReorderCluster, over
+/// Redis). The server's driver runs the same code with either. Service thread only.
+public protocol LogPort: AnyObject {
+  /// Where answers go (the driver, which owns the port; held weakly).
+  var receiver: (any PortAnswers)? { get set }
+  /// Queues one action; never waits.
+  func perform(_ action: LogAction)
+  /// The driver has performed a whole batch of the registry's actions: answers held for the end of
+  /// a batch are handed over now, in the order their appends were made (one node answers its
+  /// appends here, so that the writes a batch of answers leads to reach the store together).
+  func batchEnded()
+}
+
+/// The presence port: carries out a registry's `.presence` actions (`PresenceAction`) and hands
+/// what other nodes publish to `PortAnswers`. Exactly two implementations: `LocalPresenceChannel`
+/// (ReorderLocal, over `LocalPresence`) and a cluster's `ClusterAdapter` (Redis pub/sub and roster
+/// hashes). Service thread only.
+public protocol PresencePort: AnyObject {
+  /// Where deliveries go (the driver, which owns the port; held weakly).
+  var receiver: (any PortAnswers)? { get set }
+  /// Queues one action; never waits.
+  func perform(_ action: PresenceAction)
+}
+
+/// Where the log and presence ports answer: the server's driver, which hands each answer to its
+/// registry. Every method but `post` is called on the service thread.
+public protocol PortAnswers: AnyObject, Sendable {
+  /// Runs `work` on the service thread (any thread may call it).
+  func post(_ work: @escaping @Sendable () -> Void)
+  /// Appends were answered, in the order they were made (`RoomRegistry.appended`).
+  func logAppended(_ answers: [LogAnswer])
+  /// An append waited `seconds` for its log (`reorder_op_commit_seconds`).
+  func logCommitWaited(seconds: Double)
+  /// Entries of `room`'s log arrived, from following it or from a read (`RoomRegistry.logged`).
+  func logEntries(room: String, entries: [AppendedEntry])
+  /// A read of a gap in `room`'s log failed (`RoomRegistry.rangeFailed`).
+  func logRangeFailed(room: String)
+  /// `room`'s history was replaced (a new `epoch`) or deleted (nil)
+  /// (`RoomRegistry.logHistoryChanged`).
+  func logHistoryChanged(room: String, epoch: String?)
+  /// The log stopped following `room` (it was unloaded or dropped): what waits on it ends.
+  func logRoomGone(_ room: String)
+  /// The epoch a follower of `room` should expect, if the room knows it.
+  func logFollowEpoch(room: String) -> String?
+  /// A presence message of another node arrived (`RoomRegistry.presenceReceived`).
+  func presenceReceived(room: String, node: String, payload: [UInt8])
+  /// `room`'s roster was read: every session of other nodes, as `PresenceMessage.rosterEntry`
+  /// (`RoomRegistry.roster`).
+  func rosterRead(room: String, entries: [[UInt8]])
+}
