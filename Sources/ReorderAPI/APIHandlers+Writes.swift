@@ -10,7 +10,7 @@ import ReorderTransport
 ///   decides whether it exists (409); `DELETE` likewise. While a write is out the room takes no op
 ///   (`RoomRegistry.boardWriteBegan`); once it is stored, the room here (if loaded) reloads it: a
 ///   fresh `welcome`, or 4404 for a deleted board. Other nodes' replicas learn of it from their
-///   tail (`clusterHistoryChanged`).
+///   tail (`PortAnswers.logHistoryChanged`).
 /// - `POST …/ops`: the ops go through the room's log on the loaded room (loaded first, off the
 ///   service thread, if needed; `RoomRegistry.applyAPIOps`), answered once applied and durable.
 ///

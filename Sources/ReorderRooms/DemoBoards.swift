@@ -85,9 +85,9 @@ extension Room {
     // No actor and no time: the demo boards are the same at every start.
     let record = self.record(
       id: id, client: "server", by: "server", resolved: resolved, logged: logged, seq: seq, actor: nil, at: nil)
-    pending.append((seq, record.applied(seq: seq)))
+    durability.wait(seq: seq, frame: record.applied(seq: seq))
     remember(key: OpRecord.key(client: "server", id: id), seq: seq)
-    opsSinceSnapshot += 1
+    snapshots.opApplied()
     return [.persist(room: name, ops: [LogEntry(seq: seq, payload: record.encoded())])]
   }
 }

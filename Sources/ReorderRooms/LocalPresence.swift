@@ -1,5 +1,6 @@
-/// The presence channel of the registries of one process: the in-process implementation of
-/// `PresenceAction` (the other one is Redis pub/sub, `ClusterAdapter`). A node's publish reaches
+/// The presence channel of the registries of one process, as a pure model: what the in-process
+/// presence port (`LocalPresenceChannel`) runs, the other one being Redis pub/sub
+/// (`ClusterAdapter`); tests run it with several registries. A node's publish reaches
 /// every other node following the room, in order and without loss; a node that starts following a
 /// room gets the other nodes' sessions in its roster. With one registry (one node) there is nobody
 /// else: nothing is ever delivered. Pure: no I/O.

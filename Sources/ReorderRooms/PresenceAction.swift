@@ -1,8 +1,9 @@
 /// What a registry asks of its rooms' presence channel, shared by the nodes that follow a room:
 /// returned inside `RoomAction.presence`; what other nodes publish comes back through
 /// `RoomRegistry.presenceReceived(room:node:message:now:)` and `RoomRegistry.roster(room:entries:now:)`.
-/// Two implementations: `LocalPresence`, in the process (one node's, or several registries' in
-/// tests), and `ClusterAdapter` over Redis (a sharded pub/sub channel and a roster hash per room).
+/// Two implementations of its port (`PresencePort`): `LocalPresenceChannel` in the process, over the
+/// pure `LocalPresence` (which tests also run with several registries), and `ClusterAdapter` over
+/// Redis (a sharded pub/sub channel and a roster hash per room).
 public enum PresenceAction: Sendable, Equatable {
   /// Deliver the room's messages from other nodes, and its roster (at once, and again from time to
   /// time where messages may be lost).

@@ -36,7 +36,7 @@ extension Room {
   /// The resolved op of `seq` from the frames in memory (pending or in the catch-up window).
   func resolvedOp(seq wanted: UInt64) -> JSONValue? {
     let frame =
-      wanted > durableSeq ? pending.first(where: { $0.seq == wanted })?.frame : appliedFrame(seq: wanted)
+      wanted > durableSeq ? durability.frame(seq: wanted) : appliedFrame(seq: wanted)
     return frame.flatMap { try? JSONValue.parse($0) }?["op"]
   }
 }

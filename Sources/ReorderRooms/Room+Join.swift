@@ -33,7 +33,7 @@ extension Room {
     // Nobody hears of an invisible member.
     if visible { actions.append(contentsOf: announceJoin(peer)) }
     if visible { roster.append(connection) }
-    if pending.isEmpty {
+    if durability.isEmpty {
       members[connection] = member
       actions.append(contentsOf: sendWelcome(connection))
     } else {

@@ -125,8 +125,8 @@ extension Room {
     if let snapshot = history.snapshot {
       self.init(name: name, board: try boards.restore(snapshot.bytes), limits: limits, now: 0)
       seq = snapshot.seq
-      durableSeq = snapshot.seq
-      lastSnapshotBytes = snapshot.bytes.count
+      durability.isDurable(at: snapshot.seq)
+      snapshots.loaded(bytes: snapshot.bytes.count)
       let ids = min(history.remembered.count + history.after.count, limits.rememberedOpIDs + 1)
       opIDs.reserveCapacity(ids)
       // Every remembered op keeps its id; only the catch-up window's get their `applied` frame
@@ -157,7 +157,7 @@ extension Room {
       try restore(seq: entry.seq, record: record)
       // Compacted where the live room compacted (`RoomNode.compacts`).
       if RoomNode.compacts(after: record, seq: entry.seq, every: compactEvery) { compactBoard() }
-      opsSinceSnapshot += 1
+      snapshots.opApplied()
     }
   }
 }

@@ -7,7 +7,7 @@ import ReorderBasics
 /// this node's and the others', is applied in seq order (`applyLogged`), resolved then. An entry
 /// of the shared log is durable: its `applied` goes to the members at once. One the local log
 /// ordered is stored by the room with its resolved op (`.persist`), and its `applied` waits in
-/// `pending` until durable (`durable(upTo:)`).
+/// `durability` until durable (`durable(upTo:)`).
 extension Room {
   /// A member's `op`: a re-sent id the room knows is acknowledged again; otherwise the op is made
   /// and appended (`ticket` names the append's answer).
@@ -296,7 +296,7 @@ extension Room {
   /// `applyEntry` of an entry already read (or made here). An entry of the shared log is durable:
   /// its `applied` goes to the welcomed members at once. One the local log ordered is not
   /// (`durable` false): its resolved record is stored (`.persist`), and its `applied` waits in
-  /// `pending` for `durable(upTo:)`.
+  /// `durability` for `durable(upTo:)`.
   mutating func applyEntry(seq entrySeq: UInt64, record: OpRecord, durable: Bool = true) throws -> [RoomAction] {
     let frame = try resolveEntry(seq: entrySeq, record: record, durable: durable)
     var actions: [RoomAction] = []
@@ -304,7 +304,7 @@ extension Room {
       let recipients = welcomed()
       if !recipients.isEmpty { actions.append(.broadcast(recipients, frame.applied, .data)) }
     } else {
-      pending.append((entrySeq, frame.applied))
+      durability.wait(seq: entrySeq, frame: frame.applied)
       actions.append(.persist(room: name, ops: [LogEntry(seq: entrySeq, payload: frame.stored.encoded())]))
     }
     if snapshotDue { actions.append(takeSnapshot()) }
@@ -339,10 +339,10 @@ extension Room {
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
     if log.keepsStamps { log.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at) }
     if durable {
-      durableSeq = entrySeq
+      durability.isDurable(at: entrySeq)
       addRecent(seq: entrySeq, frame: frame)
     }
-    opsSinceSnapshot += 1
+    snapshots.opApplied()
     counters.opsApplied += 1
     var stored = record
     stored.resolved = resolved

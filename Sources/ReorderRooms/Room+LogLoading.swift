@@ -22,8 +22,8 @@ extension Room {
     log = RoomLog(node: node, compactEvery: compactEvery)
     if let snapshot = history.snapshot {
       seq = snapshot.seq
-      durableSeq = snapshot.seq
-      lastSnapshotBytes = snapshot.bytes.count
+      durability.isDurable(at: snapshot.seq)
+      snapshots.loaded(bytes: snapshot.bytes.count)
       for entry in history.remembered where entry.seq <= snapshot.seq {
         remember(key: try OpRecord.key(payload: entry.payload), seq: entry.seq)
       }

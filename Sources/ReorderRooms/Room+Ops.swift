@@ -43,7 +43,7 @@ extension Room {
     guard durable > durableSeq else { return [] }
     var actions: [RoomAction] = []
     var sent = 0
-    for (opSeq, frame) in pending {
+    for (opSeq, frame) in durability.frames {
       guard opSeq <= durable else { break }
       let recipients = members.values.compactMap { m -> ConnectionHandle? in
         guard let w = m.welcomedAt, w < opSeq else { return nil }
@@ -51,7 +51,7 @@ extension Room {
       }
       if !recipients.isEmpty { actions.append(.broadcast(recipients, frame, .data)) }
       addRecent(seq: opSeq, frame: frame)
-      durableSeq = opSeq
+      durability.released(opSeq)
       sent += 1
       // Members waiting for a welcome are few and rare (they joined while ops were pending): no
       // pass over every member of a large room per op unless some wait.
@@ -59,7 +59,7 @@ extension Room {
       let waiting = members.values.filter { $0.welcomedAt == nil && $0.joinSeq <= opSeq }.map(\.connection)
       for connection in waiting.sorted() { actions.append(contentsOf: sendWelcome(connection)) }
     }
-    pending.removeFirst(sent)
+    durability.dropReleased(sent)
     return actions
   }
 
@@ -67,35 +67,16 @@ extension Room {
   mutating func restore(seq entrySeq: UInt64, record: OpRecord) throws {
     try board.replay(record.logged)
     seq = entrySeq
-    durableSeq = entrySeq
+    durability.isDurable(at: entrySeq)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
     addRecent(seq: entrySeq, frame: record.applied(seq: entrySeq))
   }
 }
 
 extension Room {
-  /// Ops between two snapshots: `snapshotEvery`, or for a large board one op per
-  /// `RoomLimits.snapshotBytesPerOp` bytes of its last snapshot, whichever is more, but never more
-  /// ops for the bytes than the windows the store keeps before a snapshot (the catch-up and the
-  /// idempotency window, `RoomLoad.remembering`). Encoding a snapshot costs
-  /// time in proportion to its size, so this bounds the snapshot work per op, while a reload
-  /// replays at most that many ops. Snapshots are compacted, so their size, and with it the
-  /// interval, is set by the board's content; the cap keeps the log the store retains (the windows
-  /// before the latest snapshot plus one interval) within twice the windows for the largest boards.
-  var snapshotInterval: Int {
-    max(limits.snapshotEvery, min(lastSnapshotBytes / RoomLimits.snapshotBytesPerOp, RoomLoad.remembering(limits)))
-  }
-
-  /// Whether enough ops were applied since the last snapshot to write one. A due snapshot waits
-  /// for the next compaction boundary, right after the room compacted there, so that every stored
-  /// snapshot (and base) is a compacted board; unless the snapshot interval is shorter than the
-  /// compaction interval (`--snapshot-every` below it): then it is taken when due, a board
-  /// compacted at the last boundary plus the ops since.
-  var snapshotDue: Bool {
-    guard opsSinceSnapshot >= snapshotInterval else { return false }
-    guard UInt64(snapshotInterval) >= log.compactEvery else { return true }
-    return seq % log.compactEvery == 0
-  }
+  /// Whether enough ops were applied since the last snapshot to write one
+  /// (`SnapshotSchedule.isDue`).
+  var snapshotDue: Bool { snapshots.isDue(limits, seq: seq, compactEvery: log.compactEvery) }
 
   /// A snapshot of the board now, as an action; counts start again. The snapshot is the board as
   /// it is: the room compacts at agreed seqs only (`resolveEntry`), and snapshots are taken there
@@ -108,8 +89,7 @@ extension Room {
   /// (`Room+View.swift`) where the store keeps it (one node's).
   mutating func takeSnapshot() -> RoomAction {
     let bytes = board.snapshot()
-    opsSinceSnapshot = 0
-    lastSnapshotBytes = bytes.count
+    snapshots.taken(bytes: bytes.count)
     return .snapshot(room: name, snapshot: RoomSnapshot(seq: seq, bytes: bytes, board: encodedBoard()))
   }
 }

@@ -57,7 +57,7 @@ extension Room {
 
   /// A snapshot of the board if ops were applied since the last one (when unloading or shutting down).
   public mutating func finalSnapshot() -> [RoomAction] {
-    guard opsSinceSnapshot > 0 else { return [] }
+    guard snapshots.opsSince > 0 else { return [] }
     return [takeSnapshot()]
   }
 }

@@ -12,7 +12,7 @@
 /// window, and:
 /// - refuses every new op at once with `storage_full` (bounded work per op; a re-send of an op
 ///   that is durable is still acknowledged);
-/// - lets joins wait for their welcome, as they would for durability (`pending` is not empty),
+/// - lets joins wait for their welcome, as they would for durability (`durability` is not empty),
 ///   and welcomes them from the rebuilt room;
 /// - takes no snapshot (its board is ahead of the disk) and is not unloaded.
 ///
@@ -30,7 +30,7 @@ extension Room {
   mutating func beginRebuild() -> [RoomAction] {
     rebuilding = true
     // Nothing of this board may be snapshotted: its ops after `durableSeq` are not stored.
-    opsSinceSnapshot = 0
+    snapshots.forgetOps()
     let lost = opIDs.forget(after: durableSeq)
     var byClient: [String: [ConnectionHandle]] = [:]
     for member in members.values { byClient[member.client, default: []].append(member.connection) }

@@ -19,7 +19,7 @@ extension Room {
         let id = "put:\(index + 1)"
         let record = room.record(
           id: id, client: "server", by: "api", resolved: resolved, logged: logged, seq: room.seq, actor: .api, at: at)
-        room.pending.append((room.seq, record.applied(seq: room.seq)))
+        room.durability.wait(seq: room.seq, frame: record.applied(seq: room.seq))
         room.remember(key: OpRecord.key(client: "server", id: id), seq: room.seq)
         room.counters.opsApplied += 1
         entries.append(LogEntry(seq: room.seq, payload: record.encoded()))
@@ -56,8 +56,7 @@ extension Room {
   /// starting again; on one node with the board JSON, as `takeSnapshot`.
   mutating func snapshotNow() -> RoomSnapshot {
     let bytes = board.snapshot()
-    opsSinceSnapshot = 0
-    lastSnapshotBytes = bytes.count
+    snapshots.taken(bytes: bytes.count)
     return RoomSnapshot(seq: seq, bytes: bytes, board: encodedBoard())
   }
 }

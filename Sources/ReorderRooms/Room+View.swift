@@ -21,8 +21,8 @@ extension Room {
       name: name, board: boards.empty(), limits: limits, now: 0,
       epoch: (try? OpRecord(payload: first.payload))?.epoch ?? "")
     seq = snapshot.seq
-    durableSeq = snapshot.seq
-    lastSnapshotBytes = snapshot.bytes.count
+    durability.isDurable(at: snapshot.seq)
+    snapshots.loaded(bytes: snapshot.bytes.count)
     encodedBoardCache = (snapshot.seq, json)
     isView = true
   }

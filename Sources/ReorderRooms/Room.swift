@@ -1,11 +1,11 @@
 /// One board and the connections editing it: a state machine that returns actions.
 ///
 /// Ops apply to the board in arrival order and get the next `seq` at once; their `applied` frames
-/// wait in `pending` until the store reports them durable, then go out in seq order. A member that
+/// wait in `durability` until the store reports them durable, then go out in seq order. A member that
 /// joins while ops are pending gets its `welcome` when everything up to its join seq is durable,
 /// so every member sees a gap-free stream: welcome at seq W, then `applied` W+1, W+2, …
 ///
-/// Invariants: `durableSeq <= seq`; `pending` holds exactly seqs `durableSeq+1 … seq` in order;
+/// Invariants: `durableSeq <= seq`; `durability` holds exactly seqs `durableSeq+1 … seq` in order;
 /// `recent` holds only durable seqs.
 public struct Room: Sendable {
   /// A connection in the room.
@@ -43,11 +43,10 @@ public struct Room: Sendable {
   public internal(set) var epoch: String
   /// Last assigned seq.
   public internal(set) var seq: UInt64 = 0
-  /// Last seq the store reported durable.
-  public internal(set) var durableSeq: UInt64 = 0
   /// `encodedBoard()`'s encoding and the seq it is of.
   var encodedBoardCache: (seq: UInt64, bytes: [UInt8])?
-  var pending: [(seq: UInt64, frame: [UInt8])] = []
+  /// Its ops ordered and not yet durable, with their `applied` frames.
+  var durability = DurabilityQueue()
   /// The `applied` frames of the latest durable seqs (`appliedFrame(seq:)`).
   var recent: CatchUpWindow
   /// Op key → seq of the ops it remembers (re-sent ids are acknowledged, not applied again).
@@ -59,12 +58,10 @@ public struct Room: Sendable {
   var presence = Presence()
   /// Custom presence states (`presence {state}`), flushed with `presence`.
   var states = PresenceStates()
-  var opsSinceSnapshot = 0
   /// What this room did (summed into `RoomRegistry.statistics`).
   var counters = RoomCounters()
-  /// Size of the room's last snapshot (written or loaded): a large board snapshots less often (see
-  /// `snapshotDue`).
-  var lastSnapshotBytes = 0
+  /// When it snapshots its board (`snapshotDue`).
+  var snapshots = SnapshotSchedule()
   /// When the last member left (or the room was loaded), for idle unloading.
   var idleSince: Double
   /// The disk was full for one of its writes: the room is being rebuilt from what is stored
@@ -91,6 +88,9 @@ public struct Room: Sendable {
     opIDs = OpIDWindow(limit: limits.rememberedOpIDs)
   }
 
+  /// Last seq the store reported durable.
+  public var durableSeq: UInt64 { durability.durableSeq }
+
   /// Number of connections in the room.
   public var memberCount: Int { members.count }
 
@@ -111,7 +111,7 @@ public struct Room: Sendable {
 
   /// Whether the room can be unloaded: nobody in it, nothing waiting to be durable, idle long enough.
   public func isIdle(now: Double) -> Bool {
-    members.isEmpty && pending.isEmpty && now - idleSince >= limits.roomIdleSeconds
+    members.isEmpty && durability.isEmpty && now - idleSince >= limits.roomIdleSeconds
   }
 
   /// When the room may be unloaded if nobody joins it meanwhile (seconds, the registry's clock), or
@@ -119,7 +119,7 @@ public struct Room: Sendable {
   func unloadDue(now: Double) -> Double? {
     guard members.isEmpty else { return nil }
     let due = idleSince + limits.roomIdleSeconds
-    return pending.isEmpty ? due : max(due, now + 1)
+    return durability.isEmpty ? due : max(due, now + 1)
   }
 
   /// Welcomed members, excluding `except`.

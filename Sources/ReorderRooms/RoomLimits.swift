@@ -17,7 +17,7 @@ public struct RoomLimits: Sendable, Equatable {
   /// Write a snapshot every this many ops (more for a large board, see `snapshotBytesPerOp`).
   public var snapshotEvery = 1_000
   /// A board whose last snapshot had n bytes is snapshotted every n / this ops at the least (at
-  /// most the windows kept before a snapshot, see `Room.snapshotInterval`), so the snapshot work
+  /// most the windows kept before a snapshot, see `SnapshotSchedule.interval`), so the snapshot work
   /// per op stays bounded. Snapshots are compacted, so n is set by the board's content.
   public static let snapshotBytesPerOp = 100
   /// Largest `since` gap served as a list of ops; larger gaps get the full board.

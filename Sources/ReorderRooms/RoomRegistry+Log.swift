@@ -9,7 +9,7 @@ struct LogState: Sendable {
   var boardWritesOut: [String: Int] = [:]
 }
 
-/// The rooms' log and presence channel, on one node (the server's `LocalLog`, `LocalPresence`) and
+/// The rooms' log and presence channel, on one node (ReorderLocal's `LocalLog`, `LocalPresenceChannel`) and
 /// in a cluster (Redis, `serve --redis`, where every node holds a replica of each room it has
 /// members in): the rooms' seqs come from the log (see `Room+Log.swift`, docs/CLUSTER.md). The
 /// registry returns `.log` and `.presence` actions and takes their answers here.

@@ -29,7 +29,7 @@ final class RoomsHarness: @unchecked Sendable {
   var keepsInbox: (ConnectionHandle) -> Bool = { _ in true }
 
   let boards: RoomBoardFactory
-  /// One node's log, as the server's `LocalLog` runs it: appends answered at once, handed to the
+  /// One node's log, as ReorderLocal's `LocalLog` runs it: appends answered at once, handed to the
   /// registry in append order after the actions that made them.
   var sequencer = LocalSequencer()
   var answers: [(append: LogAppend, result: Result<AppendReply, LogError>)] = []

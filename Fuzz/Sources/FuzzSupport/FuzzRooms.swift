@@ -5,7 +5,7 @@ import ReorderRooms
 /// A `RoomRegistry` driven with no sockets for the fuzz targets: it performs the registry's actions
 /// into per-connection frames and closes, over an `InMemoryRoomStore` that answers at once, and makes
 /// every append durable at once. On one node its appends are ordered by a `LocalSequencer`, as the
-/// server's `LocalLog` orders them; in cluster mode its `.log` work is only recorded (`logWork`).
+/// `LocalLog` (ReorderLocal) orders them; in cluster mode its `.log` work is only recorded (`logWork`).
 /// One thread only.
 ///
 /// A target builds one per process, brings it to the moment every input starts from (a room loaded,
