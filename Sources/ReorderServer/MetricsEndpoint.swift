@@ -15,13 +15,13 @@ final class MetricsEndpoint: Sendable {
   /// and a post would cost one more pass of its loop over every socket).
   let current: @Sendable () -> ServerStatistics
   /// Bytes of the database files.
-  let storeBytes: @Sendable () -> Int
+  let storeBytes: @Sendable () -> Int?
   /// With `--metrics-auth`, the keys a scrape must present (swapped by a reload).
   let keys: Mutex<APIKeys?>
   private let queue = DispatchQueue(label: "reorder-metrics")
 
   init(
-    keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int, current: @escaping @Sendable () -> ServerStatistics,
+    keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int?, current: @escaping @Sendable () -> ServerStatistics,
     snapshot: @escaping @Sendable (@escaping @Sendable (ServerStatistics) -> Void) -> Void
   ) {
     self.keys = Mutex(keys)

@@ -28,7 +28,9 @@ public final class ReorderService: @unchecked Sendable {
   public let configuration: ServerConfiguration
   /// This node's id and what follows from it (replica, session ids).
   let identity: NodeIdentity
-  let store: Store
+  /// One node's SQLite store; nil in cluster mode, where the rooms live in Redis and no database is
+  /// opened.
+  let store: Store?
   let registry: RoomRegistry
   let driver: RoomsDriver
   /// The transport port: `WebSocketServer` unless the maker given to `init` says otherwise.
@@ -72,14 +74,10 @@ public final class ReorderService: @unchecked Sendable {
     let verifier = try configuration.tokenVerifier
     let admissionLimits = try configuration.admissionLimits
     let apiKeys = try configuration.apiKeys
-    store = try Store(path: configuration.dataPath, retainedOps: configuration.retainedOps)
-    do {
-      identity = try NodeIdentity.resolve(
-        given: configuration.nodeID, dataDirectory: configuration.dataPath == ":memory:" ? nil : configuration.dataPath)
-    } catch {
-      store.close()
-      throw error
-    }
+    let redisTarget = try configuration.redisTarget
+    let dataDirectory = configuration.dataPath == ":memory:" ? nil : configuration.dataPath
+    if let dataDirectory { try Store.prepareDirectory(dataDirectory) }
+    identity = try NodeIdentity.resolve(given: configuration.nodeID, dataDirectory: dataDirectory)
     let storage: any RoomStore
     let boardWrites: any BoardWrites
     var boardDirectory: (any BoardDirectory)?
@@ -87,7 +85,7 @@ public final class ReorderService: @unchecked Sendable {
     let presence: any PresencePort
     let boardList: any BoardList
     let boardFactory = ServerBoards.factory(replica: identity.replica)
-    if let redisTarget = try configuration.redisTarget {
+    if let redisTarget {
       // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
       // a node ignores its own presence messages and a restarted one is another process.
       let node = RoomNode(
@@ -96,6 +94,7 @@ public final class ReorderService: @unchecked Sendable {
         target: redisTarget, node: node, retainedOps: configuration.retainedOps,
         replicas: configuration.redisWaitReplicas > 0 ? ReplicaWait(count: configuration.redisWaitReplicas) : nil)
       cluster = adapter
+      store = nil
       storage = adapter.storage
       boardWrites = adapter.storage
       (log, presence, boardList) = (adapter, adapter, ClusterBoardList(adapter.summaries))
@@ -103,8 +102,12 @@ public final class ReorderService: @unchecked Sendable {
         limits: configuration.roomLimits, boards: boardFactory,
         sessionPrefix: identity.sessionPrefix, node: node)
     } else {
+      // One node: the rooms live in its SQLite store (a cluster node opens none: it keeps only its
+      // id in its data directory).
+      let opened = try Store(path: configuration.dataPath, retainedOps: configuration.retainedOps)
+      store = opened
       cluster = nil
-      let local = StoreRoomStorage(store: store)
+      let local = StoreRoomStorage(store: opened)
       (storage, boardWrites, boardDirectory) = (local, local, local)
       // One node: its own log; the node names the ids it generates, so it is this start of it.
       let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
@@ -128,7 +131,7 @@ public final class ReorderService: @unchecked Sendable {
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
     } catch {
-      store.close()
+      store?.close()
       throw error
     }
     driver.transport = transport
@@ -139,7 +142,8 @@ public final class ReorderService: @unchecked Sendable {
     let directory = configuration.dataPath
     let endpoint = MetricsEndpoint(
       keys: configuration.metricsAuth ? apiKeys : nil,
-      storeBytes: {
+      storeBytes: { [hasStore = store != nil] in
+        guard hasStore else { return nil }
         guard directory != ":memory:" else { return 0 }
         return ["", "-wal", "-shm"].reduce(0) { total, suffix in
           var status = stat()
@@ -173,7 +177,7 @@ public final class ReorderService: @unchecked Sendable {
         webhooks = nil
       }
     } catch {
-      store.close()
+      store?.close()
       throw error
     }
     driver.webhooks = webhooks
@@ -182,11 +186,11 @@ public final class ReorderService: @unchecked Sendable {
   }
 
   /// The statistics of every part; on the service thread.
-  private static func statistics(_ driver: RoomsDriver, _ store: Store, _ cluster: ClusterAdapter?) -> ServerStatistics
+  private static func statistics(_ driver: RoomsDriver, _ store: Store?, _ cluster: ClusterAdapter?) -> ServerStatistics
   {
     ServerStatistics(
       transport: driver.transport?.statistics ?? TransportStatistics(), rooms: driver.registry.statistics,
-      store: store.statistics, durableLatency: driver.durableLatency,
+      store: store?.statistics, durableLatency: driver.durableLatency,
       webhooks: driver.webhooks?.statistics ?? WebhookStatistics(),
       cluster: cluster.map { cluster in
         var lag: [String: UInt64] = [:]
@@ -310,7 +314,7 @@ public final class ReorderService: @unchecked Sendable {
     metricsServer?.shutdown()
     cluster?.stop()
     webhooks?.shutdown()
-    store.close()
+    store?.close()
     Log.log(.info, "server stopped", [])
   }
 }

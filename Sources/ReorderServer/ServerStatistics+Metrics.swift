@@ -8,7 +8,7 @@ extension MetricsText {
   /// The whole exposition for `statistics`, `process` and the data directory's size. Every
   /// labelled family whose label values are known in advance lists each of them, 0 until it
   /// counts something (`ServerStatistics.withKnownLabels`).
-  static func render(_ counted: ServerStatistics, process: ProcessFigures, storeBytes: Int) -> String {
+  static func render(_ counted: ServerStatistics, process: ProcessFigures, storeBytes: Int?) -> String {
     var m = MetricsText()
     let statistics = counted.withKnownLabels()
     let t = statistics.transport
@@ -45,7 +45,9 @@ extension MetricsText {
     m.family(
       "reorder_outgoing_queue_bytes", "gauge", "Bytes queued to clients, over every connection.",
       [([], Double(t.queuedBytes))])
-    m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
+    if let storeBytes {
+      m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
+    }
     m.family(
       "reorder_webhook_deliveries_total", "counter",
       "Webhook events by outcome: delivered (2xx), retried (an attempt failed, another follows), failed (the "

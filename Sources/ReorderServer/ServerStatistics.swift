@@ -16,7 +16,7 @@ public struct ServerStatistics: Sendable, Equatable {
   /// Rooms, connections, ops, presence, messages (`RoomRegistry.statistics`).
   public var rooms: RoomStatistics
   /// Commits, batches, append → commit latency (`Store.statistics`).
-  public var store: StoreStatistics
+  public var store: StoreStatistics?
   /// Received → durable per append, as the service thread sees it (`RoomsDriver.durableLatency`).
   public var durableLatency: LatencyBuckets
   /// Webhook deliveries by result (`Webhooks.statistics`; zeros without `--webhook-url`).

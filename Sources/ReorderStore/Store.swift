@@ -61,7 +61,7 @@ public final class Store: @unchecked Sendable {
   deinit { close() }
 
   /// Creates the data directory if missing and checks that it is a writable directory.
-  static func prepareDirectory(_ path: String) throws(StoreError) {
+  public static func prepareDirectory(_ path: String) throws(StoreError) {
     guard !path.isEmpty else { throw .cannotCreateDirectory(path: path, reason: "the path is empty") }
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {

@@ -211,4 +211,23 @@ struct ClusterTests {
     #expect(fresh.welcome["seq"]?.numberValue == 5)
     #expect(boardItems(fresh.welcome["board"], list: "l") == ["y", "z", "x"])
   }
+
+  @Test("a cluster node opens no SQLite database: its data directory keeps only its id, /metrics shows no store")
+  func noDatabaseInClusterMode() throws {
+    let redis = try RedisServer()
+    let data = try TemporaryDirectory()
+    defer { data.remove() }
+    let node = try TestServer(data: data.path) { $0.redis = "redis://127.0.0.1:\(redis.port)" }
+    let context = try WebSocketClientContext()
+    defer { context.shutdown() }
+    let c = try RoomClient.join(port: node.port, client: "c", context: context)
+    try ClusterPair.seed(c, items: ["i0"])
+    let files = try FileManager.default.contentsOfDirectory(atPath: data.path)
+    #expect(!files.contains { $0.hasPrefix("reorder.sqlite3") }, "files: \(files)")
+    #expect(files.contains("node-id"))
+    let metrics = try node.get("/metrics").text
+    #expect(!metrics.contains("reorder_store_bytes"))
+    #expect(metrics.contains("reorder_ops_applied_total 2"))
+    c.close()
+  }
 }

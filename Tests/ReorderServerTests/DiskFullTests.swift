@@ -115,7 +115,7 @@ struct DiskFullTests {
     defer { server.server.shutdown() }
     let after = try RoomClient.join(port: server.port, client: "z")
     #expect(ClientModel(welcome: after.welcome) == model, "the board after the restart is not the acknowledged one")
-    let stored = try server.server.store.ops(room: "t", after: 0, limit: 100_000).map(\.seq)
+    let stored = try #require(server.server.store).ops(room: "t", after: 0, limit: 100_000).map(\.seq)
     #expect(stored == Array(1...model.seq), "stored seqs are not exactly the acknowledged ones")
     after.close()
   }
@@ -146,7 +146,7 @@ struct DiskFullTests {
         _ = try submit(writer, "m\(n)", Ops.move("i\(n % 10)", list: "l", after: "i\((n + 4) % 10)"), &model)
       }
       #expect(model.seq == 39)
-      setSnapshotFault(of: server) { at in at >= 40 ? .diskFull(operation: "save a snapshot (test fault)") : nil }
+      try setSnapshotFault(of: server) { at in at >= 40 ? .diskFull(operation: "save a snapshot (test fault)") : nil }
       let burst = (0..<30).map { "b\($0)" }
       for (n, id) in burst.enumerated() { writer.op(id, Ops.move("i\(n % 10)", list: "l", after: "i\((n + 6) % 10)")) }
       var refused: [String] = []
@@ -162,7 +162,7 @@ struct DiskFullTests {
       #expect(model.seq >= 40, "the op whose snapshot failed was stored before it")
       #expect(writer.closeEvent == nil)
       // Space again: the refused ops, sent again with their ids, apply.
-      setSnapshotFault(of: server) { _ in nil }
+      try setSnapshotFault(of: server) { _ in nil }
       for id in refused {
         var outcome = Outcome.rejected("")
         for _ in 0..<100 where outcome != .applied {
@@ -180,16 +180,17 @@ struct DiskFullTests {
     defer { server.server.shutdown() }
     let after = try RoomClient.join(port: server.port, client: "z")
     #expect(ClientModel(welcome: after.welcome) == model, "the board after the restart is not the acknowledged one")
-    let stored = try server.server.store.ops(room: "t", after: 0, limit: 100_000).map(\.seq)
+    let stored = try #require(server.server.store).ops(room: "t", after: 0, limit: 100_000).map(\.seq)
     #expect(stored == Array(1...model.seq), "stored seqs are not exactly the acknowledged ones")
     after.close()
   }
 
   /// Sets the store's snapshot fault point (a snapshot's write fails alone, with the error given).
-  private func setSnapshotFault(of server: TestServer, _ fault: @escaping @Sendable (UInt64) -> StoreError?) {
-    let writer = server.server.store.writer
+  private func setSnapshotFault(of server: TestServer, _ fault: @escaping @Sendable (UInt64) -> StoreError?) throws {
+    let store = try #require(server.server.store)
+    let writer = store.writer
     _ = writer.enqueue(.barrier({ writer.snapshotFault = { _, at in fault(at) } }))
-    server.server.store.flush()
+    store.flush()
   }
 
   enum Outcome: Equatable {

@@ -32,7 +32,7 @@ struct FailedSnapshotTests {
     let seen: Session
     do {
       let server = try InProcessServer(data: data, configure: Self.configure)
-      failSnapshots(of: server, from: Self.failing)
+      try failSnapshots(of: server, from: Self.failing)
       seen = try Session.run(on: server)
       server.server.shutdown()
     }
@@ -112,7 +112,7 @@ struct FailedSnapshotTests {
     let reader = try server.join(client: "r")
     #expect(
       ClientModel(welcome: reader.welcome) == seen.model, "the board after the restart is not what the client saw")
-    let stored = try server.server.store.ops(room: "t", after: 0, limit: 10_000).map(\.seq)
+    let stored = try #require(server.server.store).ops(room: "t", after: 0, limit: 10_000).map(\.seq)
     #expect(stored == Array(1...seen.model.seq), "only the acknowledged ops are stored")
     reader.op("again", Ops.move("i0", list: "l"))
     #expect(try reader.applied(id: "again")["seq"] == .number(Double(seen.model.seq + 1)))
@@ -123,8 +123,9 @@ struct FailedSnapshotTests {
 
   /// Makes every snapshot at seq `from` or later fail alone (the store's fault point: its write
   /// fails while the appends around it are stored), until the server stops.
-  private func failSnapshots(of server: InProcessServer, from seq: UInt64) {
-    let writer = server.server.store.writer
+  private func failSnapshots(of server: InProcessServer, from seq: UInt64) throws {
+    let store = try #require(server.server.store)
+    let writer = store.writer
     _ = writer.enqueue(
       .barrier({
         // Not a full disk: that rebuilds the room instead of dropping it (DiskFullTests).
@@ -132,7 +133,7 @@ struct FailedSnapshotTests {
           at >= seq ? .ioError(operation: "save a snapshot", message: "test fault") : nil
         }
       }))
-    server.server.store.flush()
+    store.flush()
   }
 
   /// Runs SQL on the database in `data` (no server running on it).
