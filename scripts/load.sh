@@ -467,10 +467,28 @@ elif [ "$cluster_wanted" = 1 ]; then
   echo "   cluster: n1 pid $N1_PID on port $N1_PORT, n2 pid $N2_PID on port $N2_PORT; one node: pid $ONE_PID on port $ONE_PORT" >&2
   : >"$REPORTS/redis.txt"
   # pair LABEL TITLE FLAGS…: LABEL on the cluster, then LABEL-1node on the one node.
+  # settle: waits (at most 30 s) until the nodes, the one node and Redis are idle (under 5 % of a
+  # core for a second), so that a run does not share the machine with the backlog of the one
+  # before it (an overloaded ramp leaves ops in flight when it ends).
+  settle() {
+    local pids="$CLUSTER_PIDS $REDIS_PID" quiet=0 before after
+    cpu_of() { local p total=0; for p in $pids; do
+      total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$total"; }
+    for _ in $(seq 1 60); do
+      before=$(cpu_of)
+      sleep 0.5
+      after=$(cpu_of)
+      # Clock ticks (100/s): under 3 ticks in 0.5 s is under 6 % of a core.
+      if [ $((after - before)) -lt 3 ]; then quiet=$((quiet + 1)); else quiet=0; fi
+      [ "$quiet" -ge 2 ] && return 0
+    done
+    echo "load.sh: the servers were still busy after 30 s; running anyway" >&2
+  }
   pair() {
     local label=$1 title=$2
     shift 2
     local before after
+    if wanted "$label" "$RUN_GROUP"; then settle; fi
     before=$(redis_figures)
     RUN_URL="ws://127.0.0.1:$N1_PORT,ws://127.0.0.1:$N2_PORT" RUN_PID=$N1_PID \
       run "$label" "$title, 2 nodes through Redis" "$@"
@@ -479,6 +497,7 @@ elif [ "$cluster_wanted" = 1 ]; then
       echo "$label $before $after" | awk '{ printf "%s: redis commands %d, redis CPU %.2f s\n", $1, $4 - $2 - 1, $5 - $3 }' \
         | tee -a "$REPORTS/redis.txt" >&2
     fi
+    if wanted "$label-1node" "$RUN_GROUP"; then settle; fi
     RUN_URL="ws://127.0.0.1:$ONE_PORT" RUN_PID=$ONE_PID run "$label-1node" "$title, one node (SQLite)" "$@"
   }
   RUN_GROUP=g
