@@ -12,6 +12,8 @@ import ReorderRooms
 /// the op ids below the windows before the snapshot. Ops are never appended through this port in
 /// cluster mode: they go to the shared log through `ClusterAppender`.
 public final class RedisRoomStorage: RoomStore, BoardWrites, @unchecked Sendable {
+  /// The log's records hold the maker's view of each op: every replica resolves them.
+  public static let keepsResolvedOps = false
   private let link: RedisLink
   private let node: String
   /// Ops kept before each snapshot: the catch-up and the idempotency window.

@@ -10,6 +10,8 @@ import ReorderStore
 /// store's read connection, which never waits for the writer. No call blocks its caller, so the
 /// service thread never waits for the disk.
 public final class StoreRoomStorage: RoomStore, @unchecked Sendable {
+  /// Records hold their resolved op, snapshots their board JSON.
+  public static let keepsResolvedOps = true
   /// The store it reads and writes.
   public let store: Store
   /// Where reads run: never the service thread, and at a lower priority than it. Serial, as the

@@ -7,6 +7,9 @@ import Synchronization
 /// an answer before the call returns and one much later, with joins and frames arriving meanwhile.
 /// Failures can be injected per operation. Thread-safe.
 public final class InMemoryRoomStore: RoomStore, BoardWrites, Sendable {
+  /// It keeps what it is given, as one node's store does.
+  public static let keepsResolvedOps = true
+
   /// When completions run.
   public enum Answering: Sendable {
     /// Inside the call, before it returns.

@@ -14,10 +14,11 @@ public struct RoomNode: Sendable, Equatable {
   /// was made with it: it is part of the stored format, so the server always uses
   /// `compactionInterval` (tests use small ones).
   public var compactEvery: UInt64
-  /// Whether the room store keeps what one node writes: records holding their resolved op and
-  /// snapshots with their board JSON (SQLite), so that a load keeps the catch-up frames before its
-  /// snapshot and may open a room as a view (`Room+View.swift`). False for the Redis log, whose
-  /// records hold the maker's view of each op.
+  /// Whether the rooms' storage keeps what one node writes, as the storage declares it
+  /// (`RoomStore.keepsResolvedOps`): a load keeps the catch-up frames before its snapshot and may
+  /// open a room as a view (`Room+View.swift`), the history is read from storage, and a snapshot
+  /// not stored stops the room's later writes (`RoomRegistry.writeFailed`). Otherwise the rooms
+  /// resolve what they load and keep the stamps their history needs.
   public var keepsResolvedOps: Bool
 
   /// The compaction interval of every room. It bounds how many ops a node may have out before a
@@ -47,9 +48,10 @@ public struct RoomNode: Sendable, Equatable {
     self.keepsResolvedOps = keepsResolvedOps
   }
 
-  /// A node with its log on its own store (one node, `LocalSequencer`): the store keeps resolved
-  /// ops.
-  public static func local(node: String, compactEvery: UInt64 = RoomNode.compactionInterval) -> RoomNode {
-    RoomNode(node: node, compactEvery: compactEvery, keepsResolvedOps: true)
+  /// A node whose rooms are stored by `storage`: it keeps what `storage` declares it keeps.
+  public init(
+    node: String, compactEvery: UInt64 = RoomNode.compactionInterval, storedBy storage: any RoomStore.Type
+  ) {
+    self.init(node: node, compactEvery: compactEvery, keepsResolvedOps: storage.keepsResolvedOps)
   }
 }

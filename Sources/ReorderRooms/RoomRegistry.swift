@@ -83,14 +83,14 @@ public final class RoomRegistry {
 
   /// A registry; sessions are named `<sessionPrefix><n>`. It reads and writes nothing itself: its
   /// storage work comes out as actions (`.load`, `.persist`, `.snapshot`, `.read`).
-  /// `node` is this node's place in its log (`RoomNode.local` for one node, the default, named
-  /// after `sessionPrefix`; ids it generates must differ from an earlier start's, see
-  /// `RoomLog.nextIDs()`).
+  /// `node` is this node's place in its log (by default a node named after `sessionPrefix` whose
+  /// storage keeps resolved ops, as `InMemoryRoomStore` does; ids it generates must differ from an
+  /// earlier start's, see `RoomLog.nextIDs()`).
   public init(limits: RoomLimits, boards: RoomBoardFactory, sessionPrefix: String = "s", node: RoomNode? = nil) {
     self.limits = limits
     self.boards = boards
     self.sessionPrefix = sessionPrefix
-    log = LogState(node: node ?? .local(node: "local-" + sessionPrefix))
+    log = LogState(node: node ?? RoomNode(node: "local-" + sessionPrefix, storedBy: InMemoryRoomStore.self))
   }
 
   /// Loaded rooms.

@@ -132,6 +132,13 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 /// that were made on that memory, e.g. ops made on the board the room compacted at a snapshot that
 /// was not stored, or ops after a gap.
 public protocol RoomStore: AnyObject, Sendable {
+  /// Whether this storage keeps what one node writes: records holding their resolved op and
+  /// snapshots with their board JSON (one node's SQLite), so that a load keeps the catch-up frames
+  /// before its snapshot and may open a room as a view, and the history is read from it; false
+  /// where the records hold the maker's view of each op (the Redis log): a replica resolves them
+  /// and keeps what the history needs. The registry's `RoomNode.keepsResolvedOps` is its storage's.
+  static var keepsResolvedOps: Bool { get }
+
   /// Everything `room` is opened from (see `RoomHistory`; `remembering` bounds `remembered`);
   /// `RoomHistory.empty` for a room with nothing stored. It reads after every write of the room
   /// queued before the call (a room unloaded with its final snapshot still queued reloads from it).

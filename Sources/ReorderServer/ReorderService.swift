@@ -85,11 +85,13 @@ public final class ReorderService: @unchecked Sendable {
     let presence: any PresencePort
     let boardList: any BoardList
     let boardFactory = ServerBoards.factory(replica: identity.replica)
+    // The node is its id and this start of it: the ids it generates and its presence messages
+    // must differ from an earlier start's (a node ignores its own messages).
+    let name = "\(identity.id)-\(String(identity.boot, radix: 36))"
+    let node: RoomNode
     if let redisTarget {
-      // Cluster mode: the rooms live in Redis; the node is its id and this start of it, since
-      // a node ignores its own presence messages and a restarted one is another process.
-      let node = RoomNode(
-        node: "\(identity.id)-\(String(identity.boot, radix: 36))", compactEvery: configuration.clusterCompactEvery)
+      // Cluster mode: the rooms live in Redis.
+      node = RoomNode(node: name, compactEvery: configuration.compactEvery, storedBy: RedisRoomStorage.self)
       let adapter = ClusterAdapter(
         target: redisTarget, node: node, retainedOps: configuration.retainedOps,
         replicas: configuration.redisWaitReplicas > 0 ? ReplicaWait(count: configuration.redisWaitReplicas) : nil)
@@ -98,26 +100,21 @@ public final class ReorderService: @unchecked Sendable {
       storage = adapter.storage
       boardWrites = adapter.storage
       (log, presence, boardList) = (adapter, adapter, ClusterBoardList(adapter.summaries))
-      registry = RoomRegistry(
-        limits: configuration.roomLimits, boards: boardFactory,
-        sessionPrefix: identity.sessionPrefix, node: node)
     } else {
       // One node: the rooms live in its SQLite store (a cluster node opens none: it keeps only its
       // id in its data directory).
+      node = RoomNode(node: name, compactEvery: configuration.compactEvery, storedBy: StoreRoomStorage.self)
       let opened = try Store(path: configuration.dataPath, retainedOps: configuration.retainedOps)
       store = opened
       cluster = nil
       let local = StoreRoomStorage(store: opened)
       (storage, boardWrites, boardDirectory) = (local, local, local)
-      // One node: its own log; the node names the ids it generates, so it is this start of it.
-      let node = RoomNode.local(node: "\(identity.id)-\(String(identity.boot, radix: 36))")
       (log, presence, boardList) = (
         LocalLog(), LocalPresenceChannel(node: node.node), StoreBoardList(local, boards: boardFactory)
       )
-      registry = RoomRegistry(
-        limits: configuration.roomLimits, boards: boardFactory,
-        sessionPrefix: identity.sessionPrefix, node: node)
     }
+    registry = RoomRegistry(
+      limits: configuration.roomLimits, boards: boardFactory, sessionPrefix: identity.sessionPrefix, node: node)
     registry.presencePacing = configuration.presencePacing
     registry.accessVerifier = verifier.map { TokenAccess(verifier: $0) }
     driver = RoomsDriver(

@@ -126,9 +126,9 @@ public struct ServerConfiguration: Sendable {
   /// The file holding the Redis password (`--redis-password-file`; needs `redis` or
   /// `redisCluster`).
   public var redisPasswordFile: String?
-  /// Cluster rooms' compaction interval: part of the stored format, so not a flag (always
+  /// The rooms' compaction interval: part of a cluster's stored format, so not a flag (always
   /// `RoomNode.compactionInterval` in `reorder serve`); tests set smaller ones.
-  var clusterCompactEvery = RoomNode.compactionInterval
+  var compactEvery = RoomNode.compactionInterval
   /// `error`, `warn`, `info`, `debug` (`--log-level`).
   public var logLevel = "info"
   /// `text` or `json` (`--log-format`).

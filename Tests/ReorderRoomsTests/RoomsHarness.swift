@@ -61,7 +61,8 @@ final class RoomsHarness: @unchecked Sendable {
     self.autoDurable = autoDurable
     self.compactEvery = compactEvery
     registry = RoomRegistry(
-      limits: limits, boards: boards, sessionPrefix: sessionPrefix, node: .local(node: node, compactEvery: compactEvery)
+      limits: limits, boards: boards, sessionPrefix: sessionPrefix,
+      node: RoomNode(node: node, compactEvery: compactEvery, storedBy: InMemoryRoomStore.self)
     )
   }
 
@@ -70,7 +71,8 @@ final class RoomsHarness: @unchecked Sendable {
     sequencer = LocalSequencer()
     presenceHub = PresenceHub()
     registry = RoomRegistry(
-      limits: limits, boards: boards, sessionPrefix: "r", node: .local(node: "n2", compactEvery: compactEvery))
+      limits: limits, boards: boards, sessionPrefix: "r",
+      node: RoomNode(node: "n2", compactEvery: compactEvery, storedBy: InMemoryRoomStore.self))
     inbox = [:]
     closed = [:]
   }

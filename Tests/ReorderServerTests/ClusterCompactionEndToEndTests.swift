@@ -22,7 +22,7 @@ struct ClusterCompactionEndToEndTests {
     let configure: (inout ServerConfiguration) -> Void = {
       $0.redis = url
       $0.maxOpsPerSecond = 100_000
-      $0.clusterCompactEvery = 1_000
+      $0.compactEvery = 1_000
     }
     let a = try TestServer(configure: configure)
     let b = try TestServer(configure: configure)
