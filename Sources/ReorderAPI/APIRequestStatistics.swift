@@ -1,7 +1,6 @@
 import ReorderBasics
 import ReorderMetrics
 import ReorderTransport
-import Synchronization
 
 /// API requests by route and status, and their durations by route
 /// (`reorder_http_requests_total{route,status}`, `reorder_http_request_duration_seconds{route}`).
@@ -42,7 +41,7 @@ public struct APIRequestStatistics: Sendable, Equatable {
 /// `APIRequestStatistics` shared by the service thread, where requests arrive, and the threads
 /// that answer them (the store's reader, a commit).
 public final class APIRequestMeter: Sendable {
-  private let counted = Mutex(APIRequestStatistics())
+  private let counted = Locked(APIRequestStatistics())
 
   /// A meter with nothing counted.
   public init() {}

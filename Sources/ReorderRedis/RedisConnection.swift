@@ -1,5 +1,6 @@
 import CHiredis
 import Foundation
+import ReorderBasics
 
 /// How long a connection waits: for the TCP connection (and AUTH, SELECT), and for each reply.
 public struct RedisTimeouts: Sendable, Equatable {
@@ -151,7 +152,7 @@ public final class RedisConnection: @unchecked Sendable {
   private func roundTrip(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
     let name = Self.name(commands[0]) + (commands.count > 1 ? " (pipeline of \(commands.count))" : "")
     let context = try usable(name)
-    let started = DispatchTime.now().uptimeNanoseconds
+    let started = MonotonicClock.now()
     for command in commands { try appendCommand(command, to: context) }
     var replies: [RedisReply] = []
     replies.reserveCapacity(commands.count)
@@ -162,7 +163,7 @@ public final class RedisConnection: @unchecked Sendable {
       replies.append(Self.convert(reply))
       freeReplyObject(raw)
     }
-    metrics?.recordRoundTrip(seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+    metrics?.recordRoundTrip(seconds: MonotonicClock.now() - started)
     return replies
   }
 

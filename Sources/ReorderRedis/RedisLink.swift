@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// When to try connecting again after failures: exponential, from `initialSeconds` up to
 /// `maximumSeconds`. No jitter: a Redis serves a handful of nodes, not a herd.
@@ -62,7 +63,7 @@ public final class RedisLink: @unchecked Sendable {
   public convenience init(
     url: RedisURL, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil,
     backoff: RedisBackoff = RedisBackoff(),
-    now: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+    now: @escaping () -> Double = { MonotonicClock.now() },
     prepare: @escaping (RedisConnection) throws(RedisError) -> Void = { _ in }
   ) {
     self.init(target: .single(url), timeouts: timeouts, metrics: metrics, backoff: backoff, now: now, prepare: prepare)
@@ -73,7 +74,7 @@ public final class RedisLink: @unchecked Sendable {
   public init(
     target: RedisTarget, timeouts: RedisTimeouts = RedisTimeouts(), metrics: RedisMetrics? = nil,
     backoff: RedisBackoff = RedisBackoff(),
-    now: @escaping () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 },
+    now: @escaping () -> Double = { MonotonicClock.now() },
     prepare: @escaping (RedisConnection) throws(RedisError) -> Void = { _ in }
   ) {
     self.target = target

@@ -19,35 +19,24 @@ public struct RedisStatistics: Sendable, Equatable {
 
 /// The counters every connection of a node records into (thread safe); `snapshot` is the value
 /// the server exports.
-public final class RedisMetrics: @unchecked Sendable {
-  private let lock = NSLock()
-  private var current = RedisStatistics()
+public final class RedisMetrics: Sendable {
+  private let current = Locked(RedisStatistics())
 
   /// No observations yet.
   public init() {}
 
   /// What was recorded so far.
-  public var snapshot: RedisStatistics {
-    lock.lock()
-    defer { lock.unlock() }
-    return current
-  }
+  public var snapshot: RedisStatistics { current.snapshot }
 
   func recordRoundTrip(seconds: Double) {
-    lock.lock()
-    current.commandSeconds.record(seconds: seconds)
-    lock.unlock()
+    current.withLock { $0.commandSeconds.record(seconds: seconds) }
   }
 
   func recordReconnect() {
-    lock.lock()
-    current.reconnects += 1
-    lock.unlock()
+    current.withLock { $0.reconnects += 1 }
   }
 
   func recordConnectionLost() {
-    lock.lock()
-    current.connectionsLost += 1
-    lock.unlock()
+    current.withLock { $0.connectionsLost += 1 }
   }
 }

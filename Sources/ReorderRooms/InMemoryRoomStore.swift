@@ -1,4 +1,4 @@
-import Synchronization
+import ReorderBasics
 
 /// A `RoomStore` in memory: backs the rooms tests and tools that need no disk.
 ///
@@ -31,7 +31,7 @@ public final class InMemoryRoomStore: RoomStore, BoardWrites, Sendable {
     var calls: [Operation: Int] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let answering: Answering
 
   /// An empty store.

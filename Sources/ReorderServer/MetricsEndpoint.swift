@@ -1,8 +1,8 @@
 import Dispatch
 import ReorderAPI
+import ReorderBasics
 import ReorderMetrics
 import ReorderTransport
-import Synchronization
 
 /// Answers `GET /metrics`, on the main port (`RoomsDriver`) or on `--metrics-listen`'s
 /// (`MetricsListener`): checks the API key with `--metrics-auth`, takes the statistics on the
@@ -17,14 +17,14 @@ final class MetricsEndpoint: Sendable {
   /// Bytes of the database files.
   let storeBytes: @Sendable () -> Int?
   /// With `--metrics-auth`, the keys a scrape must present (swapped by a reload).
-  let keys: Mutex<APIKeys?>
-  private let queue = DispatchQueue(label: "reorder-metrics")
+  let keys: Locked<APIKeys?>
+  private let queue = BackgroundQueue.make(name: "reorder-metrics")
 
   init(
     keys: APIKeys?, storeBytes: @escaping @Sendable () -> Int?, current: @escaping @Sendable () -> ServerStatistics,
     snapshot: @escaping @Sendable (@escaping @Sendable (ServerStatistics) -> Void) -> Void
   ) {
-    self.keys = Mutex(keys)
+    self.keys = Locked(keys)
     self.storeBytes = storeBytes
     self.current = current
     self.snapshot = snapshot

@@ -39,19 +39,18 @@ public struct ReloadStatistics: Sendable, Equatable {
 
 /// A value handed from another thread to a caller that waits for it (a statistics snapshot from the
 /// service thread, a board read by the store's reader).
-final class Answer<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
+final class Answer<Value: Sendable>: Sendable {
   private let done = DispatchSemaphore(value: 0)
-  private var value: Value?
+  private let value = Locked<Value?>(nil)
 
   func set(_ value: Value) {
-    lock.withLock { self.value = value }
+    self.value.withLock { $0 = value }
     done.signal()
   }
 
   /// The value, or nil when it did not come within `timeoutSeconds`.
   func wait(timeoutSeconds: Double) -> Value? {
     guard done.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
-    return lock.withLock { value }
+    return value.snapshot
   }
 }

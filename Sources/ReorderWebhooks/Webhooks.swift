@@ -2,7 +2,6 @@ import Foundation
 import ReorderBasics
 import ReorderRooms
 import ReorderTransport
-import Synchronization
 
 /// Signed webhooks (`--webhook-url`, `--webhook-secret-file`; docs/WEBHOOKS.md): events in, signed
 /// POSTs out, from a thread of their own.
@@ -17,7 +16,7 @@ public final class Webhooks: @unchecked Sendable {
   /// Where the events go.
   public let url: String
   /// What signs the events; `replaceSecret` swaps it (SIGHUP) for the attempts made after.
-  private let secret: Mutex<WebhookSecret>
+  private let secret: Locked<WebhookSecret>
   private let client: HTTPClient
   /// The events and their attempts, and the delivery thread.
   private let worker: WorkerThread<WebhookQueue>
@@ -28,7 +27,7 @@ public final class Webhooks: @unchecked Sendable {
   /// Starts the delivery thread; events go to `url`, signed with `secret`, through `client`.
   public init(url: String, secret: WebhookSecret, timing: WebhookTiming = WebhookTiming(), client: HTTPClient) {
     self.url = url
-    self.secret = Mutex(secret)
+    self.secret = Locked(secret)
     self.client = client
     self.timing = timing
     var random = SystemRandomNumberGenerator()
