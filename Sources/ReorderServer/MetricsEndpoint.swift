@@ -1,4 +1,3 @@
-import Dispatch
 import ReorderAPI
 import ReorderBasics
 import ReorderMetrics
