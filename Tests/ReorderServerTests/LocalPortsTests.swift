@@ -1,0 +1,108 @@
+import Foundation
+import ReorderBasics
+import ReorderLocal
+import ReorderRooms
+import Testing
+
+/// One node's implementations of the log and presence ports (ReorderLocal), against a receiver
+/// that records what it is handed, as the driver would be.
+@Suite("One node's log and presence ports")
+struct LocalPortsTests {
+  /// Records the answers; `onAppended` runs inside a hand-over (the driver performs the answers'
+  /// actions there, which may append again and end more batches).
+  final class Receiver: PortAnswers, @unchecked Sendable {
+    var appended: [[UInt64]] = []
+    var gone: [String] = []
+    var rosters: [(room: String, entries: [[UInt8]])] = []
+    var posted: [@Sendable () -> Void] = []
+    var onAppended: ([LogAnswer]) -> Void = { _ in }
+
+    func post(_ work: @escaping @Sendable () -> Void) { posted.append(work) }
+    func logAppended(_ answers: [LogAnswer]) {
+      appended.append(answers.map(\.append.ticket))
+      onAppended(answers)
+    }
+    func logCommitWaited(seconds: Double) {}
+    func logEntries(room: String, entries: [AppendedEntry]) {}
+    func logRangeFailed(room: String) {}
+    func logHistoryChanged(room: String, epoch: String?) {}
+    func logRoomGone(_ room: String) { gone.append(room) }
+    func logFollowEpoch(room: String) -> String? { nil }
+    func presenceReceived(room: String, node: String, payload: [UInt8]) {}
+    func rosterRead(room: String, entries: [[UInt8]]) { rosters.append((room, entries)) }
+  }
+
+  func append(_ room: String, ticket: UInt64) -> LogAppend {
+    LogAppend(room: room, epoch: "e", key: Array("k\(ticket)".utf8), node: "n", payload: [], ticket: ticket)
+  }
+
+  @Test("Appends are answered at the end of their batch, in order, with their seqs; nothing before")
+  func answersAtTheEndOfTheBatch() throws {
+    let log = LocalLog()
+    let receiver = Receiver()
+    log.receiver = receiver
+    log.perform(.follow(room: "a", after: 4))
+    log.perform(.append(append("a", ticket: 1)))
+    log.perform(.append(append("a", ticket: 2)))
+    #expect(receiver.appended.isEmpty)
+    var seqs: [UInt64] = []
+    receiver.onAppended = { answers in
+      for answer in answers { if case .success(.ordered(let seq)) = answer.result { seqs.append(seq) } }
+    }
+    log.batchEnded()
+    #expect(receiver.appended == [[1, 2]])
+    #expect(seqs == [5, 6])
+    log.batchEnded()
+    #expect(receiver.appended == [[1, 2]], "a batch with no append hands nothing over")
+  }
+
+  @Test("Appends made while answers are handed over are answered in the same loop, after them")
+  func appendsDuringTheHandOver() throws {
+    let log = LocalLog()
+    let receiver = Receiver()
+    log.receiver = receiver
+    log.perform(.follow(room: "a", after: 0))
+    receiver.onAppended = { answers in
+      // The driver performs the answers' actions here; they end a batch of their own, which must
+      // not hand anything over inside this one.
+      if answers.map(\.append.ticket) == [1] {
+        log.perform(.append(append("a", ticket: 2)))
+        log.batchEnded()
+        #expect(receiver.appended == [[1]])
+      }
+    }
+    log.perform(.append(append("a", ticket: 1)))
+    log.batchEnded()
+    #expect(receiver.appended == [[1], [2]])
+  }
+
+  @Test("A room unfollowed is gone at once, and its later appends are refused unavailable")
+  func unfollowed() throws {
+    let log = LocalLog()
+    let receiver = Receiver()
+    log.receiver = receiver
+    log.perform(.follow(room: "a", after: 0))
+    log.perform(.unfollow(room: "a"))
+    #expect(receiver.gone == ["a"])
+    var results: [Result<AppendReply, LogError>] = []
+    receiver.onAppended = { results.append(contentsOf: $0.map(\.result)) }
+    log.perform(.append(append("a", ticket: 1)))
+    log.batchEnded()
+    #expect(results == [.failure(.unavailable("the room is not open"))])
+  }
+
+  @Test("One node's presence channel has no other follower: a publish and a follow deliver nothing")
+  func presenceAlone() throws {
+    let channel = LocalPresenceChannel(node: "n")
+    let receiver = Receiver()
+    channel.receiver = receiver
+    channel.perform(.follow(room: "a"))
+    channel.perform(.rosterJoin(room: "a", session: "s1", peer: Array("{}".utf8)))
+    var message = PresenceMessage()
+    message.left = ["s0"]
+    channel.perform(.publish(room: "a", message: message))
+    channel.perform(.follow(room: "a"))
+    #expect(receiver.posted.isEmpty)
+    #expect(receiver.rosters.isEmpty)
+  }
+}
