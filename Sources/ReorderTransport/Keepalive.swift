@@ -77,7 +77,7 @@ extension WebSocketServer {
         lws_set_timeout(conn.wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
       }
     }
-    if !connections.isEmpty, !isShuttingDown {
+    if !connections.isEmpty, !windDown.isShuttingDown {
       keepalive.arm(context: loop.context) { [unowned self] in sweepKeepalive() }
     }
   }

@@ -13,7 +13,7 @@ extension WebSocketServer {
       loop.drainInbox()
       return 0
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-      return isShuttingDown ? 1 : 0  // stop accepting: refuse new sockets while shutting down
+      return windDown.isShuttingDown ? 1 : 0  // stop accepting: refuse new sockets while shutting down
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
       return confirmUpgrade(wsi, protocol: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
     case LWS_CALLBACK_HTTP:

@@ -2,6 +2,17 @@ import CLibWebSockets
 import Foundation
 import ReorderBasics
 
+/// How far a server has wound down. Service thread only.
+struct WindDown {
+  /// `shutdown` began: new sockets are refused, every websocket is closed with 1001, and the loop
+  /// stops once the last one closed (or at `shutdownTimer`).
+  var isShuttingDown = false
+  /// Set by `drain`: new upgrades are refused with 503 while the open websockets are closed.
+  var drain: Drain?
+  /// Stops the loop when the shutdown's closes take too long.
+  var shutdownTimer: LWSTimer?
+}
+
 /// A drain under way: the websockets open when it began, closed a batch per step.
 final class Drain {
   /// Connections still to close, in the order they are closed.
@@ -43,13 +54,13 @@ extension WebSocketServer {
 
   /// Service thread: `drain(overSeconds:reason:completion:)`.
   private func beginDrain(overSeconds seconds: Double, reason: String, completion: @escaping @Sendable () -> Void) {
-    guard activeDrain == nil, !isShuttingDown, let context = loop.context else {
+    guard windDown.drain == nil, !windDown.isShuttingDown, let context = loop.context else {
       completion()
       return
     }
     let steps = max(1, Int((max(0, seconds) * 1000 / Double(Self.drainStepMilliseconds)).rounded(.down)))
     let timer = LWSTimer { [unowned self] in drainStep(reason: reason) }
-    activeDrain = Drain(
+    windDown.drain = Drain(
       pending: connections.all.filter { $0.pendingClose == nil }.map(\.id), steps: steps, timer: timer,
       completion: completion)
     Log.info(
@@ -64,7 +75,7 @@ extension WebSocketServer {
   /// Service thread: closes the next batch, so that after step k of n, k/n of the connections the
   /// drain began with have been closed (those that left by themselves count as closed).
   func drainStep(reason: String) {
-    guard let drain = activeDrain, let context = loop.context else { return }
+    guard let drain = windDown.drain, let context = loop.context else { return }
     drain.stepsTaken += 1
     let due = (drain.total * drain.stepsTaken + drain.steps - 1) / drain.steps
     let batch = min(drain.pending.count, max(0, due - (drain.total - drain.pending.count)))
@@ -81,5 +92,5 @@ extension WebSocketServer {
   }
 
   /// True once a drain has begun. Service thread only.
-  public var isDraining: Bool { activeDrain != nil }
+  public var isDraining: Bool { windDown.drain != nil }
 }

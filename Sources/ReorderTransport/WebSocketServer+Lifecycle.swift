@@ -18,8 +18,8 @@ extension WebSocketServer {
 
   /// Service thread: starts the graceful close of every websocket.
   func beginShutdown(timeoutSeconds: Double) {
-    guard !isShuttingDown else { return }
-    isShuttingDown = true
+    guard !windDown.isShuttingDown else { return }
+    windDown.isShuttingDown = true
     ticks.cancel()
     writes.trimmer.cancel()
     writes.slowReaders.cancel()
@@ -37,7 +37,7 @@ extension WebSocketServer {
       Log.warn("shutdown flush timed out", ["connections": String(connections.count)])
       loop.requestStop()  // lws_context_destroy closes whatever is left
     }
-    shutdownTimer = timer
+    windDown.shutdownTimer = timer
     timer.schedule(on: loop.context!, afterMilliseconds: max(1, Int(timeoutSeconds * 1000)))
   }
 
@@ -46,7 +46,7 @@ extension WebSocketServer {
   /// a later one is moved earlier.
   public func requestTick(afterSeconds seconds: Double) {
     loop.assertServiceThread()
-    guard !isShuttingDown, let context = loop.context else { return }
+    guard !windDown.isShuttingDown, let context = loop.context else { return }
     ticks.request(afterMicroseconds: Int((max(0, seconds) * 1_000_000).rounded(.up)), on: context)
   }
 

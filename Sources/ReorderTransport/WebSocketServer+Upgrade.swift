@@ -8,10 +8,10 @@ extension WebSocketServer {
   /// Returns 0 to let the upgrade go on, 1 when a response was written instead.
   func confirmUpgrade(_ wsi: OpaquePointer, protocol name: String?) -> Int32 {
     guard name == "websocket" else { return 0 }  // h2c: lws' own
-    if isShuttingDown {
+    if windDown.isShuttingDown {
       return refuseUpgrade(wsi, status: 503, reason: "server shutting down")
     }
-    if activeDrain != nil {
+    if windDown.drain != nil {
       return refuseUpgrade(wsi, status: 503, reason: "server draining: connect to another node")
     }
     switch handler.admit(upgradeRequest(wsi)) {

@@ -20,7 +20,7 @@ extension WebSocketServer {
     if conn.ownsSocket, configuration.slowReaders.isOn, let sample = SocketBacklog.read(socket: conn.socket) {
       conn.slowReader.opened(sample)
     }
-    if isShuttingDown {
+    if windDown.isShuttingDown {
       conn.pendingClose = .init(code: CloseCode.goingAway, reason: "server shutting down")
       lws_callback_on_writable(wsi)
       return 0
@@ -111,6 +111,6 @@ extension WebSocketServer {
       handler.connectionClosed(conn.id)
       flushSoonAfterClose()
     }
-    if isShuttingDown && connections.isEmpty { loop.requestStop() }
+    if windDown.isShuttingDown && connections.isEmpty { loop.requestStop() }
   }
 }

@@ -27,7 +27,7 @@ public final class WebSocketServer: @unchecked Sendable {
   let keepalive: KeepaliveSweep
   /// The extra ticks the handler asks for.
   private(set) lazy var ticks = TickScheduler { [unowned self] in
-    guard !isShuttingDown else { return }
+    guard !windDown.isShuttingDown else { return }
     handler.transportTick()
     writes.flushSends()
   }
@@ -35,10 +35,8 @@ public final class WebSocketServer: @unchecked Sendable {
   var http = HTTPExchangeTable()
   /// Upgrades the handler accepted, until their websocket is established.
   var admittedUpgrades: [OpaquePointer: AdmittedUpgrade] = [:]
-  var isShuttingDown = false
-  /// Set by `drain`: new upgrades are refused with 503 while the open websockets are closed.
-  var activeDrain: Drain?
-  var shutdownTimer: LWSTimer?
+  /// How far the server has wound down: draining, shutting down (service thread only).
+  var windDown = WindDown()
   /// Flushes what a close sent when the close came from one of lws' timers (`flushSoonAfterClose`).
   var closeFlushTimer: LWSTimer?
   /// What `statistics` counts outside the write path: connections opened and refused, closes by
