@@ -18,9 +18,9 @@ import PackageDescription
 /// | `ReorderRooms` | CRDT, Basics; never `ReorderStore` nor `CSQLite` (*checked*) | wire protocol, room state machines, presence, limits; storage is its `RoomStore` port, answered through actions; time injected |
 /// | `ReorderAuth` | `CJWT` (the ONLY importer, *checked*) | room tokens: verify (HS256, ES256, RS256) and mint |
 /// | `ReorderRedis` | `CHiredis` (the ONLY importer, *checked*), Basics | cluster mode's Redis side: bytes and strings, no rooms' types |
-/// | `ReorderWebhooks` | Rooms, Transport, Auth, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries) and the thread that delivers it through the transport's HTTP client |
+/// | `ReorderWebhooks` | Rooms, Transport, Auth, Metrics, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries), the thread that delivers it through the transport's HTTP client, and their `/metrics` series |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
-/// | `ReorderCluster` | Rooms, Redis, Webhooks, API, Basics | the rooms' ports over Redis: the log and presence ports (`ClusterAdapter`, its threads), `RoomStore` and `BoardWrites` (`RedisRoomStorage`), the board list (`ClusterBoardList` over the summaries); answers go back through `PortAnswers` |
+/// | `ReorderCluster` | Rooms, Redis, Webhooks, API, Metrics, Basics | the rooms' ports over Redis: the log and presence ports (`ClusterAdapter`, its threads), `RoomStore` and `BoardWrites` (`RedisRoomStorage`), the board list (`ClusterBoardList` over the summaries); answers go back through `PortAnswers`; its `/metrics` series |
 /// | `ReorderLocal` | Rooms, Store, API, Basics | the rooms' ports on one node: the log (`LocalLog`), presence (`LocalPresenceChannel`), `RoomStore`, `BoardWrites` and `BoardDirectory` over SQLite (`StoreRoomStorage`), the board list (`StoreBoardList`) |
 /// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API: its handlers (`APIHandlers`, reaching the rooms through their host, `APIHost`), routes, request bodies, keys, rate limits, problem answers, waiting requests and request metrics |
 /// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, Local, API | composes them from one configuration: the driver runs the rooms on the service thread through the ports (`LogPort`, `PresencePort`, `RoomStore`, `BoardWrites`), implemented by Local or Cluster; the API's host, configuration, metrics |
@@ -82,10 +82,13 @@ let package = Package(
     .target(name: "ReorderAPI", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderMetrics", "ReorderBasics"]),
     .target(
       name: "ReorderCluster",
-      dependencies: ["ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderAPI", "ReorderBasics"]),
+      dependencies: [
+        "ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderAPI", "ReorderMetrics", "ReorderBasics",
+      ]),
     .target(name: "ReorderLocal", dependencies: ["ReorderRooms", "ReorderStore", "ReorderAPI", "ReorderBasics"]),
     .target(
-      name: "ReorderWebhooks", dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderBasics"]),
+      name: "ReorderWebhooks",
+      dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderMetrics", "ReorderBasics"]),
     .target(name: "ReorderMetrics", dependencies: ["ReorderBasics"]),
     .target(name: "ReorderLoad", dependencies: ["ReorderTransport", "ReorderBasics", "CEpoll"]),
     .target(name: "ReorderAuth", dependencies: ["CJWT"]),

@@ -55,9 +55,9 @@ ReorderStore: CSQLite ReorderBasics
 ReorderRooms: ReorderCRDT ReorderBasics
 ReorderAuth: CJWT
 ReorderRedis: CHiredis ReorderBasics
-ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderBasics
+ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderMetrics ReorderBasics
 ReorderMetrics: ReorderBasics
-ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderAPI ReorderBasics
+ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderAPI ReorderMetrics ReorderBasics
 ReorderLocal: ReorderRooms ReorderStore ReorderAPI ReorderBasics
 ReorderAPI: ReorderRooms ReorderTransport ReorderMetrics ReorderBasics
 ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster ReorderLocal ReorderAPI

@@ -1,8 +1,7 @@
 import ReorderBasics
 import ReorderCluster
 import ReorderMetrics
-import ReorderRedis
-import ReorderStore
+import ReorderWebhooks
 
 extension MetricsText {
   /// The whole exposition for `statistics`, `process` and the data directory's size. Every
@@ -48,15 +47,7 @@ extension MetricsText {
     if let storeBytes {
       m.family("reorder_store_bytes", "gauge", "Bytes of the database files on disk.", [([], Double(storeBytes))])
     }
-    m.family(
-      "reorder_webhook_deliveries_total", "counter",
-      "Webhook events by outcome: delivered (2xx), retried (an attempt failed, another follows), failed (the "
-        + "last attempt failed), dropped (the queue was full), merged (folded into a later board.changed).",
-      statistics.webhooks.results.map { ([("result", $0.result)], Double($0.count)) })
-    m.webhookAttempts(statistics.webhooks.attemptSeconds)
-    m.family(
-      "reorder_webhook_queue_events", "gauge", "Webhook events waiting (for their turn or a retry) or in flight.",
-      [([], Double(statistics.webhooks.queued))])
+    m.webhooks(statistics.webhooks)
     m.family(
       "reorder_auth_failures_total", "counter", "Room tokens refused, by reason.",
       r.authFailures.sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
@@ -72,19 +63,5 @@ extension MetricsText {
     if let cluster = statistics.cluster { m.cluster(cluster) }
     m.process(process)
     return m.text
-  }
-
-  /// Cluster mode's series: Redis round trips, reconnects, and each followed room's lag.
-  mutating func cluster(_ c: ClusterStatistics) {
-    histogram(
-      "reorder_redis_command_seconds", "Redis round trips (a pipeline is one), blocking reads excluded.",
-      c.redis.commandSeconds)
-    family(
-      "reorder_redis_reconnects_total", "counter", "Redis connections made again after one was lost.",
-      [([], Double(c.redis.reconnects))])
-    family(
-      "reorder_redis_stream_lag_ops", "gauge",
-      "Per followed room: ops in its Redis log this node has not applied yet (as of the last read of the log's seq).",
-      c.streamLag.sorted { $0.key < $1.key }.map { ([("room", $0.key)], Double($0.value)) })
   }
 }
