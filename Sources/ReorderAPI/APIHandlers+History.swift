@@ -26,11 +26,8 @@ extension APIHandlers {
       guard case .success(let names) = names, names.contains(name) else {
         return responder.respond(APIRoutes.Problem(404, "not found", "no board named \(name)").response)
       }
-      HistoryPage.read(room: name, before: asked, limit: limit, on: storage) { result in
-        switch result {
-        case .failure(let error): responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
-        case .success(let page): Self.respondHistory(name, page, responder)
-        }
+      HistoryPage.read(room: name, before: asked, limit: limit, on: storage) {
+        Self.respondHistory(name, $0, responder)
       }
     }
   }
@@ -50,11 +47,18 @@ extension APIHandlers {
     _ name: String, _ found: LoggedHistory, before: UInt64?, limit: Int, _ responder: HTTPResponder
   ) {
     guard case .page(.gone) = found, let before else { return Self.respondHistory(name, found, responder) }
-    registry.historyLoad(room: name).historyPage(before: before, limit: limit, on: storage) { result in
-      switch result {
-      case .failure(let error): responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
-      case .success(let page): Self.respondHistory(name, page, responder)
-      }
+    registry.historyLoad(room: name).historyPage(before: before, limit: limit, on: storage) {
+      Self.respondHistory(name, $0, responder)
+    }
+  }
+
+  /// A page read from storage, or 503 when the read failed.
+  private static func respondHistory(
+    _ name: String, _ read: Result<HistoryPage, RoomStoreError>, _ responder: HTTPResponder
+  ) {
+    switch read {
+    case .failure(let error): responder.respond(APIRoutes.Problem(503, "storage unavailable", "\(error)").response)
+    case .success(let page): respondHistory(name, page, responder)
     }
   }
 

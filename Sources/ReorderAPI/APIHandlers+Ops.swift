@@ -34,8 +34,8 @@ extension APIHandlers {
     completeOps(waiting.room, results, waiting.responder)
   }
 
-  /// Answers `{"results":[…]}`. A re-sent id's result whose op the room no longer keeps in memory
-  /// gets it from storage, one read each.
+  /// Answers `{"results":[…]}`. A re-sent id's result whose op is outside the room's memory gets
+  /// it from storage, one read each.
   private func completeOps(_ name: String, _ results: [APIOpResult], _ responder: HTTPResponder) {
     guard let index = results.firstIndex(where: { if case .applied(_, _, nil) = $0 { true } else { false } }),
       case .applied(let id, let seq, _) = results[index]
@@ -45,7 +45,7 @@ extension APIHandlers {
     storage.entries(room: name, after: seq - 1, limit: 1) { [weak self] read in
       self?.host?.post { [weak self] in
         var results = results
-        // An entry the store no longer keeps (beyond --history-ops) answers op null.
+        // An entry trimmed from the store (beyond --history-ops) answers op null.
         let entry = (try? read.get())?.first.flatMap { $0.seq == seq ? $0 : nil }
         let record = entry.flatMap { try? OpRecord(payload: $0.payload) }
         results[index] = .applied(id: id, seq: seq, op: record?.resolved ?? .null)

@@ -32,16 +32,22 @@ struct LocalPortsTests {
     func rosterRead(room: String, entries: [[UInt8]]) { rosters.append((room, entries)) }
   }
 
+  /// A log answering to a fresh receiver, following room `a` from `after`.
+  func log(following after: UInt64) -> (LocalLog, Receiver) {
+    let log = LocalLog()
+    let receiver = Receiver()
+    log.receiver = receiver
+    log.perform(.follow(room: "a", after: after))
+    return (log, receiver)
+  }
+
   func append(_ room: String, ticket: UInt64) -> LogAppend {
     LogAppend(room: room, epoch: "e", key: Array("k\(ticket)".utf8), node: "n", payload: [], ticket: ticket)
   }
 
   @Test("Appends are answered at the end of their batch, in order, with their seqs; nothing before")
   func answersAtTheEndOfTheBatch() throws {
-    let log = LocalLog()
-    let receiver = Receiver()
-    log.receiver = receiver
-    log.perform(.follow(room: "a", after: 4))
+    let (log, receiver) = self.log(following: 4)
     log.perform(.append(append("a", ticket: 1)))
     log.perform(.append(append("a", ticket: 2)))
     #expect(receiver.appended.isEmpty)
@@ -58,10 +64,7 @@ struct LocalPortsTests {
 
   @Test("Appends made while answers are handed over are answered in the same loop, after them")
   func appendsDuringTheHandOver() throws {
-    let log = LocalLog()
-    let receiver = Receiver()
-    log.receiver = receiver
-    log.perform(.follow(room: "a", after: 0))
+    let (log, receiver) = self.log(following: 0)
     receiver.onAppended = { answers in
       // The driver performs the answers' actions here; they end a batch of their own, which must
       // not hand anything over inside this one.
@@ -78,10 +81,7 @@ struct LocalPortsTests {
 
   @Test("A room unfollowed is gone at once, and its later appends are refused unavailable")
   func unfollowed() throws {
-    let log = LocalLog()
-    let receiver = Receiver()
-    log.receiver = receiver
-    log.perform(.follow(room: "a", after: 0))
+    let (log, receiver) = self.log(following: 0)
     log.perform(.unfollow(room: "a"))
     #expect(receiver.gone == ["a"])
     var results: [Result<AppendReply, LogError>] = []
