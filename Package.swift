@@ -21,7 +21,7 @@ import PackageDescription
 /// | `ReorderWebhooks` | Rooms, Transport, Auth, Metrics, Basics | signed webhooks: the pure `WebhookQueue` (debounce, order, retries), the thread that delivers it through the transport's HTTP client, and their `/metrics` series |
 /// | `ReorderMetrics` | Basics | the Prometheus text format (`MetricsText`) and the process collector (`ProcessFigures`) |
 /// | `ReorderCluster` | Rooms, Redis, Webhooks, API, Metrics, Basics | the rooms' ports over Redis: the log and presence ports (`ClusterAdapter`, its threads), `RoomStore` and `BoardWrites` (`RedisRoomStorage`), the board list (`ClusterBoardList` over the summaries); answers go back through `PortAnswers`; its `/metrics` series |
-/// | `ReorderLocal` | Rooms, Store, API, Basics | the rooms' ports on one node: the log (`LocalLog`), presence (`LocalPresenceChannel`), `RoomStore`, `BoardWrites` and `BoardDirectory` over SQLite (`StoreRoomStorage`), the board list (`StoreBoardList`) |
+/// | `ReorderLocal` | Rooms, Store, Webhooks, API, Basics | the rooms' ports on one node: the log (`LocalLog`: ordering, the records' group commit, their summaries and `board.changed`), presence (`LocalPresenceChannel`), `RoomStore`, `BoardWrites` and `BoardDirectory` over SQLite (`StoreRoomStorage`), the board list (`StoreBoardList`) |
 /// | `ReorderAPI` | Rooms, Transport, Metrics, Basics | the HTTP API: its handlers (`APIHandlers`, reaching the rooms through their host, `APIHost`), routes, request bodies, keys, rate limits, problem answers, waiting requests and request metrics |
 /// | `ReorderServer` | Transport, Rooms, Store, CRDT, Basics, Auth, Redis, Webhooks, Metrics, Cluster, Local, API | composes them from one configuration: the driver runs the rooms on the service thread through the ports (`LogPort`, `PresencePort`, `RoomStore`, `BoardWrites`), implemented by Local or Cluster; the API's host, configuration, metrics |
 /// | `ReorderLoad` | Transport, Basics, `CEpoll` (the ONLY importer, *checked*) | the load tool (its own epoll websocket client, or lws' from Transport) |
@@ -85,7 +85,9 @@ let package = Package(
       dependencies: [
         "ReorderRooms", "ReorderRedis", "ReorderWebhooks", "ReorderAPI", "ReorderMetrics", "ReorderBasics",
       ]),
-    .target(name: "ReorderLocal", dependencies: ["ReorderRooms", "ReorderStore", "ReorderAPI", "ReorderBasics"]),
+    .target(
+      name: "ReorderLocal",
+      dependencies: ["ReorderRooms", "ReorderStore", "ReorderWebhooks", "ReorderAPI", "ReorderBasics"]),
     .target(
       name: "ReorderWebhooks",
       dependencies: ["ReorderRooms", "ReorderTransport", "ReorderAuth", "ReorderMetrics", "ReorderBasics"]),

@@ -58,7 +58,7 @@ ReorderRedis: CHiredis ReorderBasics
 ReorderWebhooks: ReorderRooms ReorderTransport ReorderAuth ReorderMetrics ReorderBasics
 ReorderMetrics: ReorderBasics
 ReorderCluster: ReorderRooms ReorderRedis ReorderWebhooks ReorderAPI ReorderMetrics ReorderBasics
-ReorderLocal: ReorderRooms ReorderStore ReorderAPI ReorderBasics
+ReorderLocal: ReorderRooms ReorderStore ReorderWebhooks ReorderAPI ReorderBasics
 ReorderAPI: ReorderRooms ReorderTransport ReorderMetrics ReorderBasics
 ReorderServer: ReorderTransport ReorderRooms ReorderStore ReorderCRDT ReorderBasics ReorderAuth ReorderRedis ReorderWebhooks ReorderMetrics ReorderCluster ReorderLocal ReorderAPI
 ReorderLoad: ReorderTransport ReorderBasics CEpoll

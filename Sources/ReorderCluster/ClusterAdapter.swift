@@ -128,6 +128,12 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
     }
   }
 
+  /// Never called: the shared log answers an append once the op is stored (`.applied`, `.known`),
+  /// never `.ordered`, so no room has a record of its own to keep.
+  public func record(room: String, entries: [LogEntry]) {
+    assertionFailure("the shared log answers no append .ordered: room \(room) has nothing to record")
+  }
+
   /// Appends go out as the appender's pipeline takes them, not per batch of actions.
   public func batchEnded() {}
 

@@ -9,8 +9,8 @@ import ReorderRooms
 /// run on a queue of this adapter with a connection of its own, never the service thread. A
 /// snapshot is written only by the holder of the room's lease (`reorder_lease_acquire`, `SET NX
 /// PX`, which renews it for its holder, so each snapshot renews it), which then trims the log and
-/// the op ids below the windows before the snapshot. Ops are never appended through this port in
-/// cluster mode: they go to the shared log through `ClusterAppender`.
+/// the op ids below the windows before the snapshot. It appends no ops (it is no `RoomLogStore`):
+/// they go to the shared log through `ClusterAppender`.
 public final class RedisRoomStorage: RoomStore, BoardWrites, @unchecked Sendable {
   /// The log's records hold the maker's view of each op: every replica resolves them.
   public static let keepsResolvedOps = false
@@ -80,14 +80,6 @@ public final class RedisRoomStorage: RoomStore, BoardWrites, @unchecked Sendable
 
   private func epoch(room: String) throws(RoomStoreError) -> String? {
     try call { (redis) throws(RedisError) in try redis.meta(room: room).epoch }
-  }
-
-  public func append(
-    room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void
-  ) {
-    // Cluster mode's rooms append through the shared log (`.log(.append)`), never here; a
-    // writer that bypassed the log would fork the room's history.
-    completion(.failure(.unavailable("cluster mode appends through the shared log only")))
   }
 
   public func saveSnapshot(

@@ -1,9 +1,12 @@
+import ReorderBasics
 import ReorderRooms
+import ReorderWebhooks
 
 /// One node's log: the local implementation of the log port (the other is `ClusterAdapter`, over
-/// Redis). A `LocalSequencer` orders each append at once; the room applies it and stores its
-/// resolved record through the store's group commit (`.persist`), and its `applied` goes out once
-/// that is durable. Service thread only.
+/// Redis). A `LocalSequencer` orders each append at once; the room applies it and hands back its
+/// resolved record (`record(room:entries:)`), which goes to the store's group commit; its
+/// `applied` goes out once that is durable. With each write of a room the board list's summary is
+/// saved, and once it is durable `board.changed` goes to the webhooks. Service thread only.
 ///
 /// Answers are held and handed over at the end of the batch of actions that made them
 /// (`batchEnded()`), in the order the appends were made: every room applies its ops in seq order,
@@ -17,9 +20,18 @@ public final class LocalLog: LogPort {
   private var answering = false
   /// Where answers go (the driver, which owns this log).
   public weak var receiver: (any PortAnswers)?
+  /// Where the records go.
+  private let store: any RoomLogStore
+  /// Where each write's board summary is saved, when the store keeps the board list's.
+  private let directory: (any BoardDirectory)?
+  /// Hears of every durable write (`board.changed`), when webhooks are on.
+  public var webhooks: Webhooks?
 
-  /// A log that orders no room yet.
-  public init() {}
+  /// A log that orders no room yet, keeping its records in `store`.
+  public init(store: any RoomLogStore, directory: (any BoardDirectory)? = nil) {
+    self.store = store
+    self.directory = directory
+  }
 
   /// Appends are answered at the end of the batch; a room unfollowed (unloaded or dropped) is gone
   /// at once.
@@ -35,6 +47,39 @@ public final class LocalLog: LogPort {
     case .readRange:
       // Nothing is ever ahead of a room here: it applies each answer at once.
       break
+    }
+  }
+
+  public func record(room: String, entries: [LogEntry]) {
+    guard let receiver, let first = entries.first, let last = entries.last else { return }
+    let received = MonotonicClock.now()
+    // A board the API replaced or deleted meanwhile has another epoch: the answer of a write of
+    // its old history concerns nobody any more.
+    let epoch = receiver.logEpoch(room: room)
+    let webhooks = self.webhooks
+    store.append(room: room, entries: entries) { [weak receiver] result in
+      // Read on the store's thread: the records' headers are parsed off the service thread.
+      let actors = webhooks != nil ? OpActor.distinct(in: entries) : []
+      receiver?.post { [weak receiver] in
+        guard let receiver, receiver.logEpoch(room: room) == epoch else { return }
+        switch result {
+        case .success(let seq):
+          receiver.logCommitWaited(seconds: MonotonicClock.now() - received)
+          receiver.logDurable(room: room, upTo: seq)
+          webhooks?.boardChanged(room: room, epoch: epoch ?? "", fromSeq: first.seq, toSeq: seq, actors: actors)
+        case .failure(let error):
+          Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
+          // A full disk rebuilds the room and rejects its ops not stored; another failure drops it.
+          // Either way none of its pending ops will be stored, and its API requests end (503).
+          receiver.logWriteFailed(room: room, error: error)
+        }
+      }
+    }
+    if let directory, let summary = receiver.logSummary(room: room) {
+      directory.saveSummary(
+        room: room,
+        summary: BoardSummary(epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),
+        updatedMilliseconds: nil)
     }
   }
 

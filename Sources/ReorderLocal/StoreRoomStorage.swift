@@ -3,13 +3,14 @@ import ReorderBasics
 import ReorderRooms
 import ReorderStore
 
-/// The rooms' storage port (`RoomStore`) over the SQLite store.
+/// The rooms' storage port over the SQLite store: a `RoomLogStore`, whose appends one node's
+/// `LocalLog` makes.
 ///
 /// Appends and snapshots go to the store's writer thread (group commit) and answer from there;
 /// reads (loads, catch-up, room names) run one at a time on a reader queue of this adapter with the
 /// store's read connection, which never waits for the writer. No call blocks its caller, so the
 /// service thread never waits for the disk.
-public final class StoreRoomStorage: RoomStore, @unchecked Sendable {
+public final class StoreRoomStorage: RoomLogStore, @unchecked Sendable {
   /// Records hold their resolved op, snapshots their board JSON.
   public static let keepsResolvedOps = true
   /// The store it reads and writes.

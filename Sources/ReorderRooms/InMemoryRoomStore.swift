@@ -1,12 +1,12 @@
 import ReorderBasics
 
-/// A `RoomStore` in memory: backs the rooms tests and tools that need no disk.
+/// A `RoomLogStore` in memory: backs the rooms tests and tools that need no disk.
 ///
 /// It answers either at once, inside the call (`.immediately`), or only when told
 /// (`.onDemand`: `answerPending()`), so tests can drive both orders a real store can produce:
 /// an answer before the call returns and one much later, with joins and frames arriving meanwhile.
 /// Failures can be injected per operation. Thread-safe.
-public final class InMemoryRoomStore: RoomStore, BoardWrites, Sendable {
+public final class InMemoryRoomStore: RoomLogStore, BoardWrites, Sendable {
   /// It keeps what it is given, as one node's store does.
   public static let keepsResolvedOps = true
 

@@ -24,8 +24,9 @@ public enum RoomAction: Sendable {
   case send(ConnectionHandle, [UInt8], FramePriority)
   /// Send the same text frame to several connections.
   case broadcast([ConnectionHandle], [UInt8], FramePriority)
-  /// Append these ops of `room` to the store; when durable, call `RoomRegistry.durable(room:upTo:)`,
-  /// when it failed, `RoomRegistry.fail(room:reason:)`.
+  /// Keep these records of `room`: ops its log answered `.ordered`, resolved (`LogPort.record`);
+  /// when durable, call `RoomRegistry.durable(room:upTo:)`, when the write failed,
+  /// `RoomRegistry.writeFailed(room:error:)`.
   case persist(room: String, ops: [LogEntry])
   /// Save a snapshot of `room` (asynchronously, after the ops before it).
   case snapshot(room: String, snapshot: RoomSnapshot)

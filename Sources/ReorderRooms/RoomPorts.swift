@@ -10,6 +10,13 @@ public protocol LogPort: AnyObject {
   var receiver: (any PortAnswers)? { get set }
   /// Queues one action; never waits.
   func perform(_ action: LogAction)
+  /// Keeps the records of ops this log answered `.ordered`, as their room resolved them
+  /// (`RoomAction.persist`), in seq order; the driver hands over each room's records of a batch in
+  /// one call, before the room's next snapshot. Answers `logDurable` once they are durable, or
+  /// `logWriteFailed`. Only a log that orders before it stores answers `.ordered` (one node's,
+  /// into its `RoomLogStore`); the shared log stores each op before it answers, so no room hands
+  /// it a record.
+  func record(room: String, entries: [LogEntry])
   /// The driver has performed a whole batch of the registry's actions: answers held for the end of
   /// a batch are handed over now, in the order their appends were made (one node answers its
   /// appends here, so that the writes a batch of answers leads to reach the store together).
@@ -36,6 +43,15 @@ public protocol PortAnswers: AnyObject, Sendable {
   func logAppended(_ answers: [LogAnswer])
   /// An append waited `seconds` for its log (`reorder_op_commit_seconds`).
   func logCommitWaited(seconds: Double)
+  /// `room`'s records (`LogPort.record`) are durable up to `seq` (`RoomRegistry.durable`).
+  func logDurable(room: String, upTo seq: UInt64)
+  /// A write of `room`'s records failed (`RoomRegistry.writeFailed`).
+  func logWriteFailed(room: String, error: RoomStoreError)
+  /// The epoch of `room` as loaded here, nil when it is not loaded: an answer to a write of another
+  /// history of the room (replaced or deleted meanwhile) concerns nobody.
+  func logEpoch(room: String) -> String?
+  /// The figures of a loaded room for the board list (`RoomRegistry.summary`).
+  func logSummary(room: String) -> BoardSummary?
   /// Entries of `room`'s log arrived, from following it or from a read (`RoomRegistry.logged`).
   func logEntries(room: String, entries: [AppendedEntry])
   /// A read of a gap in `room`'s log failed (`RoomRegistry.rangeFailed`).

@@ -123,8 +123,10 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// Every call answers through its completion, exactly once, on any thread, possibly before the
 /// call returns: the rooms' thread never waits for storage. The rooms never call a store
-/// themselves; they return `RoomAction`s (`.load`, `.persist`, `.snapshot`, `.read`) and the driver
-/// calls the store and hands the answers back (`RoomRegistry.loaded`, `durable`, `fail`, `read`).
+/// themselves; they return `RoomAction`s (`.load`, `.snapshot`, `.read`) and the driver calls the
+/// store and hands the answers back (`RoomRegistry.loaded`, `writeFailed`, `read`). The ops
+/// themselves are written by the rooms' log (`LogPort`): one node's into a `RoomLogStore`, a
+/// cluster's into the shared log.
 ///
 /// After a failed write (append or snapshot) of a room, a store stores no later write of that room
 /// until `reopen(room:)`: the rooms drop a room whose write failed, or rebuild it from storage when
@@ -144,11 +146,6 @@ public protocol RoomStore: AnyObject, Sendable {
   /// queued before the call (a room unloaded with its final snapshot still queued reloads from it).
   func load(
     room: String, remembering: Int, completion: @escaping @Sendable (Result<RoomHistory, RoomStoreError>) -> Void)
-  /// Appends ops of `room` (seqs increasing, following the stored ones). Answers once they are
-  /// durable with the room's highest durable seq, or with the error (none of them acknowledged).
-  /// The answers of one room's appends come in append order.
-  func append(
-    room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void)
   /// Saves a snapshot of `room` at `seq`, after the appends queued before it.
   func saveSnapshot(
     room: String, snapshot: RoomSnapshot, completion: @escaping @Sendable (Result<Void, RoomStoreError>) -> Void)
@@ -171,6 +168,17 @@ public protocol RoomStore: AnyObject, Sendable {
   /// taken again if a failed one had stopped them. Called on the rooms' thread, so it orders after
   /// every write of the instance dropped before it and before every write of the next one.
   func reopen(room: String)
+}
+
+/// A `RoomStore` that a node's own log keeps its rooms' ops in: one node's (SQLite, or in memory for
+/// tests), written by `LocalLog` with the resolved record of each op (`RoomAction.persist`). A
+/// cluster's storage is a plain `RoomStore`: the shared log keeps the ops itself.
+public protocol RoomLogStore: RoomStore {
+  /// Appends ops of `room` (seqs increasing, following the stored ones). Answers once they are
+  /// durable with the room's highest durable seq, or with the error (none of them acknowledged).
+  /// The answers of one room's appends come in append order.
+  func append(
+    room: String, entries: [LogEntry], completion: @escaping @Sendable (Result<UInt64, RoomStoreError>) -> Void)
 }
 
 extension RoomStore {

@@ -80,7 +80,7 @@ public final class ReorderService: @unchecked Sendable {
     identity = try NodeIdentity.resolve(given: configuration.nodeID, dataDirectory: dataDirectory)
     let storage: any RoomStore
     let boardWrites: any BoardWrites
-    var boardDirectory: (any BoardDirectory)?
+    var localLog: LocalLog?
     let log: any LogPort
     let presence: any PresencePort
     let boardList: any BoardList
@@ -108,9 +108,11 @@ public final class ReorderService: @unchecked Sendable {
       store = opened
       cluster = nil
       let local = StoreRoomStorage(store: opened)
-      (storage, boardWrites, boardDirectory) = (local, local, local)
+      let records = LocalLog(store: local, directory: local)
+      localLog = records
+      (storage, boardWrites) = (local, local)
       (log, presence, boardList) = (
-        LocalLog(), LocalPresenceChannel(node: node.node), StoreBoardList(local, boards: boardFactory)
+        records, LocalPresenceChannel(node: node.node), StoreBoardList(local, boards: boardFactory)
       )
     }
     registry = RoomRegistry(
@@ -124,7 +126,6 @@ public final class ReorderService: @unchecked Sendable {
     driver.redisHealth = cluster?.health
     driver.api.boardWrites = boardWrites
     driver.api.boardList = boardList
-    driver.directory = boardDirectory
     do {
       transport = try makeTransport(configuration.transportConfiguration, driver)
     } catch {
@@ -178,7 +179,9 @@ public final class ReorderService: @unchecked Sendable {
       throw error
     }
     driver.webhooks = webhooks
-    // In cluster mode `board.changed` comes from the lease holder's applied log (docs/CLUSTER.md).
+    // `board.changed` comes from the log: one node's durable writes, or in cluster mode the lease
+    // holder's applied log (docs/CLUSTER.md).
+    localLog?.webhooks = webhooks
     cluster?.summaries.webhooks = webhooks
   }
 

@@ -18,6 +18,14 @@ extension RoomsDriver: PortAnswers {
 
   func logCommitWaited(seconds: Double) { recordDurable(seconds: seconds) }
 
+  func logDurable(room: String, upTo seq: UInt64) { perform(registry.durable(room: room, upTo: seq)) }
+
+  func logWriteFailed(room: String, error: RoomStoreError) { perform(registry.writeFailed(room: room, error: error)) }
+
+  func logEpoch(room: String) -> String? { registry.epoch(room: room) }
+
+  func logSummary(room: String) -> BoardSummary? { registry.summary(room: room) }
+
   func logEntries(room: String, entries: [AppendedEntry]) {
     let now = MonotonicClock.now()
     reportingChanges(of: [room]) { perform(registry.logged(room: room, entries: entries, now: now)) }

@@ -28,13 +28,11 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let startedAt = MonotonicClock.now()
   /// Answers `/metrics` on this port; nil when `--metrics-listen` serves it elsewhere (404 here).
   var metrics: MetricsEndpoint?
-  /// Hears of every durable append (`board.changed`), when webhooks are on.
+  /// Hears of boards the API creates and deletes, when webhooks are on (each log reports the
+  /// changes it makes durable).
   var webhooks: Webhooks?
   /// The HTTP API (`/api/v1`): its handlers reach the rooms through this driver (`APIHost`).
   let api: APIHandlers
-  /// Where each append's board summary is saved for the list, when the storage keeps summaries
-  /// (one node's SQLite; a cluster's lease holders write Redis' through `ClusterSummaries`).
-  var directory: (any BoardDirectory)?
   /// Reloads by result (`ReorderService.reload()`); service thread.
   var reloads = ReloadStatistics()
   /// Decides upgrades and counts connections per address.
@@ -44,9 +42,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let releaser = BackgroundQueue.make(name: "reorder-release")
   /// What each open websocket was admitted as.
   var admissions: [ConnectionID: Admission] = [:]
-  /// Per append: from the frames that made the ops (the pass that received them) to the service
-  /// thread learning they are durable, i.e. what an op waits before its `applied` goes out; in
-  /// cluster mode from the op's `.append` to its reply (`ClusterAdapter`). Service thread only.
+  /// Per write, as the log reports it (`logCommitWaited`): one node's from its records reaching
+  /// the log to the service thread learning they are durable, i.e. what an op waits before its
+  /// `applied` goes out; a cluster's from the op's `.append` to its reply (`ClusterAdapter`).
+  /// Service thread only.
   private(set) var durableLatency = LatencyBuckets()
 
   /// Counts one append's wait for durability (`durableLatency`).
@@ -147,7 +146,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Ticks are asked for at multiples of at most this many seconds (see `requestTick(due:now:)`).
   static let extraTickGrid = 0.005
 
-  /// Performs actions; persists of one batch are grouped into one store append per room.
+  /// Performs actions; the records (`.persist`) of one batch go to the log as one call per room.
   func perform(_ actions: [RoomAction]) {
     guard !actions.isEmpty else { return }
     var persists: [(room: String, ops: [LogEntry])] = []
@@ -225,45 +224,10 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
     requestTick(due: registry.takeNewDeadline(), now: now)
   }
 
+  /// Hands each room's records of the batch so far to the log, one call per room.
   private func flush(_ persists: inout [(room: String, ops: [LogEntry])]) {
-    for (room, ops) in persists { append(room: room, ops: ops) }
+    for (room, ops) in persists { log.record(room: room, entries: ops) }
     persists.removeAll()
-  }
-
-  /// Appends to the store; the `applied` frames go out from the service thread once durable.
-  func append(room: String, ops: [LogEntry]) {
-    let received = MonotonicClock.now()
-    // A board the API replaced or deleted meanwhile has another epoch: the answers of appends of
-    // its old history concern nobody any more.
-    let epoch = registry.epoch(room: room) ?? ""
-    let hooked = webhooks != nil
-    storage.append(room: room, entries: ops) { [weak self] result in
-      // Read on the store's thread: the records' headers are parsed off the service thread.
-      let actors = hooked ? OpActor.distinct(in: ops) : []
-      self?.transport?.post { [weak self] in
-        guard let self, self.registry.epoch(room: room) == epoch else { return }
-        switch result {
-        case .success(let seq):
-          self.durableLatency.record(seconds: MonotonicClock.now() - received)
-          self.perform(self.registry.durable(room: room, upTo: seq))
-          if let webhooks = self.webhooks, let first = ops.first {
-            webhooks.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq, actors: actors)
-          }
-        case .failure(let error):
-          Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
-          // A full disk rebuilds the room and rejects its ops not stored; another failure drops it.
-          // Either way none of its pending ops will be stored, and its API requests end (503).
-          self.perform(self.registry.writeFailed(room: room, error: error))
-        }
-      }
-    }
-    if let summary = registry.summary(room: room), let last = ops.last {
-      directory?.saveSummary(
-        room: room,
-        summary: BoardSummary(
-          epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),
-        updatedMilliseconds: nil)
-    }
   }
 
   static func priority(_ p: FramePriority) -> SendPriority {

@@ -23,8 +23,9 @@ struct APIWithoutDirectoryTests {
         origins: try OriginPolicy(list: "", secure: false), maxConnectionsPerAddress: 10, handshakesPerSecond: 100,
         trustedProxies: []))
     let registry = RoomRegistry(limits: RoomLimits(), boards: CRDTRoomBoard.factory)
+    let storage = InMemoryRoomStore()
     let driver = RoomsDriver(
-      registry: registry, storage: InMemoryRoomStore(), log: LocalLog(),
+      registry: registry, storage: storage, log: LocalLog(store: storage),
       presence: LocalPresenceChannel(node: registry.roomNode.node), admission: admission)
     driver.api.apiKeys = try APIKeys(file: keyFile)
     let head = HTTPRequestHead(

@@ -16,13 +16,28 @@ struct LocalPortsTests {
     var rosters: [(room: String, entries: [[UInt8]])] = []
     var posted: [@Sendable () -> Void] = []
     var onAppended: ([LogAnswer]) -> Void = { _ in }
+    var durable: [(room: String, seq: UInt64)] = []
+    var failed: [(room: String, error: RoomStoreError)] = []
+    var commitWaits = 0
+    /// The loaded rooms' epochs (`logEpoch`).
+    var epochs: [String: String] = ["a": "e1"]
 
     func post(_ work: @escaping @Sendable () -> Void) { posted.append(work) }
     func logAppended(_ answers: [LogAnswer]) {
       appended.append(answers.map(\.append.ticket))
       onAppended(answers)
     }
-    func logCommitWaited(seconds: Double) {}
+    func logCommitWaited(seconds: Double) { commitWaits += 1 }
+    func logDurable(room: String, upTo seq: UInt64) { durable.append((room, seq)) }
+    func logWriteFailed(room: String, error: RoomStoreError) { failed.append((room, error)) }
+    func logEpoch(room: String) -> String? { epochs[room] }
+    func logSummary(room: String) -> BoardSummary? { nil }
+    /// Runs the work posted so far, as the service thread would.
+    func runPosted() {
+      let work = posted
+      posted.removeAll()
+      for item in work { item() }
+    }
     func logEntries(room: String, entries: [AppendedEntry]) {}
     func logRangeFailed(room: String) {}
     func logHistoryChanged(room: String, epoch: String?) {}
@@ -32,9 +47,9 @@ struct LocalPortsTests {
     func rosterRead(room: String, entries: [[UInt8]]) { rosters.append((room, entries)) }
   }
 
-  /// A log answering to a fresh receiver, following room `a` from `after`.
-  func log(following after: UInt64) -> (LocalLog, Receiver) {
-    let log = LocalLog()
+  /// A log over `store` answering to a fresh receiver, following room `a` from `after`.
+  func log(following after: UInt64, store: InMemoryRoomStore = InMemoryRoomStore()) -> (LocalLog, Receiver) {
+    let log = LocalLog(store: store)
     let receiver = Receiver()
     log.receiver = receiver
     log.perform(.follow(room: "a", after: after))
@@ -89,6 +104,54 @@ struct LocalPortsTests {
     log.perform(.append(append("a", ticket: 1)))
     log.batchEnded()
     #expect(results == [.failure(.unavailable("the room is not open"))])
+  }
+
+  func records(_ seqs: ClosedRange<UInt64>) -> [LogEntry] {
+    seqs.map { LogEntry(seq: $0, payload: Array("{\"seq\":\($0)}".utf8)) }
+  }
+
+  @Test("Records reach the store, and are answered durable on the service thread (posted), up to the last")
+  func recordsDurable() throws {
+    let store = InMemoryRoomStore(answering: .onDemand)
+    let (log, receiver) = self.log(following: 0, store: store)
+    log.record(room: "a", entries: records(1...3))
+    #expect(store.calls(.append) == 1)
+    store.answerPending()
+    #expect(receiver.durable.isEmpty, "answers reach the rooms only on the service thread")
+    receiver.runPosted()
+    #expect(receiver.durable.map(\.seq) == [3])
+    #expect(receiver.commitWaits == 1)
+    #expect(receiver.failed.isEmpty)
+  }
+
+  @Test("A failed write of records is handed to the rooms with the store's error; nothing is durable")
+  func recordsFailed() throws {
+    let store = InMemoryRoomStore()
+    store.fail(.append, with: .full("disk full"))
+    let (log, receiver) = self.log(following: 0, store: store)
+    log.record(room: "a", entries: records(1...1))
+    receiver.runPosted()
+    #expect(receiver.durable.isEmpty)
+    #expect(receiver.failed.map(\.room) == ["a"])
+    #expect(receiver.failed.first?.error == .full("disk full"))
+  }
+
+  @Test("The answer to a write of a history replaced (or deleted) meanwhile concerns nobody")
+  func recordsOfAnotherHistory() throws {
+    let store = InMemoryRoomStore(answering: .onDemand)
+    let (log, receiver) = self.log(following: 0, store: store)
+    log.record(room: "a", entries: records(1...2))
+    receiver.epochs["a"] = "e2"
+    log.record(room: "a", entries: records(1...1))
+    store.answerPending()
+    receiver.runPosted()
+    #expect(receiver.durable.count == 1, "only the write of the history loaded now is answered")
+    log.record(room: "a", entries: records(2...2))
+    store.answerPending()
+    receiver.epochs["a"] = nil
+    receiver.runPosted()
+    #expect(receiver.durable.count == 1)
+    #expect(receiver.failed.isEmpty)
   }
 
   @Test("One node's presence channel has no other follower: a publish and a follow deliver nothing")

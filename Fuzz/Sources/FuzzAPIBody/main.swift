@@ -46,7 +46,7 @@ runFuzzer { bytes in
   rooms.receive(
     ConnectionHandle(1), Array(##"{"type":"hello","room":"food","client":"c","name":"N","color":"#fff"}"##.utf8))
   let driver = RoomsDriver(
-    registry: rooms.registry, storage: rooms.storage, log: LocalLog(),
+    registry: rooms.registry, storage: rooms.storage, log: LocalLog(store: rooms.storage),
     presence: LocalPresenceChannel(node: rooms.registry.roomNode.node), admission: admission)
   driver.api.apiKeys = keys
   guard case .handle(let maxBody, _) = driver.route(head) else { return }
