@@ -134,6 +134,18 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
     assertionFailure("the shared log answers no append .ordered: room \(room) has nothing to record")
   }
 
+  /// Written by the room's lease holder only (`RedisRoomStorage`), which then trims the log. A
+  /// failure stops nothing: the log holds every op and the compactions are in its history (every
+  /// replay compacts at the same seqs), so the room and its members stay, and the next snapshot is
+  /// due at a later boundary.
+  public func snapshot(room: String, snapshot: RoomSnapshot) {
+    let seq = snapshot.seq
+    storage.saveSnapshot(room: room, snapshot: snapshot) { result in
+      guard case .failure(let error) = result else { return }
+      Log.log(.warn, "snapshot not stored", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+    }
+  }
+
   /// Appends go out as the appender's pipeline takes them, not per batch of actions.
   public func batchEnded() {}
 

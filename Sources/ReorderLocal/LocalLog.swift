@@ -5,7 +5,8 @@ import ReorderWebhooks
 /// One node's log: the local implementation of the log port (the other is `ClusterAdapter`, over
 /// Redis). A `LocalSequencer` orders each append at once; the room applies it and hands back its
 /// resolved record (`record(room:entries:)`), which goes to the store's group commit; its
-/// `applied` goes out once that is durable. With each write of a room the board list's summary is
+/// `applied` goes out once that is durable. Its snapshots go to the same store, after the records
+/// before them. With each write of a room the board list's summary is
 /// saved, and once it is durable `board.changed` goes to the webhooks. Service thread only.
 ///
 /// Answers are held and handed over at the end of the batch of actions that made them
@@ -80,6 +81,19 @@ public final class LocalLog: LogPort {
         room: room,
         summary: BoardSummary(epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),
         updatedMilliseconds: nil)
+    }
+  }
+
+  public func snapshot(room: String, snapshot: RoomSnapshot) {
+    // The room compacted its board for this snapshot and makes its next ops on that board: if the
+    // snapshot is not stored, the store refuses the room's later writes (see `RoomStore`) and the
+    // room fails as after a failed append: rebuilt from what is stored when the disk is full, else
+    // dropped, so that its clients reconnect to what is stored.
+    let seq = snapshot.seq
+    store.saveSnapshot(room: room, snapshot: snapshot) { [weak receiver] result in
+      guard case .failure(let error) = result else { return }
+      Log.log(.error, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
+      receiver?.post { [weak receiver] in receiver?.logWriteFailed(room: room, error: error) }
     }
   }
 

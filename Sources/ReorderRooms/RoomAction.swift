@@ -28,7 +28,8 @@ public enum RoomAction: Sendable {
   /// when durable, call `RoomRegistry.durable(room:upTo:)`, when the write failed,
   /// `RoomRegistry.writeFailed(room:error:)`.
   case persist(room: String, ops: [LogEntry])
-  /// Save a snapshot of `room` (asynchronously, after the ops before it).
+  /// Save a snapshot of `room` (asynchronously, after the ops before it): `LogPort.snapshot`; when
+  /// the failure stops the room's later writes, `RoomRegistry.writeFailed(room:error:)`.
   case snapshot(room: String, snapshot: RoomSnapshot)
   /// Load a room off the rooms' thread (`RoomLoad.run(on:completion:)`), then hand the result to
   /// `RoomRegistry.loaded(room:result:now:)`. The room's connections wait for it.

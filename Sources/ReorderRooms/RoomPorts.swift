@@ -17,6 +17,11 @@ public protocol LogPort: AnyObject {
   /// into its `RoomLogStore`); the shared log stores each op before it answers, so no room hands
   /// it a record.
   func record(room: String, entries: [LogEntry])
+  /// Saves a snapshot of `room`, after the records handed over before it: the compaction of its
+  /// stored log (`RoomAction.snapshot`). A failure that stops the room's later writes goes to
+  /// `logWriteFailed` (one node's store takes none after a failed one, `RoomStore`); the shared
+  /// log holds every op, so there a snapshot not stored is logged and costs a longer load only.
+  func snapshot(room: String, snapshot: RoomSnapshot)
   /// The driver has performed a whole batch of the registry's actions: answers held for the end of
   /// a batch are handed over now, in the order their appends were made (one node answers its
   /// appends here, so that the writes a batch of answers leads to reach the store together).
@@ -45,7 +50,8 @@ public protocol PortAnswers: AnyObject, Sendable {
   func logCommitWaited(seconds: Double)
   /// `room`'s records (`LogPort.record`) are durable up to `seq` (`RoomRegistry.durable`).
   func logDurable(room: String, upTo seq: UInt64)
-  /// A write of `room`'s records failed (`RoomRegistry.writeFailed`).
+  /// A write of `room` (records, or a snapshot) failed, and the store takes none of its later
+  /// writes (`RoomRegistry.writeFailed`).
   func logWriteFailed(room: String, error: RoomStoreError)
   /// The epoch of `room` as loaded here, nil when it is not loaded: an answer to a write of another
   /// history of the room (replaced or deleted meanwhile) concerns nobody.

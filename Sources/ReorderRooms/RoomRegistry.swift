@@ -285,20 +285,14 @@ public final class RoomRegistry {
 }
 
 extension RoomRegistry {
-  /// A write (append or snapshot) of `room` failed with `error`. On one node a full disk does not
-  /// drop the room: its ops that were not stored are rejected `storage_full`, its members stay,
-  /// and a `.load` rebuilds it from what is stored (`Room+Rebuild.swift`, answered in
-  /// `loaded(room:result:now:)`). Any other failure drops the room (`fail`). While the room
-  /// rebuilds, failures are of writes the store refused after the first one (`RoomStore`'s rule):
-  /// their ops were rejected already. In cluster mode the room stays: its only writes here are
-  /// snapshots (ops go through the shared log, which holds every one), and its compactions are
-  /// part of the log's history (every replay compacts at the same seqs), so a snapshot not stored
-  /// costs a longer load, not the room; the next one is due at a later boundary.
+  /// A write (records or a snapshot) of `room` failed with `error`, and the store takes none of
+  /// its later writes (`PortAnswers.logWriteFailed`). A full disk does not drop the room: its ops
+  /// that were not stored are rejected `storage_full`, its members stay, and a `.load` rebuilds it
+  /// from what is stored (`Room+Rebuild.swift`, answered in `loaded(room:result:now:)`). Any other
+  /// failure drops the room (`fail`). While the room rebuilds, failures are of writes the store
+  /// refused after the first one (`RoomStore`'s rule): their ops were rejected already.
   public func writeFailed(room name: String, error: RoomStoreError) -> [RoomAction] {
     guard let room = rooms[name], !room.rebuilding else { return [] }
-    if !log.node.keepsResolvedOps {
-      return [.logLine(.warn, "snapshot not stored", [("room", name), ("error", error.kind)])]
-    }
     guard case .full = error else { return failLog(room: name, reason: "storage failure: \(error.kind)") }
     // The API's requests end (503): their ops that were not stored are refused with the others.
     var actions = rooms[name]!.failAPI(reason: "storage failure: full")

@@ -7,11 +7,12 @@ import ReorderTransport
 import ReorderWebhooks
 
 /// Runs the rooms on the lws service thread: turns transport callbacks into registry calls, and the
-/// registry's actions into sends, closes, storage calls and log lines.
+/// registry's actions into sends, closes, reads of storage, calls of the log and presence ports,
+/// and log lines. The writes (records, snapshots) are the log's (`LogPort`).
 ///
 /// Threading: every method runs on the service thread, except the storage completions, which run
-/// on the store's threads (its writer, its reader queue) and only `post` back. Nothing here waits
-/// for storage: loads, appends, snapshots and reads are calls answered later.
+/// on the store's threads (its reader queue) and only `post` back. Nothing here waits for storage:
+/// loads and reads are calls answered later.
 /// `@unchecked Sendable`: all state is confined to the service thread; the store's threads only
 /// read `transport` (set once before `start()`) to `post`.
 ///
@@ -167,20 +168,7 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
         }
       case .snapshot(let room, let snapshot):
         flush(&persists)
-        // The room compacted its board for this snapshot and makes its next ops on that board: if
-        // the snapshot is not stored, the store refuses the room's later writes (see `RoomStore`)
-        // and the room fails as after a failed append: rebuilt from what is stored when the disk
-        // is full, else dropped, so that its clients reconnect to what is stored. In cluster mode
-        // the shared log holds every op and the room stays (`RoomRegistry.writeFailed`).
-        let seq = snapshot.seq
-        storage.saveSnapshot(room: room, snapshot: snapshot) { [weak self] result in
-          guard case .failure(let error) = result else { return }
-          Log.log(.error, "snapshot failed", [("room", room), ("seq", "\(seq)"), ("error", "\(error)")])
-          self?.transport?.post { [weak self] in
-            guard let self else { return }
-            self.perform(self.registry.writeFailed(room: room, error: error))
-          }
-        }
+        log.snapshot(room: room, snapshot: snapshot)
       case .load(let load):
         storage.reopen(room: load.room)
         load.run(on: storage) { [weak self] result in
