@@ -47,7 +47,8 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
     }
     storage = RedisRoomStorage(
       link: link(), node: node.node, retainedOps: retainedOps, gated: replicas != nil, health: health)
-    summaries = ClusterSummaries(link: link(), node: node.node, health: health)
+    let summaries = ClusterSummaries(link: link(), node: node.node, health: health)
+    self.summaries = summaries
     let appendedAt = AppendClock()
     self.appendedAt = appendedAt
     appender = ClusterAppender(link: link(), health: health, replicas: replicas) { [sink] answers in
@@ -57,14 +58,18 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
           let waited = appendedAt.answered(answer.append, now: now)
           if case .success = answer.result, let waited { receiver.logCommitWaited(seconds: waited) }
         }
-        receiver.logAppended(answers)
+        summaries.reportingChanges(of: Set(answers.map(\.append.room)), to: receiver) {
+          receiver.logAppended(answers)
+        }
       }
     }
     let tail = ClusterTail(
       link: link(), subscriber: ShardedSubscriber(target: target, metrics: metrics), gated: replicas != nil,
       health: health,
       deliver: { [sink] room, entries in
-        sink.post { $0.logEntries(room: room, entries: entries) }
+        sink.post { receiver in
+          summaries.reportingChanges(of: [room], to: receiver) { receiver.logEntries(room: room, entries: entries) }
+        }
       },
       changed: { [sink] room, epoch in
         sink.post { $0.logHistoryChanged(room: room, epoch: epoch) }
@@ -131,6 +136,7 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
   /// Never called: the shared log answers an append once the op is stored (`.applied`, `.known`),
   /// never `.ordered`, so no room has a record of its own to keep.
   public func record(room: String, entries: [LogEntry]) {
+    Log.log(.error, "records handed to the shared log", [("room", room), ("count", "\(entries.count)")])
     assertionFailure("the shared log answers no append .ordered: room \(room) has nothing to record")
   }
 
@@ -193,7 +199,9 @@ public final class ClusterAdapter: LogPort, PresencePort, @unchecked Sendable {
         let shared = entries.filter { $0.seq <= through }.map {
           AppendedEntry(seq: $0.seq, node: "", key: [], payload: $0.payload)
         }
-        receiver.logEntries(room: room, entries: shared)
+        self.summaries.reportingChanges(of: [room], to: receiver) {
+          receiver.logEntries(room: room, entries: shared)
+        }
       case .failure:
         receiver.logRangeFailed(room: room)
       }

@@ -23,15 +23,23 @@ public final class LocalLog: LogPort {
   public weak var receiver: (any PortAnswers)?
   /// Where the records go.
   private let store: any RoomLogStore
-  /// Where each write's board summary is saved, when the store keeps the board list's.
+  /// The same store as the board list's directory, when it keeps one: each write's summary is
+  /// saved there, after the write (the store orders its writes as they are queued).
   private let directory: (any BoardDirectory)?
   /// Hears of every durable write (`board.changed`), when webhooks are on.
   public var webhooks: Webhooks?
 
-  /// A log that orders no room yet, keeping its records in `store`.
-  public init(store: any RoomLogStore, directory: (any BoardDirectory)? = nil) {
+  /// A log that orders no room yet, keeping its records in `store` (one with no board list).
+  public init(store: any RoomLogStore) {
     self.store = store
-    self.directory = directory
+    self.directory = nil
+  }
+
+  /// A log that orders no room yet, keeping its records in `store` and their summaries in its
+  /// board list.
+  public init(listing store: any RoomLogStore & BoardDirectory) {
+    self.store = store
+    self.directory = store
   }
 
   /// Appends are answered at the end of the batch; a room unfollowed (unloaded or dropped) is gone
@@ -52,11 +60,11 @@ public final class LocalLog: LogPort {
   }
 
   public func record(room: String, entries: [LogEntry]) {
-    guard let receiver, let first = entries.first, let last = entries.last else { return }
+    guard let first = entries.first, let last = entries.last else { return }
     let received = MonotonicClock.now()
-    // A board the API replaced or deleted meanwhile has another epoch: the answer of a write of
-    // its old history concerns nobody any more.
-    let epoch = receiver.logEpoch(room: room)
+    // A board the API replaced or deleted meanwhile has another epoch (none: gone): the answer of
+    // a write of its old history concerns nobody any more.
+    let epoch = receiver?.logEpoch(room: room) ?? ""
     let webhooks = self.webhooks
     store.append(room: room, entries: entries) { [weak receiver] result in
       // Read on the store's thread: the records' headers are parsed off the service thread.
@@ -67,7 +75,7 @@ public final class LocalLog: LogPort {
         case .success(let seq):
           receiver.logCommitWaited(seconds: MonotonicClock.now() - received)
           receiver.logDurable(room: room, upTo: seq)
-          webhooks?.boardChanged(room: room, epoch: epoch ?? "", fromSeq: first.seq, toSeq: seq, actors: actors)
+          webhooks?.boardChanged(room: room, epoch: epoch, fromSeq: first.seq, toSeq: seq, actors: actors)
         case .failure(let error):
           Log.log(.error, "append failed", [("room", room), ("error", "\(error)")])
           // A full disk rebuilds the room and rejects its ops not stored; another failure drops it.
@@ -76,7 +84,7 @@ public final class LocalLog: LogPort {
         }
       }
     }
-    if let directory, let summary = receiver.logSummary(room: room) {
+    if let directory, let summary = receiver?.logSummary(room: room) {
       directory.saveSummary(
         room: room,
         summary: BoardSummary(epoch: summary.epoch, seq: last.seq, lists: summary.lists, items: summary.items),

@@ -58,6 +58,12 @@ public protocol PortAnswers: AnyObject, Sendable {
   func logEpoch(room: String) -> String?
   /// The figures of a loaded room for the board list (`RoomRegistry.summary`).
   func logSummary(room: String) -> BoardSummary?
+  /// The epoch and seq of a loaded room (`RoomRegistry.position`): what applying answers or
+  /// entries changed.
+  func logPosition(room: String) -> (epoch: String, seq: UInt64)?
+  /// Who made the ops `from...through` of a loaded room, as it applied them
+  /// (`RoomRegistry.actors`).
+  func logActors(room: String, from: UInt64, through: UInt64) -> [OpActor]
   /// Entries of `room`'s log arrived, from following it or from a read (`RoomRegistry.logged`).
   func logEntries(room: String, entries: [AppendedEntry])
   /// A read of a gap in `room`'s log failed (`RoomRegistry.rangeFailed`).

@@ -123,10 +123,10 @@ public enum RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible 
 ///
 /// Every call answers through its completion, exactly once, on any thread, possibly before the
 /// call returns: the rooms' thread never waits for storage. The rooms never call a store
-/// themselves; they return `RoomAction`s (`.load`, `.snapshot`, `.read`) and the driver calls the
-/// store and hands the answers back (`RoomRegistry.loaded`, `writeFailed`, `read`). The ops
-/// themselves are written by the rooms' log (`LogPort`): one node's into a `RoomLogStore`, a
-/// cluster's into the shared log.
+/// themselves; they return `RoomAction`s: the driver reads (`.load`, `.read`) and hands the answers
+/// back (`RoomRegistry.loaded`, `read`); the writes (`.persist`, `.snapshot`) go to the rooms' log
+/// (`LogPort`), which makes them on its store (one node's `RoomLogStore`; a cluster's ops are in the
+/// shared log) and reports a failed one to `RoomRegistry.writeFailed`.
 ///
 /// After a failed write (append or snapshot) of a room, a store stores no later write of that room
 /// until `reopen(room:)`: the rooms drop a room whose write failed, or rebuild it from storage when

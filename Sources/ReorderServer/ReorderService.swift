@@ -108,7 +108,7 @@ public final class ReorderService: @unchecked Sendable {
       store = opened
       cluster = nil
       let local = StoreRoomStorage(store: opened)
-      let records = LocalLog(store: local, directory: local)
+      let records = LocalLog(listing: local)
       localLog = records
       (storage, boardWrites) = (local, local)
       (log, presence, boardList) = (
@@ -122,7 +122,6 @@ public final class ReorderService: @unchecked Sendable {
     driver = RoomsDriver(
       registry: registry, storage: storage, log: log, presence: presence,
       admission: AdmissionControl(limits: admissionLimits))
-    driver.clusterSummaries = cluster?.summaries
     driver.redisHealth = cluster?.health
     driver.api.boardWrites = boardWrites
     driver.api.boardList = boardList

@@ -10,9 +10,7 @@ extension RoomsDriver: PortAnswers {
     let now = MonotonicClock.now()
     let rooms = Set(answers.map(\.append.room))
     // One perform for the whole batch: the writes it leads to reach the store as one append per room.
-    reportingChanges(of: rooms) {
-      perform(answers.flatMap { registry.appended($0.append, result: $0.result, now: now) })
-    }
+    perform(answers.flatMap { registry.appended($0.append, result: $0.result, now: now) })
     for room in rooms { requestTick(due: registry.nextTick(room: room, now: now), now: now) }
   }
 
@@ -26,9 +24,15 @@ extension RoomsDriver: PortAnswers {
 
   func logSummary(room: String) -> BoardSummary? { registry.summary(room: room) }
 
+  func logPosition(room: String) -> (epoch: String, seq: UInt64)? { registry.position(room: room) }
+
+  func logActors(room: String, from: UInt64, through: UInt64) -> [OpActor] {
+    registry.actors(room: room, from: from, through: through)
+  }
+
   func logEntries(room: String, entries: [AppendedEntry]) {
     let now = MonotonicClock.now()
-    reportingChanges(of: [room]) { perform(registry.logged(room: room, entries: entries, now: now)) }
+    perform(registry.logged(room: room, entries: entries, now: now))
     requestTick(due: registry.nextTick(room: room, now: now), now: now)
   }
 

@@ -10,10 +10,10 @@ import ReorderWebhooks
 /// registry's actions into sends, closes, reads of storage, calls of the log and presence ports,
 /// and log lines. The writes (records, snapshots) are the log's (`LogPort`).
 ///
-/// Threading: every method runs on the service thread, except the storage completions, which run
-/// on the store's threads (its reader queue) and only `post` back. Nothing here waits for storage:
-/// loads and reads are calls answered later.
-/// `@unchecked Sendable`: all state is confined to the service thread; the store's threads only
+/// Threading: every method runs on the service thread, except `post`, which the storage's, the
+/// log's and the presence port's threads call to hand their answers back. Nothing here waits for
+/// storage: loads and reads are calls answered later.
+/// `@unchecked Sendable`: all state is confined to the service thread; the other threads only
 /// read `transport` (set once before `start()`) to `post`.
 ///
 /// The transport is the `ServerTransport` port: `WebSocketServer` in service, `EmbeddedTransport`
@@ -29,8 +29,8 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   let startedAt = MonotonicClock.now()
   /// Answers `/metrics` on this port; nil when `--metrics-listen` serves it elsewhere (404 here).
   var metrics: MetricsEndpoint?
-  /// Hears of boards the API creates and deletes, when webhooks are on (each log reports the
-  /// changes it makes durable).
+  /// Hears of the boards the API writes whole, creates and deletes, when webhooks are on (the ops'
+  /// changes reach it from the log that makes them durable).
   var webhooks: Webhooks?
   /// The HTTP API (`/api/v1`): its handlers reach the rooms through this driver (`APIHost`).
   let api: APIHandlers
@@ -60,8 +60,6 @@ final class RoomsDriver: WebSocketServerHandler, @unchecked Sendable {
   /// Carries out the registry's `.presence` actions: one node's `LocalPresenceChannel` or a
   /// cluster's `ClusterAdapter`.
   let presence: any PresencePort
-  /// A cluster's board summaries: what applying the log changed goes there (`reportingChanges`).
-  var clusterSummaries: ClusterSummaries?
   /// Whether a cluster's parts reach Redis (`/healthz`).
   var redisHealth: ClusterHealth?
 

@@ -2,6 +2,7 @@ import Foundation
 import ReorderBasics
 import ReorderLocal
 import ReorderRooms
+import ReorderStore
 import Testing
 
 /// One node's implementations of the log and presence ports (ReorderLocal), against a receiver
@@ -21,6 +22,8 @@ struct LocalPortsTests {
     var commitWaits = 0
     /// The loaded rooms' epochs (`logEpoch`).
     var epochs: [String: String] = ["a": "e1"]
+    /// The loaded rooms' figures (`logSummary`).
+    var summaries: [String: BoardSummary] = [:]
 
     func post(_ work: @escaping @Sendable () -> Void) { posted.append(work) }
     func logAppended(_ answers: [LogAnswer]) {
@@ -31,7 +34,9 @@ struct LocalPortsTests {
     func logDurable(room: String, upTo seq: UInt64) { durable.append((room, seq)) }
     func logWriteFailed(room: String, error: RoomStoreError) { failed.append((room, error)) }
     func logEpoch(room: String) -> String? { epochs[room] }
-    func logSummary(room: String) -> BoardSummary? { nil }
+    func logSummary(room: String) -> BoardSummary? { summaries[room] }
+    func logPosition(room: String) -> (epoch: String, seq: UInt64)? { nil }
+    func logActors(room: String, from: UInt64, through: UInt64) -> [OpActor] { [] }
     /// Runs the work posted so far, as the service thread would.
     func runPosted() {
       let work = posted
@@ -152,6 +157,40 @@ struct LocalPortsTests {
     receiver.runPosted()
     #expect(receiver.durable.count == 1)
     #expect(receiver.failed.isEmpty)
+    // A room gone when its records are handed over: their answer concerns nobody either.
+    store.fail(.append, with: .unavailable("dropped room"))
+    log.record(room: "a", entries: records(3...3))
+    store.answerPending()
+    receiver.runPosted()
+    #expect(receiver.durable.count == 1)
+    #expect(receiver.failed.isEmpty)
+  }
+
+  @Test("With each write the room's summary goes to the store's board list, at the write's last seq")
+  func recordsSaveTheSummary() throws {
+    let store = try Store(path: ":memory:")
+    defer { store.close() }
+    let local = StoreRoomStorage(store: store)
+    let log = LocalLog(listing: local)
+    let receiver = Receiver()
+    log.receiver = receiver
+    log.perform(.follow(room: "a", after: 0))
+    receiver.summaries["a"] = BoardSummary(epoch: "e1", seq: 0, lists: 2, items: 7)
+    log.record(room: "a", entries: records(1...3))
+    var listed: [BoardListing] = []
+    for _ in 0..<500 where listed.first?.summary == nil {
+      let done = DispatchSemaphore(value: 0)
+      let answer = Locked<[BoardListing]>([])
+      local.boards(after: nil, limit: 10) { result in
+        answer.withLock { $0 = (try? result.get()) ?? [] }
+        done.signal()
+      }
+      _ = done.wait(timeout: .now() + 5)
+      listed = answer.withLock { $0 }
+      if listed.first?.summary == nil { usleep(10_000) }
+    }
+    #expect(listed.map(\.room) == ["a"])
+    #expect(listed.first?.summary == BoardSummary(epoch: "e1", seq: 3, lists: 2, items: 7))
   }
 
   @Test("One node's presence channel has no other follower: a publish and a follow deliver nothing")
