@@ -1,5 +1,5 @@
-/// A member's `history` request, as the driver runs it off the rooms' thread: the page (read from
-/// storage, or taken from the replica in cluster mode), then the board before its oldest entry
+/// A member's `history` request, as the driver runs it off the rooms' thread: the page (taken from
+/// the room's catch-up window, or read from storage when older), then the board before its oldest entry
 /// (`RoomLoad.boardAt`), then one `history` frame for the member.
 public struct HistoryRead: Sendable {
   /// The room.
@@ -8,8 +8,8 @@ public struct HistoryRead: Sendable {
   public let connection: ConnectionHandle
   /// What it asked for.
   public let request: HistoryRequest
-  /// Cluster mode: the page as this node's replica has it (`RoomRegistry.loggedHistory`); nil: read
-  /// from storage (in cluster mode a page older than the replica's window, rebuilt from the log).
+  /// The page as the room has it (`RoomRegistry.loggedHistory`); nil: read from storage (a page
+  /// older than the room's window; in cluster mode rebuilt from the log).
   let page: HistoryPage?
   /// How the base board is rebuilt.
   let load: RoomLoad
@@ -112,16 +112,14 @@ extension HistoryEntry {
 }
 
 extension RoomRegistry {
-  /// The read of a member's `history` request: in cluster mode with the page of the replica's
-  /// window, on one node to be read from storage.
+  /// The read of a member's `history` request, with the page of the room's window when it holds
+  /// it (else read from storage).
   func historyRead(room name: String, connection: ConnectionHandle, request: HistoryRequest) -> HistoryRead {
-    var page: HistoryPage?
-    if !log.node.keepsResolvedOps {
-      switch loggedHistory(room: name, before: request.before, limit: request.limit) {
-      case .page(.gone)?: page = nil
-      case .page(let found)?: page = found
-      case .noBoard?, nil: page = .entries([], next: nil)
-      }
+    let page: HistoryPage?
+    switch loggedHistory(room: name, before: request.before, limit: request.limit) {
+    case .page(.gone)?: page = nil
+    case .page(let found)?: page = found
+    case .noBoard?, nil: page = .entries([], next: nil)
     }
     return HistoryRead(room: name, connection: connection, request: request, page: page, load: historyLoad(room: name))
   }

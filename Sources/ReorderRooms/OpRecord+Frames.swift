@@ -1,6 +1,7 @@
 extension OpRecord {
-  /// The parts of a stored payload a load needs for a remembered op — its idempotency key and its
-  /// `applied` frame — taken from the header's bytes without building its values: a load of a
+  /// The parts of a stored payload a load needs for an op of the catch-up window — its idempotency
+  /// key, its `applied` frame and its stamp (who made it, when: the history's) — taken from the
+  /// header's bytes without building the other values: a load of a
   /// large room keeps the frames of its whole catch-up window (1,000 ops), and parsing each
   /// header into values and writing them out again would be most of that load.
   ///
@@ -9,14 +10,18 @@ extension OpRecord {
   /// `id`, `by` and `op` values are copied as they are. A header that is not in that shape (a
   /// string with escapes in the id or client, whitespace, a missing member) is parsed in full.
   /// - Throws: `BoardDataError` when the payload is not an op record.
-  public static func keyAndAppliedFrame(payload: [UInt8], seq: UInt64) throws -> (key: String, frame: [UInt8]) {
+  public static func windowParts(payload: [UInt8], seq: UInt64) throws -> (
+    key: String, frame: [UInt8], stamp: OpStamp
+  ) {
     if let header = HeaderSlices(payload: payload), let id = header.plainString(header.id),
       let client = header.plainString(header.client)
     {
-      return (key(client: client, id: id), header.appliedFrame(seq: seq))
+      return (key(client: client, id: id), header.appliedFrame(seq: seq), header.stamp())
     }
     let record = try OpRecord(payload: payload)
-    return (key(client: record.client, id: record.id), record.applied(seq: seq))
+    return (
+      key(client: record.client, id: record.id), record.applied(seq: seq), OpStamp(actor: record.actor, at: record.at)
+    )
   }
 
   /// The `applied` frame alone, as `keyAndAppliedFrame` makes it (catch-up reads from the store).
@@ -28,7 +33,7 @@ extension OpRecord {
 }
 
 /// Where the members of a stored header sit in its payload: the byte ranges of the JSON values of
-/// `id`, `client`, `by` and `op` (quotes included for strings). Built by skipping values, not
+/// `id`, `client`, `by`, `op`, `actor` and `at` (quotes included for strings). Built by skipping values, not
 /// parsing them; nil when the header is not compact JSON of that shape.
 private struct HeaderSlices {
   let payload: [UInt8]
@@ -36,6 +41,8 @@ private struct HeaderSlices {
   var client = 0..<0
   var by = 0..<0
   var op = 0..<0
+  var actor = 0..<0
+  var at = 0..<0
 
   init?(payload: [UInt8]) {
     self.payload = payload
@@ -58,6 +65,10 @@ private struct HeaderSlices {
         by = value
       } else if Self.equals(payload, key, "op") {
         op = value
+      } else if Self.equals(payload, key, "actor") {
+        actor = value
+      } else if Self.equals(payload, key, "at") {
+        at = value
       }
       index = value.upperBound
       if index < end - 1 {
@@ -84,6 +95,20 @@ private struct HeaderSlices {
     frame.append(contentsOf: payload[op])
     frame.append(UInt8(ascii: "}"))
     return frame
+  }
+
+  /// Who made the op and when, read as `OpRecord(payload:)` reads them (the two values are parsed;
+  /// a value it would not take is nil).
+  func stamp() -> OpStamp {
+    let actor =
+      self.actor.isEmpty ? nil : (try? JSONValue.parse(Array(payload[self.actor]))).flatMap(OpActor.init(json:))
+    var at: Int64?
+    if !self.at.isEmpty, case .number(let ms)? = try? JSONValue.parse(Array(payload[self.at])), ms.isFinite,
+      abs(ms) < 1e15
+    {
+      at = Int64(ms)
+    }
+    return OpStamp(actor: actor, at: at)
   }
 
   /// The text of the JSON string at `range` when it has no escapes, else nil.

@@ -39,7 +39,7 @@ public struct RoomLoad: Sendable {
         ? try Room(name: room, history: history, boards: boards, limits: limits, compactEvery: compactEvery)
         : try Room(
           name: room, logHistory: history, boards: boards, limits: limits, node: node, compactEvery: compactEvery)
-      if prepared.log.node != node { prepared.log = RoomLog(node: node, compactEvery: compactEvery) }
+      if prepared.log.node != node { prepared.log.moved(to: node, compactEvery: compactEvery) }
       if encodesBoard {
         _ = prepared.encodedBoard()  // the first welcomes' board, encoded here rather than on the rooms' thread
       }
@@ -135,9 +135,10 @@ extension Room {
       let windowStart = snapshot.seq > window ? snapshot.seq - window + 1 : 1
       for entry in history.remembered where entry.seq <= snapshot.seq {
         if entry.seq >= windowStart {
-          let (key, frame) = try OpRecord.keyAndAppliedFrame(payload: entry.payload, seq: entry.seq)
+          let (key, frame, stamp) = try OpRecord.windowParts(payload: entry.payload, seq: entry.seq)
           remember(key: key, seq: entry.seq)
           addRecent(seq: entry.seq, frame: frame)
+          log.stamps[entry.seq] = stamp
         } else {
           remember(key: try OpRecord.key(payload: entry.payload), seq: entry.seq)
         }

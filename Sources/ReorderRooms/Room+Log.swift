@@ -337,7 +337,7 @@ extension Room {
     seq = entrySeq
     let frame = ServerMessage.applied(seq: entrySeq, id: record.id, by: record.by, op: resolved)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
-    if log.keepsStamps { log.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at) }
+    log.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
     if durable {
       durability.isDurable(at: entrySeq)
       addRecent(seq: entrySeq, frame: frame)

@@ -70,6 +70,7 @@ extension Room {
     durability.isDurable(at: entrySeq)
     remember(key: OpRecord.key(client: record.client, id: record.id), seq: entrySeq)
     addRecent(seq: entrySeq, frame: record.applied(seq: entrySeq))
+    log.stamps[entrySeq] = OpStamp(actor: record.actor, at: record.at)
   }
 }
 

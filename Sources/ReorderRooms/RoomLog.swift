@@ -91,9 +91,14 @@ struct RoomLog: Sendable {
   /// history (`RoomRegistry.loggedHistory`): the window's frames hold only the resolved ops. Seqs
   /// below the window's start are dropped as it moves on.
   var stamps: [UInt64: OpStamp] = [:]
-  /// Whether `stamps` are kept: not where the store's records answer the history themselves
-  /// (`RoomNode.keepsResolvedOps`).
-  var keepsStamps = true
+
+  /// A fresh place in the log of `node` (a room built before it knew its node: loaded, or made
+  /// elsewhere); the stamps of the ops it holds stay, since its history is the same.
+  mutating func moved(to node: String, compactEvery: UInt64) {
+    let stamps = self.stamps
+    self = RoomLog(node: node, compactEvery: compactEvery)
+    self.stamps = stamps
+  }
 
   init(node: String, compactEvery: UInt64) {
     self.node = node

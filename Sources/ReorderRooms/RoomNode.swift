@@ -16,8 +16,8 @@ public struct RoomNode: Sendable, Equatable {
   public var compactEvery: UInt64
   /// Whether the rooms' storage keeps what one node writes, as the storage declares it
   /// (`RoomStore.keepsResolvedOps`): a load keeps the catch-up frames before its snapshot and may
-  /// open a room as a view (`Room+View.swift`), and the history is read from storage. Otherwise the
-  /// rooms resolve what they load and keep the stamps their history needs.
+  /// open a room as a view (`Room+View.swift`), and a history page older than a room's window is
+  /// read from its records. Otherwise the rooms resolve what they load, and rebuild such a page.
   public var keepsResolvedOps: Bool
 
   /// The compaction interval of every room. It bounds how many ops a node may have out before a

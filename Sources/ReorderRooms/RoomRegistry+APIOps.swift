@@ -64,7 +64,7 @@ public enum LoggedHistory: Sendable, Equatable {
 }
 
 extension RoomRegistry {
-  /// Who made ops `from...through` of a loaded room in cluster mode, as its replica applied them
+  /// Who made ops `from...through` of a loaded room, as its replica applied them
   /// (`RoomLog.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
   public func actors(room name: String, from: UInt64, through: UInt64) -> [OpActor] {
     guard let stamps = rooms[name]?.log.stamps, from <= through else { return [] }
@@ -73,16 +73,17 @@ extension RoomRegistry {
     return list
   }
 
-  /// `GET /api/v1/boards/{room}/history?before=B&limit=N` from a loaded room in cluster mode: the
-  /// ops of the replica's catch-up window as it applied and resolved them, with who made them and
-  /// when (`RoomLog.stamps`), newest first; the same window `loggedOps` answers from. A page
-  /// older than the window is `gone` here (the driver rebuilds it from the log,
-  /// `RoomLoad.historyPage`), and the window's oldest page names it as `next`. Nil when the room is
-  /// not loaded.
+  /// A page of the history (`GET /api/v1/boards/{room}/history?before=B&limit=N` in cluster mode,
+  /// and a member's `history` on any node) from a loaded room: the durable ops of its catch-up
+  /// window as it applied and resolved them, with who made them and when (`RoomLog.stamps`),
+  /// newest first; the same window `loggedOps` answers from. A page older than the window is
+  /// `gone` here (read from storage, `RoomLoad.historyPage`), and the window's oldest page names it
+  /// as `next`. Nil when the room is not loaded.
   public func loggedHistory(room name: String, before: UInt64?, limit: Int) -> LoggedHistory? {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }
-    let top = min(before.map { $0 > 0 ? $0 - 1 : 0 } ?? room.seq, room.seq)
+    // Ops ordered on one node and not yet durable are nobody's history yet (as in storage).
+    let top = min(before.map { $0 > 0 ? $0 - 1 : 0 } ?? room.durableSeq, room.durableSeq)
     guard top > 0 else { return .page(.entries([], next: nil)) }
     let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
     guard top >= earliest else { return .page(.gone(earliest: earliest)) }

@@ -22,11 +22,10 @@ extension RoomRegistry {
   func install(_ room: inout Room) {
     roomInstances += 1
     if room.log.node != log.node.node || room.log.compactEvery != log.node.compactEvery {
-      room.log = RoomLog(node: log.node.node, compactEvery: log.node.compactEvery)
+      room.log.moved(to: log.node.node, compactEvery: log.node.compactEvery)
     }
     room.log.instance = roomInstances
     room.log.writingBoard = log.boardWritesOut[room.name] != nil
-    room.log.keepsStamps = !log.node.keepsResolvedOps
   }
 
   /// The log follows `room` from its seq now (`.follow`): after a board was made in memory

@@ -84,20 +84,23 @@ struct OpRecordFrameTests {
       for (id, client, by) in [("c-1:7", "c-1", "s1"), (#"we"ird\id"#, "c\"2", #"s\"3"#), ("ü✓", "ünicode", "")] {
         var record = OpRecord(id: id, client: client, by: by, resolved: op, logged: [1, 2, UInt8(index)])
         if index == 1 { record.epoch = "e-\(id)" }
+        if index != 1 { record.at = 1_765_000_000_000 + Int64(index) }
+        if index >= 2 { record.actor = OpActor(sub: index == 2 ? "user \"\(id)\"" : nil, name: by) }
         records.append(record)
       }
     }
     return records
   }()
 
-  @Test("the key and frame equal those of the parsed record, for every shape of header")
+  @Test("the key, frame and stamp equal those of the parsed record, for every shape of header")
   func equalsParsed() throws {
     for (index, record) in Self.records.enumerated() {
       let seq = UInt64(index * 997 + 1)
-      let parts = try OpRecord.keyAndAppliedFrame(payload: record.encoded(), seq: seq)
+      let parts = try OpRecord.windowParts(payload: record.encoded(), seq: seq)
       let parsed = try OpRecord(payload: record.encoded())
       #expect(parts.key == OpRecord.key(client: record.client, id: record.id))
       #expect(parts.frame == parsed.applied(seq: seq), "\(String(decoding: parts.frame, as: UTF8.self))")
+      #expect(parts.stamp == OpStamp(actor: parsed.actor, at: parsed.at))
       #expect(try OpRecord.appliedFrame(payload: record.encoded(), seq: seq) == parsed.applied(seq: seq))
     }
   }
@@ -108,11 +111,12 @@ struct OpRecordFrameTests {
     let header = Array(#"{ "by":"s1", "op":{"kind":"move"} ,"client":"c-1","id":"7"}"#.utf8)
     let n = UInt32(header.count)
     let payload = [1, UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] + header + [9]
-    let parts = try OpRecord.keyAndAppliedFrame(payload: payload, seq: 5)
+    let parts = try OpRecord.windowParts(payload: payload, seq: 5)
     #expect(parts.key == OpRecord.key(client: "c-1", id: "7"))
     #expect(parts.frame == ServerMessage.applied(seq: 5, id: "7", by: "s1", op: .object([("kind", .string("move"))])))
-    #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [1, 0, 0, 0, 9, 1], seq: 1) }
-    #expect(throws: (any Error).self) { try OpRecord.keyAndAppliedFrame(payload: [2], seq: 1) }
+    #expect(parts.stamp == OpStamp(actor: nil, at: nil))
+    #expect(throws: (any Error).self) { try OpRecord.windowParts(payload: [1, 0, 0, 0, 9, 1], seq: 1) }
+    #expect(throws: (any Error).self) { try OpRecord.windowParts(payload: [2], seq: 1) }
     #expect(throws: (any Error).self) { try OpRecord.appliedFrame(payload: [2], seq: 1) }
   }
 }

@@ -84,6 +84,30 @@ struct RoomLoadingTests {
     #expect(h.items("l") == ["p", "q"])
   }
 
+  @Test("After a restart a member's history names who made each op, before the room's snapshot and after it")
+  func historyAfterRestart() throws {
+    var limits = RoomLimits()
+    limits.snapshotEvery = 3
+    let h = RoomsHarness(limits: limits)
+    let a = h.join(1, client: "c1", name: "Ann")
+    h.seed(a, ids: ["p", "q", "r", "s"])  // ops 1-5
+    #expect(h.snapshots.map(\.seq).contains(3))
+    h.restart()
+    let b = h.join(2, client: "c2", name: "Bob")
+    #expect(h.registry.room("r")?.seq == 5)
+    h.send(b, #"{"type":"history","limit":10}"#)
+    let page = try #require(h.frames(b, type: "history").first)
+    guard case .array(let entries)? = page["entries"] else {
+      Issue.record("no entries: \(page)")
+      return
+    }
+    #expect(entries.compactMap { $0["seq"]?.numberValue } == [5, 4, 3, 2, 1])
+    for entry in entries {
+      #expect(entry["actor"]?["name"] == .string("Ann"), "\(entry)")
+      #expect(entry["at"]?.stringValue != nil, "\(entry)")
+    }
+  }
+
   @Test(
     "A failed load closes every waiting connection with 1011 storage failure, is logged, and the next open retries",
     arguments: [InMemoryRoomStore.Answering.immediately, .onDemand])
