@@ -302,8 +302,7 @@ extension RoomRegistry {
       .load(
         RoomLoad(
           room: name, remembering: RoomLoad.remembering(limits), boards: boards, limits: limits,
-          node: log.node.node,
-          compactEvery: log.node.compactEvery, resolvedOps: true)))
+          node: log.node.node, compactEvery: log.node.compactEvery, resolvedOps: log.node.keepsResolvedOps)))
     return actions
   }
 
