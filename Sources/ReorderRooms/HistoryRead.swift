@@ -14,7 +14,7 @@ public struct HistoryRead: Sendable {
   /// How the base board is rebuilt.
   let load: RoomLoad
 
-  /// Reads the page (unless the replica gave it) and its base on `store`, then hands the frame to
+  /// Reads the page (unless the room gave it) and its base on `store`, then hands the frame to
   /// `completion`, on the thread the store answers on. `rfc3339` writes the entries' times.
   public func run(
     on store: any RoomStore, rfc3339: @escaping @Sendable (Int64) -> String,

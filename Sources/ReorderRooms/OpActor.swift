@@ -1,7 +1,7 @@
 /// Who made an op, as its record keeps it and the history shows it (`GET …/history`): the
 /// token's `sub` and `name` on a server with tokens, the hello's name without them, and
 /// `via: "api"` for the HTTP API's writes (which have neither).
-public struct OpActor: Sendable, Equatable {
+public struct OpActor: Sendable, Hashable {
   /// The token's subject; nil without tokens and for API writes.
   public var sub: String?
   /// The name the others saw: the token's `name` claim, else the hello's; nil for API writes.

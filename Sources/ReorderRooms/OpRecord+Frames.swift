@@ -24,7 +24,7 @@ extension OpRecord {
     )
   }
 
-  /// The `applied` frame alone, as `keyAndAppliedFrame` makes it (catch-up reads from the store).
+  /// The `applied` frame alone, as `windowParts` makes it (catch-up reads from the store).
   /// - Throws: `BoardDataError` when the payload is not an op record.
   public static func appliedFrame(payload: [UInt8], seq: UInt64) throws -> [UInt8] {
     if let header = HeaderSlices(payload: payload) { return header.appliedFrame(seq: seq) }

@@ -135,9 +135,7 @@ public struct Room: Sendable {
     let windowStart = recent.start
     recent.add(seq: seq, frame: frame)
     // The history's stamps are kept for the window's seqs only.
-    if recent.start > windowStart, log.stamps.isEmpty == false {
-      for old in windowStart..<recent.start { log.stamps[old] = nil }
-    }
+    if recent.start > windowStart { log.stamps.dropBelow(recent.start) }
   }
 
   /// The `applied` frame of a durable seq if it is in memory (the catch-up window: at least the

@@ -90,7 +90,7 @@ struct RoomLog: Sendable {
   /// Who made each op of the catch-up window and when (`OpRecord.actor`, `at`), by seq, for the
   /// history (`RoomRegistry.loggedHistory`): the window's frames hold only the resolved ops. Seqs
   /// below the window's start are dropped as it moves on.
-  var stamps: [UInt64: OpStamp] = [:]
+  var stamps = StampWindow()
 
   /// A fresh place in the log of `node` (a room built before it knew its node: loaded, or made
   /// elsewhere); the stamps of the ops it holds stay, since its history is the same.

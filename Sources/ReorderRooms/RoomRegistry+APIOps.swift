@@ -40,7 +40,12 @@ extension RoomRegistry {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }
     guard since < room.seq else { return .ops([]) }
-    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
+    // The window may hold up to a thousand ops more than it keeps (`CatchUpWindow`), which the
+    // store may have trimmed: the page reaches back as far as the kept window only, as storage does.
+    let window = UInt64(room.limits.maxCatchUpOps)
+    let earliest =
+      room.recent.isEmpty
+      ? room.seq + 1 : max(room.recent.start, room.durableSeq >= window ? room.durableSeq - window + 1 : 1)
     guard since + 1 >= earliest else { return .gone(earliest: earliest) }
     let last = min(room.seq, since + UInt64(max(1, limit)))
     return .ops((since + 1...last).compactMap { room.appliedFrame(seq: $0) })
@@ -85,7 +90,12 @@ extension RoomRegistry {
     // Ops ordered on one node and not yet durable are nobody's history yet (as in storage).
     let top = min(before.map { $0 > 0 ? $0 - 1 : 0 } ?? room.durableSeq, room.durableSeq)
     guard top > 0 else { return .page(.entries([], next: nil)) }
-    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
+    // The window may hold up to a thousand ops more than it keeps (`CatchUpWindow`), which the
+    // store may have trimmed: the page reaches back as far as the kept window only, as storage does.
+    let window = UInt64(room.limits.maxCatchUpOps)
+    let earliest =
+      room.recent.isEmpty
+      ? room.seq + 1 : max(room.recent.start, room.durableSeq >= window ? room.durableSeq - window + 1 : 1)
     guard top >= earliest else { return .page(.gone(earliest: earliest)) }
     let from = max(earliest, top >= UInt64(limit) ? top - UInt64(limit) : 1)
     let kept: [HistoryEntry] = (from...top).compactMap { seq in

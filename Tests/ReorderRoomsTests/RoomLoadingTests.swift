@@ -1,3 +1,4 @@
+import ReorderBasics
 import Testing
 
 @testable import ReorderRooms
@@ -106,6 +107,52 @@ struct RoomLoadingTests {
       #expect(entry["actor"]?["name"] == .string("Ann"), "\(entry)")
       #expect(entry["at"]?.stringValue != nil, "\(entry)")
     }
+  }
+
+  @Test("One node: a member's history comes from the room's window (storage unreadable), durable ops only")
+  func historyFromTheWindow() throws {
+    let h = RoomsHarness(autoDurable: false)
+    let a = h.join(1, client: "c1", name: "Ann")
+    h.makeDurable()
+    h.seed(a, ids: ["p", "q"])  // ops 1-3
+    h.makeDurable()
+    h.send(a, #"{"type":"op","id":"m1","op":{"kind":"move","item":"p","list":"l","after":"q"}}"#)  // op 4, not durable
+    #expect(h.registry.room("r")?.seq == 4)
+    h.storage.fail(.entries, with: .unavailable("test"))
+    _ = h.take(a)
+    h.send(a, #"{"type":"history","limit":10}"#)
+    let page = try #require(h.frames(a, type: "history").first)
+    guard case .array(let entries)? = page["entries"] else {
+      Issue.record("no entries: \(page)")
+      return
+    }
+    #expect(entries.compactMap { $0["seq"]?.numberValue } == [3, 2, 1], "op 4 is not durable yet")
+    #expect(entries.allSatisfy { $0["actor"]?["name"] == .string("Ann") })
+    h.storage.fail(.entries, with: nil)
+    h.makeDurable()
+    let answer = Locked<Result<HistoryPage, RoomStoreError>?>(nil)
+    HistoryPage.read(room: "r", before: nil, limit: 10, on: h.storage) { result in answer.withLock { $0 = result } }
+    let stored = try #require(answer.withLock { $0 }).get()
+    #expect(
+      h.registry.loggedHistory(room: "r", before: nil, limit: 10) == .page(stored), "the window's page is the store's")
+  }
+
+  @Test("The window's history reaches back as far as the window keeps, not over the frames it holds beyond")
+  func historyWithinTheKeptWindow() throws {
+    var limits = RoomLimits()
+    limits.maxCatchUpOps = 5
+    let h = RoomsHarness(limits: limits)
+    let a = h.join(1, client: "c1", name: "Ann")
+    h.seed(a, ids: (1...39).map { "i\($0)" })  // ops 1-40, every frame still held
+    #expect(h.registry.room("r")?.seq == 40)
+    #expect(h.registry.loggedHistory(room: "r", before: 30, limit: 10) == .page(.gone(earliest: 36)))
+    guard case .page(.entries(let entries, let next))? = h.registry.loggedHistory(room: "r", before: nil, limit: 10)
+    else {
+      Issue.record("no page")
+      return
+    }
+    #expect(entries.map(\.seq) == [40, 39, 38, 37, 36])
+    #expect(next == 36, "older pages are read from storage")
   }
 
   @Test(
