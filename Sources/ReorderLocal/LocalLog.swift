@@ -6,8 +6,8 @@ import ReorderWebhooks
 /// Redis). A `LocalSequencer` orders each append at once; the room applies it and hands back its
 /// resolved record (`record(room:entries:)`), which goes to the store's group commit; its
 /// `applied` goes out once that is durable. Its snapshots go to the same store, after the records
-/// before them. With each write of a room the board list's summary is
-/// saved, and once it is durable `board.changed` goes to the webhooks. Service thread only.
+/// before them. With each write of a room the board list's summary is saved, and once it is
+/// durable `board.changed` goes to the webhooks. Service thread only.
 ///
 /// Answers are held and handed over at the end of the batch of actions that made them
 /// (`batchEnded()`), in the order the appends were made: every room applies its ops in seq order,
