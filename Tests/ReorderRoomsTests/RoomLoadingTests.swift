@@ -85,13 +85,19 @@ struct RoomLoadingTests {
     #expect(h.items("l") == ["p", "q"])
   }
 
-  @Test("After a restart a member's history names who made each op, before the room's snapshot and after it")
-  func historyAfterRestart() throws {
+  /// A room whose list `l` Ann (`c1`) seeded with `ids`, under limits `adjust` sets.
+  static func seededByAnn(ids: [String], _ adjust: (inout RoomLimits) -> Void) -> (RoomsHarness, ConnectionHandle) {
     var limits = RoomLimits()
-    limits.snapshotEvery = 3
+    adjust(&limits)
     let h = RoomsHarness(limits: limits)
     let a = h.join(1, client: "c1", name: "Ann")
-    h.seed(a, ids: ["p", "q", "r", "s"])  // ops 1-5
+    h.seed(a, ids: ids)
+    return (h, a)
+  }
+
+  @Test("After a restart a member's history names who made each op, before the room's snapshot and after it")
+  func historyAfterRestart() throws {
+    let (h, _) = Self.seededByAnn(ids: ["p", "q", "r", "s"]) { $0.snapshotEvery = 3 }  // ops 1-5
     #expect(h.snapshots.map(\.seq).contains(3))
     h.restart()
     let b = h.join(2, client: "c2", name: "Bob")
@@ -139,11 +145,8 @@ struct RoomLoadingTests {
 
   @Test("The window's history reaches back as far as the window keeps, not over the frames it holds beyond")
   func historyWithinTheKeptWindow() throws {
-    var limits = RoomLimits()
-    limits.maxCatchUpOps = 5
-    let h = RoomsHarness(limits: limits)
-    let a = h.join(1, client: "c1", name: "Ann")
-    h.seed(a, ids: (1...39).map { "i\($0)" })  // ops 1-40, every frame still held
+    // Ops 1-40, every frame still held.
+    let (h, _) = Self.seededByAnn(ids: (1...39).map { "i\($0)" }) { $0.maxCatchUpOps = 5 }
     #expect(h.registry.room("r")?.seq == 40)
     #expect(h.registry.loggedHistory(room: "r", before: 30, limit: 10) == .page(.gone(earliest: 36)))
     guard case .page(.entries(let entries, let next))? = h.registry.loggedHistory(room: "r", before: nil, limit: 10)
