@@ -69,11 +69,8 @@ public final class StoreRoomStorage: RoomLogStore, @unchecked Sendable {
     room: String, after: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
-    reads.async { [store] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
-        })
+    read(completion) { (store) throws(RoomStoreError) in
+      try StoreRoomStorage.entries(of: store, room: room, after: after, limit: limit)
     }
   }
 
@@ -81,15 +78,12 @@ public final class StoreRoomStorage: RoomLogStore, @unchecked Sendable {
     room: String, atOrBefore seq: UInt64,
     completion: @escaping @Sendable (Result<RoomSnapshot?, RoomStoreError>) -> Void
   ) {
-    reads.async { [store] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try StoreRoomStorage.mapped { () throws(StoreError) in
-            try store.loadSnapshot(room: room, atOrBefore: seq).map {
-              RoomSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board)
-            }
-          }
-        })
+    read(completion) { (store) throws(RoomStoreError) in
+      try StoreRoomStorage.mapped { () throws(StoreError) in
+        try store.loadSnapshot(room: room, atOrBefore: seq).map {
+          RoomSnapshot(seq: $0.seq, bytes: $0.bytes, board: $0.board)
+        }
+      }
     }
   }
 
@@ -97,23 +91,25 @@ public final class StoreRoomStorage: RoomLogStore, @unchecked Sendable {
     room: String, before: UInt64, limit: Int,
     completion: @escaping @Sendable (Result<[LogEntry], RoomStoreError>) -> Void
   ) {
-    reads.async { [store] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try StoreRoomStorage.mapped { () throws(StoreError) in
-            try store.ops(room: room, before: before, limit: limit).map { LogEntry(seq: $0.seq, payload: $0.payload) }
-          }
-        })
+    read(completion) { (store) throws(RoomStoreError) in
+      try StoreRoomStorage.mapped { () throws(StoreError) in
+        try store.ops(room: room, before: before, limit: limit).map { LogEntry(seq: $0.seq, payload: $0.payload) }
+      }
     }
   }
 
   public func roomNames(completion: @escaping @Sendable (Result<[String], RoomStoreError>) -> Void) {
-    reads.async { [store] in
-      completion(
-        Result { () throws(RoomStoreError) in
-          try StoreRoomStorage.mapped { () throws(StoreError) in try store.roomNames() }
-        })
+    read(completion) { (store) throws(RoomStoreError) in
+      try StoreRoomStorage.mapped { () throws(StoreError) in try store.roomNames() }
     }
+  }
+
+  /// Runs `body` on the reader queue with the store and hands its result to `completion` there.
+  private func read<T>(
+    _ completion: @escaping @Sendable (Result<T, RoomStoreError>) -> Void,
+    _ body: @escaping @Sendable (Store) throws(RoomStoreError) -> T
+  ) {
+    reads.async { [store] in completion(Result { () throws(RoomStoreError) in try body(store) }) }
   }
 
   private static func entries(of store: Store, room: String, after: UInt64, limit: Int) throws(RoomStoreError)

@@ -40,12 +40,7 @@ extension RoomRegistry {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }
     guard since < room.seq else { return .ops([]) }
-    // The window may hold up to a thousand ops more than it keeps (`CatchUpWindow`), which the
-    // store may have trimmed: the page reaches back as far as the kept window only, as storage does.
-    let window = UInt64(room.limits.maxCatchUpOps)
-    let earliest =
-      room.recent.isEmpty
-      ? room.seq + 1 : max(room.recent.start, room.durableSeq >= window ? room.durableSeq - window + 1 : 1)
+    let earliest = room.recent.isEmpty ? room.seq + 1 : room.recent.start
     guard since + 1 >= earliest else { return .gone(earliest: earliest) }
     let last = min(room.seq, since + UInt64(max(1, limit)))
     return .ops((since + 1...last).compactMap { room.appliedFrame(seq: $0) })
@@ -81,9 +76,9 @@ extension RoomRegistry {
   /// A page of the history (`GET /api/v1/boards/{room}/history?before=B&limit=N` in cluster mode,
   /// and a member's `history` on any node) from a loaded room: the durable ops of its catch-up
   /// window as it applied and resolved them, with who made them and when (`RoomLog.stamps`),
-  /// newest first; the same window `loggedOps` answers from. A page older than the window is
-  /// `gone` here (read from storage, `RoomLoad.historyPage`), and the window's oldest page names it
-  /// as `next`. Nil when the room is not loaded.
+  /// newest first; of the window `loggedOps` answers from, the part the store keeps too. A page
+  /// older than that is `gone` here (read from storage, `RoomLoad.historyPage`), and the oldest
+  /// page here names it as `next`. Nil when the room is not loaded.
   public func loggedHistory(room name: String, before: UInt64?, limit: Int) -> LoggedHistory? {
     guard let room = rooms[name] else { return nil }
     guard room.seq > 0 else { return .noBoard }

@@ -94,8 +94,8 @@ struct StampWindow: Sendable {
     return number
   }
 
-  /// Renumbers the actors when most of those kept no longer stamp any op, so that a long-lived
-  /// room with many passing authors keeps only those of its window.
+  /// Keeps only the actors that stamp an op of the window, renumbered: the table stays as small as
+  /// the window's distinct actors (checked when more than 64 are kept).
   private mutating func forgetUnusedActors() {
     guard actors.count > 64 else { return }
     var kept: [OpActor] = []
