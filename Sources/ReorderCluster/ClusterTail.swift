@@ -154,8 +154,8 @@ final class ClusterTail: @unchecked Sendable {
               watermarks[room] = mark
               if mark > asked[room]!.seq { toRead.insert(room) }
             }
-          } else if let entry = ClusterNotice.entry(payload) {
-            noticed[room, default: []].append(entry)
+          } else if let entries = ClusterNotice.entries(payload) {
+            noticed[room, default: []].append(contentsOf: entries)
           }
         }
       }

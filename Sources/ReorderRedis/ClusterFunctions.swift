@@ -63,10 +63,11 @@ public enum ClusterFunctions {
 
     -- What a call appending to a room knows of it: its meta's epoch (false: none) and seq, whether
     -- the replicated watermark was seen to, the seqs of the op keys it looked up or appended
-    -- (`known`, false for a key the log does not have) and the keys it appended, in order.
+    -- (`known`, false for a key the log does not have), the keys it appended, in order, and the
+    -- parts of the notice of its entries.
     local function room_state(meta, ids, keys)
       local room = {epoch = redis.call('HGET', meta, 'epoch'), seq = tonumber(redis.call('HGET', meta, 'seq')) or 0,
-        known = {}, added = {}}
+        known = {}, added = {}, notices = {}}
       -- In parts: unpack passes at most a few thousand values.
       for first = 1, #keys, 500 do
         local part = {unpack(keys, first, math.min(first + 499, #keys))}
@@ -82,8 +83,8 @@ public enum ClusterFunctions {
     -- key the log has answers its seq, 'known'. An op beyond its until (the first compaction
     -- boundary after the state it was made on; 0: any) is refused 'STALE <until>' with nothing
     -- written (its key stays free): its node makes it again on the board compacted there. Otherwise
-    -- the XADD and the notice on the channel (ClusterNotice).
-    local function append_op(keys, room, epoch, key, node, payload, creates, limit, channel)
+    -- the XADD, and the entry joins the call's notice (ClusterNotice).
+    local function append_op(keys, room, epoch, key, node, payload, creates, limit)
       local log, meta = keys[1], keys[2]
       if room.epoch and room.epoch ~= epoch then
         return redis.error_reply('EPOCH ' .. room.epoch)
@@ -114,13 +115,18 @@ public enum ClusterFunctions {
       room.known[key] = num(seq)
       room.added[#room.added + 1] = key
       room.seq = seq
-      redis.call('SPUBLISH', channel, string.format('%d %d %d %d\n', seq, #epoch, #node, #key) .. epoch .. node
-        .. key .. payload)
+      local notices = room.notices
+      notices[#notices + 1] = string.format('%d %d %d %d %d\n', seq, #epoch, #node, #key, #payload)
+      notices[#notices + 1] = epoch
+      notices[#notices + 1] = node
+      notices[#notices + 1] = key
+      notices[#notices + 1] = payload
       return {seq, 'applied'}
     end
 
-    -- Writes what a call appended: the op keys' seqs and the room's seq.
-    local function finish(keys, room)
+    -- Writes what a call appended: the op keys' seqs and the room's seq; then publishes its
+    -- entries on the room's appends channel, all in one notice (ClusterNotice).
+    local function finish(keys, room, channel)
       if #room.added == 0 then return end
       for first = 1, #room.added, 500 do
         local fields = {}
@@ -131,22 +137,23 @@ public enum ClusterFunctions {
         redis.call('HSET', keys[3], unpack(fields))
       end
       redis.call('HSET', keys[2], 'seq', num(room.seq))
+      redis.call('SPUBLISH', channel, table.concat(room.notices))
     end
 
     -- KEYS log, meta, ids; ARGV epoch, op key, node id, payload, creates, until, the room's appends
     -- channel. One op (append_op), one atomic step.
     local function append(keys, args)
       local room = room_state(keys[2], keys[3], {args[2]})
-      local reply = append_op(keys, room, args[1], args[2], args[3], args[4], args[5], args[6], args[7])
-      finish(keys, room)
+      local reply = append_op(keys, room, args[1], args[2], args[3], args[4], args[5], args[6])
+      finish(keys, room, args[7])
       return reply
     end
 
     -- KEYS log, meta, ids; ARGV the room's appends channel, then per op epoch, op key, node id,
     -- payload, creates, until. The ops in order, each as reorder_append appends it, in one atomic
     -- step: an array of their replies (an error element for a refused one). One call for a node's
-    -- batch of a room's ops costs Redis one function call, one read of the meta and the op keys and
-    -- one write of them, not one each per op.
+    -- batch of a room's ops costs Redis one function call, one read of the meta and the op keys, one
+    -- write of them and one notice, not one each per op.
     local function append_ops(keys, args)
       local opKeys = {}
       for i = 3, #args - 4, 6 do opKeys[#opKeys + 1] = args[i] end
@@ -154,9 +161,9 @@ public enum ClusterFunctions {
       local replies = {}
       for i = 2, #args - 5, 6 do
         replies[#replies + 1] = append_op(
-          keys, room, args[i], args[i + 1], args[i + 2], args[i + 3], args[i + 4], args[i + 5], args[1])
+          keys, room, args[i], args[i + 1], args[i + 2], args[i + 3], args[i + 4], args[i + 5])
       end
-      finish(keys, room)
+      finish(keys, room, args[1])
       return replies
     end
 
@@ -202,11 +209,16 @@ public enum ClusterFunctions {
       if keep < 2 or count < 1 then return {0, trimmed} end
       local old = redis.call('XRANGE', log, '-', num(keep - 1) .. '-1', 'COUNT', count)
       if #old == 0 then return {0, trimmed} end
+      local gone = {}
       for _, entry in ipairs(old) do
         local fields = entry[2]
         for i = 1, #fields, 2 do
-          if fields[i] == 'key' then redis.call('HDEL', ids, fields[i + 1]) end
+          if fields[i] == 'key' then gone[#gone + 1] = fields[i + 1] end
         end
+      end
+      -- In parts: unpack passes at most a few thousand values.
+      for first = 1, #gone, 500 do
+        redis.call('HDEL', ids, unpack(gone, first, math.min(first + 499, #gone)))
       end
       local last = tonumber(string.match(old[#old][1], '^(%d+)'))
       redis.call('XTRIM', log, 'MINID', num(last + 1) .. '-0')

@@ -18,7 +18,7 @@ extension RoomRegistry {
   public func applyAPIOps(
     _ name: String, request: UInt64, ops: [(id: String, intent: Result<Intent, ProtocolError>)], now: Double
   ) -> [RoomAction] {
-    guard rooms[name] != nil else { preconditionFailure("applyAPIOps on a room that is not loaded") }
+    guard isLoaded(name) else { preconditionFailure("applyAPIOps on a room that is not loaded") }
     rooms[name]!.log.apiJobs.append(APIOpsJob(request: request, ops: ops, at: wallClock()))
     // A room loaded for the API alone stays at least its idle time after each request.
     rooms[name]!.idleSince = max(rooms[name]!.idleSince, now)

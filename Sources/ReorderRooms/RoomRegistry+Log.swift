@@ -39,17 +39,14 @@ extension RoomRegistry {
   public func appended(_ append: LogAppend, result: Result<AppendReply, LogError>, now: Double)
     -> [RoomAction]
   {
-    // Only the room's seq and epoch are read here: a copy of the room kept while it applies the
-    // answer would make every collection it changes (its catch-up frames, op ids, stamps) a copy
-    // of its own, for every op.
-    guard let (seq, epoch) = rooms[append.room].map({ ($0.seq, $0.epoch) }) else { return [] }
+    guard let (seq, epoch) = inPlace(append.room, { ($0.seq, $0.epoch) }) else { return [] }
     var actions: [RoomAction] = []
     // Another history in the log than the one this replica applied ops of (the board was replaced,
     // or deleted: no epoch; the tail's check of the room's epoch may not have seen it yet): the room
     // reloads it (or closes), and the op is refused as one made in a history that ended.
     if case .failure(.epoch(let current)) = result, seq > 0, current != epoch, current.isEmpty || !epoch.isEmpty {
       actions = logHistoryChanged(room: append.room, epoch: current.isEmpty ? nil : current, now: now)
-      guard rooms[append.room] != nil else { return actions }
+      guard isLoaded(append.room) else { return actions }
     }
     do {
       actions += try rooms[append.room]!.appended(ticket: append.ticket, result: result)
@@ -62,7 +59,7 @@ extension RoomRegistry {
   /// Entries of a room's log: from tailing it (`.follow`) or from a `.readRange`. Any order, any
   /// overlap: duplicates are ignored, and a gap is read.
   public func logged(room name: String, entries: [AppendedEntry], now: Double) -> [RoomAction] {
-    guard rooms[name] != nil else { return [] }
+    guard isLoaded(name) else { return [] }
     do {
       return try rooms[name]!.logged(entries) + advanceAPI(room: name)
     } catch {
@@ -88,14 +85,14 @@ extension RoomRegistry {
   public func presenceReceived(room name: String, node: String, message: PresenceMessage, now: Double)
     -> [RoomAction]
   {
-    guard node != log.node.node, rooms[name] != nil else { return [] }
+    guard node != log.node.node, isLoaded(name) else { return [] }
     return rooms[name]!.mergeRemote(message, now: now)
   }
 
   /// A message on the room's presence channel as bytes (`PresenceMessage.encoded()`); unreadable
   /// ones are ignored.
   public func presenceReceived(room name: String, node: String, payload: [UInt8], now: Double) -> [RoomAction] {
-    guard node != log.node.node, rooms[name] != nil else { return [] }
+    guard node != log.node.node, isLoaded(name) else { return [] }
     guard let message = try? PresenceMessage(payload: payload) else {
       return [.logLine(.warn, "presence message unreadable", [("room", name), ("node", node)])]
     }
@@ -106,14 +103,14 @@ extension RoomRegistry {
   /// rosterEntry`), expired ones already left out. This node's sessions in it are ignored; other
   /// nodes' sessions not listed any more leave (a crashed node's, once they expire).
   public func roster(room name: String, entries: [[UInt8]], now: Double) -> [RoomAction] {
-    guard rooms[name] != nil else { return [] }
+    guard isLoaded(name) else { return [] }
     let peers = entries.compactMap(PresenceMessage.rosterEntry).filter { $0.node != log.node.node }.map(\.peer)
     return rooms[name]!.mergeRoster(peers, now: now, grace: log.node.rosterGrace)
   }
 
   /// An `op`: made and appended (see `Room.performOp`).
   func performOp(_ request: OpRequest, from connection: ConnectionHandle, room name: String) -> [RoomAction] {
-    guard rooms[name] != nil else { return [] }
+    guard isLoaded(name) else { return [] }
     let ticket = log.nextTicket
     log.nextTicket += 1
     return rooms[name]!.performOp(request, from: connection, ticket: ticket)
@@ -136,7 +133,7 @@ extension RoomRegistry {
   /// Work of a room's log and presence at a tick or flush: its presence changes published, a gap
   /// read again.
   func linkFlush(room name: String, now: Double) -> [RoomAction] {
-    guard rooms[name] != nil else { return [] }
+    guard isLoaded(name) else { return [] }
     return rooms[name]!.publishPresence(now: now) + rooms[name]!.readGap()
   }
 }

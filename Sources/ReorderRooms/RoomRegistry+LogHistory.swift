@@ -118,7 +118,7 @@ extension RoomRegistry {
     var actions = changed ? logHistoryChanged(room: name, epoch: epoch, now: now) : []
     let out = (log.boardWritesOut[name] ?? 1) - 1
     log.boardWritesOut[name] = out > 0 ? out : nil
-    guard out <= 0, rooms[name] != nil else { return actions }
+    guard out <= 0, isLoaded(name) else { return actions }
     rooms[name]!.log.writingBoard = false
     actions.append(contentsOf: advanceAPI(room: name))
     return actions

@@ -21,15 +21,16 @@ extension RoomRegistry {
     after connection: ConnectionHandle, now: Double,
     busy: (ConnectionHandle) -> Bool = { _ in false }
   ) -> (actions: [RoomAction], due: Double?) {
-    guard let name = connections[connection]?.room, rooms[name] != nil else { return ([], nil) }
+    guard let name = connections[connection]?.room, isLoaded(name) else { return ([], nil) }
     rooms[name]!.pace(presencePacing, connections: connections.count, audience: dragAudience, now: now)
     var actions: [RoomAction] = []
-    let pending = rooms[name]!.presence.hasPending || rooms[name]!.states.hasPending
+    let pending = inPlace(name) { $0.presence.hasPending || $0.states.hasPending } ?? false
     if pending && rooms[name]!.presence.mayFlush(now: now) {
       actions = rooms[name]!.flushPresence(now: now, busy: busy)
       actions.append(contentsOf: linkFlush(room: name, now: now))
     }
-    return (actions, rooms[name]!.presenceDue(now: now, retry: busyRetry))
+    let retry = busyRetry
+    return (actions, inPlace(name) { $0.presenceDue(now: now, retry: retry) } ?? nil)
   }
 
   /// When the registry next needs a `tick` (seconds, the registry's clock): the soonest of

@@ -88,7 +88,7 @@ extension RoomRegistry {
           ProtocolError(.roomMismatch, "hello.room must be the room of the websocket path /ws/<room>"),
           now: now)
       }
-      guard rooms[state.room] != nil else {
+      guard isLoaded(state.room) else {
         // Only a room dropped after a storage failure (whose connections are closing) is missing.
         state.closing = true
         return refuse(
@@ -109,7 +109,7 @@ extension RoomRegistry {
         connection, hello: admitted.hello, session: session, visible: admitted.access?.presence ?? true,
         role: admitted.access?.role ?? .editor, expiresIn: admitted.access?.expiresIn,
         subject: admitted.access?.subject)
-      if rooms[state.room]!.members[connection] != nil {
+      if inPlace(state.room, { $0.members[connection] != nil }) == true {
         actions.append(contentsOf: rooms[state.room]!.linkJoined(connection))
         state.session = session
       } else {

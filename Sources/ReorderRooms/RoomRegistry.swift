@@ -38,6 +38,8 @@ public final class RoomRegistry {
   let limits: RoomLimits
   let boards: RoomBoardFactory
   let sessionPrefix: String
+  /// The loaded rooms. A read of `rooms[name]` copies the room (every stored property retained
+  /// and released): tests and reads on the hot paths go through `isLoaded` and `inPlace`.
   var rooms: [String: Room] = [:]
   /// Rooms whose `.load` is out, with the connections waiting for them in open order.
   var loading: [String: [ConnectionHandle]] = [:]
@@ -107,7 +109,7 @@ public final class RoomRegistry {
   /// server has `maxRooms` rooms loaded or loading.
   public func opened(_ connection: ConnectionHandle, room name: String, now: Double) -> [RoomAction] {
     var actions: [RoomAction] = []
-    if rooms[name] == nil && loading[name] == nil {
+    if !isLoaded(name) && loading[name] == nil {
       guard rooms.count + loading.count < limits.maxRooms else {
         return refuse(
           connection, ProtocolError(.serverFull, "the server has too many rooms open; try again later"),
@@ -240,7 +242,7 @@ public final class RoomRegistry {
 
   /// The store made `room`'s ops durable up to `seq`.
   public func durable(room name: String, upTo seq: UInt64) -> [RoomAction] {
-    guard rooms[name] != nil else { return [] }
+    guard isLoaded(name) else { return [] }
     // The API's requests answer once their ops are durable.
     return rooms[name]!.durable(upTo: seq) + advanceAPI(room: name)
   }
@@ -344,5 +346,17 @@ extension RoomRegistry {
     actions.append(.logLine(.error, "room dropped", [("room", name), ("reason", reason)]))
     actions.append(contentsOf: RoomAction.unfollow(room: name))
     return actions
+  }
+}
+
+extension RoomRegistry {
+  /// Whether the room `name` is loaded; reads no room.
+  func isLoaded(_ name: String) -> Bool { rooms.index(forKey: name) != nil }
+
+  /// `body` on the loaded room `name` in place (nil when it is not loaded): what a read of
+  /// `rooms[name]` would copy is only borrowed.
+  func inPlace<T>(_ name: String, _ body: (inout Room) throws -> T) rethrows -> T? {
+    guard let index = rooms.index(forKey: name) else { return nil }
+    return try body(&rooms.values[index])
   }
 }

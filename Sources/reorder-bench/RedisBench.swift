@@ -136,9 +136,10 @@ private func measureRedis(url: RedisURL, mode: String, options: RedisBenchOption
     while last < UInt64(ops), let events = try? tail.receive(waitSeconds: 1), !events.isEmpty {
       let now = monotonicSeconds()
       for case .message(_, let payload) in events {
-        guard let entry = ClusterNotice.entry(payload) else { continue }
-        delivery.delivered(seq: Int(entry.seq), at: now)
-        last = entry.seq
+        for entry in ClusterNotice.entries(payload) ?? [] {
+          delivery.delivered(seq: Int(entry.seq), at: now)
+          last = entry.seq
+        }
       }
     }
     tailDone.signal()

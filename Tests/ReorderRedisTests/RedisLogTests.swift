@@ -222,6 +222,17 @@ struct RedisLogTests {
     #expect(try redis.connection.trim(room: "r", keepFrom: 1, count: 100) == ClusterTrim(removed: 0, trimmedSeq: 10))
   }
 
+  @Test("One trim of more op ids than one HDEL takes removes them all")
+  func trimManyIds() throws {
+    let redis = try RedisFixture()
+    _ = try redis.connection.appendSample(room: "r", 1...1_200)
+    #expect(
+      try redis.connection.trim(room: "r", keepFrom: 1_101, count: 1_200)
+        == ClusterTrim(removed: 1_100, trimmedSeq: 1_100))
+    #expect(try redis.connection.command("HLEN", ClusterKeys(room: "r").ids).integer == 100)
+    #expect(try redis.connection.appendSample(room: "r", 1_101...1_101) == [.known(seq: 1_101)])
+  }
+
   @Test("Trimming everything keeps the seq going: the next op is the next seq")
   func trimEverything() throws {
     let redis = try RedisFixture()
