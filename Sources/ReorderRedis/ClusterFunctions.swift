@@ -62,11 +62,12 @@ public enum ClusterFunctions {
     end
 
     -- What a call appending to a room knows of it: its meta's epoch (false: none) and seq, whether
-    -- the replicated watermark was seen to, the seqs of the op keys it looked up or appended
+    -- it has a replicated watermark, the seqs of the op keys it looked up or appended
     -- (`known`, false for a key the log does not have), the keys it appended, in order, and the
     -- parts of the notice of its entries.
     local function room_state(meta, ids, keys)
-      local room = {epoch = redis.call('HGET', meta, 'epoch'), seq = tonumber(redis.call('HGET', meta, 'seq')) or 0,
+      local fields = redis.call('HMGET', meta, 'epoch', 'seq', 'replicated')
+      local room = {epoch = fields[1], seq = tonumber(fields[2]) or 0, marked = fields[3] ~= false,
         known = {}, added = {}, notices = {}}
       -- In parts: unpack passes at most a few thousand values.
       for first = 1, #keys, 500 do
@@ -104,8 +105,8 @@ public enum ClusterFunctions {
       limit = tonumber(limit or '0') or 0
       if limit > 0 and seq > limit then return redis.error_reply('STALE ' .. num(limit)) end
       if not room.marked then
-        -- A room logged before watermarks were kept: what it has counts as replicated.
-        redis.call('HSETNX', meta, 'replicated', num(seq - 1))
+        -- A room logged before watermarks were kept (or a new one): what it has counts as replicated.
+        redis.call('HSET', meta, 'replicated', num(seq - 1))
         room.marked = true
       end
       -- A failed XADD (a log out of step with its meta) refuses this op: what the call appended
