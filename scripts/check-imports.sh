@@ -12,6 +12,9 @@
 #    besides the toolchain's Foundation, Glibc (Darwin), Dispatch and Synchronization;
 #  - no module under Sources imports a test helper (EmbeddedTransport, TestSupport, TestRandom,
 #    TestTokens); the in-process transport, like the real one, holds no room routing.
+#  - the server starts no thread loop of its own: its background loops are `WorkerThread`s
+#    (ReorderBasics); only lws' service loop and the fan-out helper (ParallelSender) are threads of
+#    their own (the load tool and the bench are not the server).
 # Exits 1 and lists the offending lines otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,10 @@ report "Sources/ReorderRooms must not import ReorderStore or CSQLite (use the Ro
   "$(grep -rnE "${import_re}(ReorderStore|CSQLite)\b" Sources/ReorderRooms --include='*.swift' || true)"
 report "no module under Sources may import a test helper" \
   "$(grep -rnE "${import_re}(EmbeddedTransport|TestSupport|TestRandom|TestTokens)\b" Sources --include='*.swift' || true)"
+report "the server's background loops are WorkerThreads (ReorderBasics); a Thread of its own only for lws' service loop and the fan-out helper" \
+  "$(grep -rnE '\bThread *\{|\bThread\(block' Sources --include='*.swift' \
+    | grep -vE '^Sources/(ReorderBasics|ReorderLoad|reorder-bench)/|^Sources/ReorderTransport/(ServiceLoop|ParallelSender)\.swift:' \
+    | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)"
 
 # The layering table of Package.swift's header, one module per line: the modules it may import.
 allowed="

@@ -1,4 +1,5 @@
 import Foundation
+import ReorderBasics
 
 /// The group-commit writer: one dedicated thread owning the write connection.
 ///
@@ -6,9 +7,9 @@ import Foundation
 /// in ONE transaction, commits (one fsync with `synchronous=FULL`), then runs each job's completion
 /// in queue order. So the more ops arrive while a commit is in flight, the more the next one carries.
 ///
-/// Threading: `queue`, `stopping`, `finished`, `stats` and `writerThread` are guarded by `condition`;
-/// `connection` and `highWater` are touched only by the writer thread (and by `init`'s caller
-/// before the thread starts).
+/// Threading: the thread is a `WorkerThread` (`reorder-store-writer`); what its lock guards is
+/// `Shared` (the queue, the counters). `connection` and `highWater` are touched only by the writer
+/// thread (and by `init`'s caller before the thread starts).
 final class StoreWriter: @unchecked Sendable {
   /// One unit of work for the writer.
   enum Job {
@@ -31,13 +32,26 @@ final class StoreWriter: @unchecked Sendable {
     case board(BoardWrite, completion: @Sendable (Result<BoardWriteResult, StoreError>) -> Void)
   }
 
-  private let condition = NSCondition()
-  private var queue: [Job] = []
-  private var stopping = false
-  private var finished = false
-  private var started = false
-  private var stats = StoreStatistics()
-  private var writerThread: pthread_t?
+  /// What the worker's lock guards.
+  struct Shared {
+    /// Jobs not yet taken by the thread.
+    var queue: [Job] = []
+    /// Set by `stop()`: no job is queued after it.
+    var closing = false
+    var stats = StoreStatistics()
+    /// The writer thread, once it has taken a batch.
+    var writerThread: pthread_t?
+  }
+
+  /// What the thread does next.
+  enum Work {
+    /// Writes these jobs (`process`).
+    case batch([Job])
+    /// Closes the connection: stopping, with nothing left queued.
+    case close
+  }
+
+  private let worker = WorkerThread(name: "reorder-store-writer", state: Shared())
 
   /// The write connection; writer thread only.
   let connection: SQLiteConnection
@@ -68,30 +82,40 @@ final class StoreWriter: @unchecked Sendable {
 
   /// Starts the writer thread. Call once, after the schema is ready.
   func start() {
-    condition.lock()
-    precondition(!started, "StoreWriter.start() called twice")
-    started = true
-    condition.unlock()
-    let thread = Thread { [self] in run() }
-    thread.name = "reorder-store-writer"
-    thread.start()
+    precondition(!worker.isStarted, "StoreWriter.start() called twice")
+    worker.start(
+      next: { shared, stopping -> WorkerStep<Work> in
+        if !shared.queue.isEmpty {
+          let batch = shared.queue
+          shared.queue.removeAll(keepingCapacity: true)
+          return .run(.batch(batch))
+        }
+        return stopping ? .finish(.close) : .wait
+      },
+      perform: { [self] work in
+        switch work {
+        case .batch(let batch):
+          worker.withLock { $0.writerThread = pthread_self() }
+          process(batch)
+        case .close:
+          connection.close()
+        }
+      })
   }
 
   /// Queues a job. Returns false (and does not queue) once the writer is stopping.
   func enqueue(_ job: Job) -> Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    if stopping { return false }
-    queue.append(job)
-    if queue.count == 1 { condition.signal() }
-    return true
+    worker.update { shared, wake in
+      if shared.closing { return false }
+      shared.queue.append(job)
+      wake = shared.queue.count == 1
+      return true
+    }
   }
 
   /// Whether the caller is running on the writer thread (inside a completion).
   var isWriterThread: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    guard let writerThread else { return false }
+    guard let writerThread = worker.withLock({ $0.writerThread }) else { return false }
     return pthread_equal(writerThread, pthread_self()) != 0
   }
 
@@ -101,57 +125,29 @@ final class StoreWriter: @unchecked Sendable {
   /// the current batch, since waiting there would deadlock.
   func stop() {
     let onWriter = isWriterThread
-    condition.lock()
-    stopping = true
-    condition.broadcast()
-    if !started {
-      finished = true
-      condition.unlock()
-      connection.close()
+    let first = worker.withLock { shared in
+      defer { shared.closing = true }
+      return !shared.closing
+    }
+    guard worker.isStarted else {
+      if first { connection.close() }
       return
     }
-    if !onWriter {
-      while !finished { condition.wait() }
-    }
-    condition.unlock()
+    worker.stop()
+    if !onWriter { worker.join() }
   }
 
   /// A copy of the counters.
   var statistics: StoreStatistics {
-    condition.lock()
-    defer { condition.unlock() }
-    var copy = stats
-    copy.queued = queue.count
-    return copy
+    worker.withLock { shared in
+      var copy = shared.stats
+      copy.queued = shared.queue.count
+      return copy
+    }
   }
 
   /// Updates the counters under the lock.
   func record(_ update: (inout StoreStatistics) -> Void) {
-    condition.lock()
-    update(&stats)
-    condition.unlock()
-  }
-
-  private func run() {
-    condition.lock()
-    writerThread = pthread_self()
-    condition.unlock()
-    while true {
-      condition.lock()
-      while queue.isEmpty && !stopping { condition.wait() }
-      if queue.isEmpty {
-        condition.unlock()
-        break
-      }
-      let batch = queue
-      queue.removeAll(keepingCapacity: true)
-      condition.unlock()
-      process(batch)
-    }
-    connection.close()
-    condition.lock()
-    finished = true
-    condition.broadcast()
-    condition.unlock()
+    worker.withLock { update(&$0.stats) }
   }
 }
