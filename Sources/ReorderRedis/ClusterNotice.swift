@@ -21,7 +21,7 @@ public enum ClusterNotice {
   /// The entry whose header starts at `start`, and where the next one starts; nil when the bytes
   /// there are not an entry.
   private static func entry(_ bytes: [UInt8], from start: Int) -> (ClusterLogEntry, next: Int)? {
-    guard let newline = bytes[start...].prefix(100).firstIndex(of: 0x0A) else { return nil }
+    guard let newline = bytes[start...].prefix(128).firstIndex(of: 0x0A) else { return nil }
     let numbers = bytes[start..<newline].split(separator: 0x20, omittingEmptySubsequences: false).map {
       UInt64(String(decoding: $0, as: UTF8.self))
     }
