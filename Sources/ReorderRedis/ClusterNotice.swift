@@ -19,23 +19,47 @@ public enum ClusterNotice {
   }
 
   /// The entry whose header starts at `start`, and where the next one starts; nil when the bytes
-  /// there are not an entry.
+  /// there are not an entry. The header is read in place: a tail reads one per op.
   private static func entry(_ bytes: [UInt8], from start: Int) -> (ClusterLogEntry, next: Int)? {
-    guard let newline = bytes[start...].prefix(128).firstIndex(of: 0x0A) else { return nil }
-    let numbers = bytes[start..<newline].split(separator: 0x20, omittingEmptySubsequences: false).map {
-      UInt64(String(decoding: $0, as: UTF8.self))
+    let headerEnd = min(bytes.count, start + 128)
+    var index = start
+    // A decimal number (at least one digit, no sign) at `index`, then the byte `separator`.
+    func number(then separator: UInt8) -> UInt64? {
+      var value: UInt64 = 0
+      let first = index
+      while index < headerEnd, (0x30...0x39).contains(bytes[index]) {
+        let (times, over) = value.multipliedReportingOverflow(by: 10)
+        let (sum, carry) = times.addingReportingOverflow(UInt64(bytes[index] - 0x30))
+        guard !over && !carry else { return nil }
+        value = sum
+        index += 1
+      }
+      guard index > first, index < headerEnd, bytes[index] == separator else { return nil }
+      index += 1
+      return value
     }
-    guard numbers.count == 4 || numbers.count == 5, let seq = numbers[0], seq > 0 else { return nil }
-    let epochStart = newline + 1
-    var rest = UInt64(bytes.count - epochStart)
-    var starts = [epochStart]
-    // The epoch's, the node's, the key's and (when given) the op's lengths.
-    for length in numbers.dropFirst() {
-      guard let length, length <= rest else { return nil }
+    guard let seq = number(then: 0x20), seq > 0, let epochLength = number(then: 0x20),
+      let nodeLength = number(then: 0x20)
+    else { return nil }
+    var lengths = [epochLength, nodeLength]
+    // Five numbers, or four: one entry whose op is the rest (the previous release's notice).
+    let fourth = index
+    let legacy = number(then: 0x0A)
+    if let keyLength = legacy {
+      lengths.append(keyLength)
+    } else {
+      index = fourth
+      guard let keyLength = number(then: 0x20), let opLength = number(then: 0x0A) else { return nil }
+      lengths += [keyLength, opLength]
+    }
+    var rest = UInt64(bytes.count - index)
+    var starts = [index]
+    for length in lengths {
+      guard length <= rest else { return nil }
       rest -= length
       starts.append(starts.last! + Int(length))
     }
-    if numbers.count == 4 { starts.append(bytes.count) }
+    if legacy != nil { starts.append(bytes.count) }
     let entry = ClusterLogEntry(
       seq: seq, node: String(decoding: bytes[starts[1]..<starts[2]], as: UTF8.self),
       key: Array(bytes[starts[2]..<starts[3]]), op: Array(bytes[starts[3]..<starts[4]]),

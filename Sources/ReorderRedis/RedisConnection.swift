@@ -170,7 +170,7 @@ public final class RedisConnection: @unchecked Sendable {
   private func appendCommand(_ arguments: [[UInt8]], to context: UnsafeMutablePointer<redisContext>)
     throws(RedisError)
   {
-    let lengths = arguments.map(\.count)
+    let lengths = arguments.map { $0.count }  // a closure: a key path here is applied at run time, per argument
     var flat: [UInt8] = []
     flat.reserveCapacity(lengths.reduce(1, +))
     for argument in arguments { flat += argument }
