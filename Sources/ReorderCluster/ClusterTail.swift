@@ -7,8 +7,8 @@ import ReorderRooms
 /// entries to `deliver` (which posts to the service thread). The same on one Redis and on a Redis
 /// Cluster: every command it sends names one room's keys or channel.
 ///
-/// - `reorder_append_ops` publishes each entry it logs on the room's appends shard channel
-///   (`ClusterNotice`); the tail subscribes to the followed rooms' channels (`ShardedSubscriber`,
+/// - Each call of `reorder_append_ops` publishes the entries it logged on the room's appends shard
+///   channel (one `ClusterNotice`); the tail subscribes to the followed rooms' channels (`ShardedSubscriber`,
 ///   each on its slot's master) and delivers an entry that follows the room's position at once.
 /// - Pub/sub loses what is published while a channel is not subscribed (before its confirmation,
 ///   after a lost connection, while its slot moves), so the tail reads the log (`XRANGE`, one

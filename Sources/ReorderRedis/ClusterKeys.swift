@@ -31,8 +31,8 @@ public struct ClusterKeys: Sendable, Equatable {
   public var rosterNodes: String { prefix + "roster:nodes" }
   /// Integer: counts the roster's changes, so that a read of an unchanged roster returns nothing.
   public var rosterVersion: String { prefix + "roster:version" }
-  /// Shard channel on which each append is published as it is logged (`ClusterNotice`): what
-  /// the nodes' tails read.
+  /// Shard channel on which each call's appends are published as they are logged (one
+  /// `ClusterNotice` per call): what the nodes' tails read.
   public var appends: String { prefix + "appends" }
   /// Pub/sub channel of presence messages `<node id>\n<payload>`.
   public var presence: String { prefix + "presence" }
