@@ -1,6 +1,6 @@
 import ReorderCRDT
 
-extension CRDTRoomBoard: SequencedBoard {
+extension CRDTRoomBoard: LoggedBoard {
   public var clock: UInt64 { board.lamport }
   public mutating func advanceClock(to counter: UInt64) { board.advanceClock(to: counter) }
 

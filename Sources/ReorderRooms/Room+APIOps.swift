@@ -193,7 +193,7 @@ extension Room {
       }
     }
     // Ops made here next must not take the ids of the ones made on the copy.
-    var board = takeSequencedBoard()
+    var board = takeBoard()
     board.advanceClock(to: copy.clock)
     self.board = board
     log.apiJobs[0] = job

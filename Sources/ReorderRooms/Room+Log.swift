@@ -2,7 +2,7 @@ import ReorderBasics
 
 /// The room's seqs come from its log, on one node (`LocalSequencer`) as in a cluster (Redis).
 ///
-/// An `op` intent becomes an op made on this node's replica but not applied (`SequencedBoard.make`)
+/// An `op` intent becomes an op made on this node's replica but not applied (`LoggedBoard.make`)
 /// and an `.append` of its `OpRecord`, keyed by the op's idempotency key. Every entry of the log,
 /// this node's and the others', is applied in seq order (`applyLogged`), resolved then. An entry
 /// of the shared log is durable: its `applied` goes to the members at once. One the local log
@@ -121,12 +121,12 @@ extension Room {
   /// What an op whose history is being replaced gets: retry once the new board arrives.
   static let replacingError = ProtocolError(.unavailable, "the board is being replaced; re-send later")
 
-  /// Makes `intent` into the record of an op on this replica, not applied (`SequencedBoard.make`,
+  /// Makes `intent` into the record of an op on this replica, not applied (`LoggedBoard.make`,
   /// with ids of this node's own).
   mutating func makeRecord(
     _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64
   ) throws(ProtocolError) -> OpRecord {
-    var board = takeSequencedBoard()
+    var board = takeBoard()
     defer { self.board = board }
     return try makeRecord(intent, id: id, client: client, by: by, actor: actor, at: at, on: &board)
   }
@@ -135,7 +135,7 @@ extension Room {
   /// (`Room+APIOps.swift`). The op is made on the room's state `seq` (`OpRecord.madeAt`).
   mutating func makeRecord(
     _ intent: Intent, id: String, client: String, by: String, actor: OpActor, at: Int64,
-    on board: inout any SequencedBoard
+    on board: inout any LoggedBoard
   ) throws(ProtocolError) -> OpRecord {
     let ids = log.nextIDs()
     let logged = try board.make(intent, ids: ids)
@@ -351,20 +351,20 @@ extension Room {
 
   /// `RoomBoard.compact()` on the room's board, changed in place.
   mutating func compactBoard() {
-    var board = takeSequencedBoard()
+    var board = takeBoard()
     defer { self.board = board }
     board.compact()
   }
 
-  /// `SequencedBoard.applyLogged` on the room's board, changed in place.
+  /// `LoggedBoard.applyLogged` on the room's board, changed in place.
   mutating func applyLogged(_ logged: [UInt8]) throws -> JSONValue {
-    var board = takeSequencedBoard()
+    var board = takeBoard()
     defer { self.board = board }
     return try board.applyLogged(logged)
   }
 
   /// The board, leaving a placeholder, so that changing it does not copy its storage.
-  mutating func takeSequencedBoard() -> any SequencedBoard {
+  mutating func takeBoard() -> any LoggedBoard {
     let board = self.board
     self.board = VacantBoard()
     return board

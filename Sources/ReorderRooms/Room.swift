@@ -37,7 +37,7 @@ public struct Room: Sendable {
 
   /// The room name (from the websocket path).
   public let name: String
-  var board: any SequencedBoard
+  var board: any LoggedBoard
   let limits: RoomLimits
   /// Identifies this room's history: made when the room is created, stored with op 1.
   public internal(set) var epoch: String
@@ -77,7 +77,7 @@ public struct Room: Sendable {
 
   /// An empty room with the given board.
   public init(
-    name: String, board: any SequencedBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
+    name: String, board: any LoggedBoard, limits: RoomLimits, now: Double, epoch: String = Room.makeEpoch()
   ) {
     self.name = name
     self.epoch = epoch

@@ -77,14 +77,14 @@ extension RoomBoard {
 /// Builds the boards of rooms: an empty one, or one restored from a snapshot.
 public struct RoomBoardFactory: Sendable {
   /// A new empty board.
-  public var empty: @Sendable () -> any SequencedBoard
+  public var empty: @Sendable () -> any LoggedBoard
   /// A board restored from snapshot bytes.
-  public var restore: @Sendable ([UInt8]) throws -> any SequencedBoard
+  public var restore: @Sendable ([UInt8]) throws -> any LoggedBoard
 
   /// A factory from two closures.
   public init(
-    empty: @escaping @Sendable () -> any SequencedBoard,
-    restore: @escaping @Sendable ([UInt8]) throws -> any SequencedBoard
+    empty: @escaping @Sendable () -> any LoggedBoard,
+    restore: @escaping @Sendable ([UInt8]) throws -> any LoggedBoard
   ) {
     self.empty = empty
     self.restore = restore

@@ -137,7 +137,7 @@ struct RoomLog: Sendable {
 
 /// A board placeholder, held by a room only while its real board is being changed in place (so
 /// that the change does not copy the board's storage).
-struct VacantBoard: SequencedBoard {
+struct VacantBoard: LoggedBoard {
   mutating func perform(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> (
     logged: [UInt8], resolved: JSONValue
   ) {

@@ -1,7 +1,7 @@
 /// A room board whose ops are put in order by the room's log: an intent becomes an op made on this
 /// replica but not applied; every op, this node's and the others', is applied later in the log's
 /// order and resolved then, so every node resolves the same `applied.op` for a seq.
-public protocol SequencedBoard: RoomBoard {
+public protocol LoggedBoard: RoomBoard {
   /// Validates `intent` as `perform` does and returns the bytes to log: an op made on this
   /// replica's state, not applied. Throws with nothing changed.
   mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8]

@@ -1,9 +1,9 @@
 @testable import ReorderRooms
 
-/// The reference model as a sequenced board: an op is made as its resolved op on the state it was
+/// The reference model as a `LoggedBoard`: an op is made as its resolved op on the state it was
 /// made on (positions as indices), and applied as it is. One node orders each op right after the
 /// ones it was made after, so that state is the one it applies to.
-extension PlainBoard: SequencedBoard {
+extension PlainBoard: LoggedBoard {
   public mutating func make(_ intent: Intent, ids: GeneratedIDs) throws(ProtocolError) -> [UInt8] {
     try resolve(intent, ids: ids).encoded()
   }
