@@ -105,11 +105,11 @@ extension RoomRegistry {
 
 extension RoomRegistry {
   /// The epoch of a loaded room (without copying the room).
-  public func epoch(room name: String) -> String? { rooms[name]?.epoch }
+  public func epoch(room name: String) -> String? { inPlace(name) { $0.epoch } }
 
   /// The figures of a loaded room for the board list (without copying the room); nil for a view,
   /// which has not counted its board (the stored summary holds).
   public func summary(room name: String) -> BoardSummary? {
-    rooms[name]?.isView == false ? rooms[name]?.summary : nil
+    inPlace(name) { $0.isView ? nil : $0.summary } ?? nil
   }
 }

@@ -67,10 +67,13 @@ extension RoomRegistry {
   /// Who made ops `from...through` of a loaded room, as its replica applied them
   /// (`RoomLog.stamps`; distinct, `OpActor.maxListed` at most): a `board.changed`'s actors.
   public func actors(room name: String, from: UInt64, through: UInt64) -> [OpActor] {
-    guard let stamps = rooms[name]?.log.stamps, from <= through else { return [] }
-    var list: [OpActor] = []
-    OpActor.merge((from...through).lazy.compactMap { stamps[$0]?.actor }, into: &list)
-    return list
+    guard from <= through else { return [] }
+    return inPlace(name) { room in
+      var list: [OpActor] = []
+      let stamps = room.log.stamps
+      OpActor.merge((from...through).lazy.compactMap { stamps[$0]?.actor }, into: &list)
+      return list
+    } ?? []
   }
 
   /// A page of the history (`GET /api/v1/boards/{room}/history?before=B&limit=N` in cluster mode,

@@ -4,6 +4,6 @@ extension RoomRegistry {
   /// and items each time (`summary(room:)` does).
   /// - Complexity: O(1).
   public func position(room name: String) -> (epoch: String, seq: UInt64)? {
-    rooms[name].map { ($0.epoch, $0.seq) }
+    inPlace(name) { ($0.epoch, $0.seq) }
   }
 }
